@@ -1,0 +1,53 @@
+# WorldMind: `make demo` sets up and runs the main job; `make test` sets up and runs the tests.
+# Setup is idempotent and fast once done: it reruns only when pyproject.toml changes (stamp file)
+# or the virtual environment is gone.
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.worldmind-setup-stamp
+# Debian packages open3d needs at run time (libusb to import at all, libgomp for OpenMP).
+SYSTEM_PACKAGES := libusb-1.0-0 libgomp1
+
+.PHONY: setup system-packages demo test bench clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@$(MAKE) --no-print-directory system-packages
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --disable-pip-version-check -e '.[dev]'
+	@touch $(STAMP)
+
+# Root on Debian: install what is missing (apt-get update only when something is). Anyone else:
+# say what to install, and go on (pip's part does not need it; importing open3d does).
+system-packages:
+	@if command -v dpkg-query >/dev/null 2>&1; then \
+	  missing=$$(for p in $(SYSTEM_PACKAGES); do \
+	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	else missing=""; fi; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && [ -f /etc/debian_version ]; then \
+	  echo "Installing Debian packages: $$missing"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get update -q && apt-get install -y -q --no-install-recommends $$missing; \
+	else \
+	  echo "NOTE: open3d needs these system packages, which are missing: $$missing"; \
+	  echo "      as root (or with sudo) run: apt-get install -y --no-install-recommends $(SYSTEM_PACKAGES)"; \
+	  echo "      (on non-Debian systems: install libusb-1.0 and the GNU OpenMP runtime libgomp)"; \
+	fi
+
+# The main job: an oracle episode on a shipped house (the first of the committed dev set).
+demo: setup
+	$(BIN)/worldmind run --out runs/demo
+
+test: setup
+	$(BIN)/python -m pytest
+
+bench: setup
+	$(BIN)/python benchmarks/bench_embedded.py
+	$(BIN)/python benchmarks/bench_render.py
+
+clean:
+	rm -rf $(VENV) runs *.egg-info

@@ -1,0 +1,450 @@
+"""LongAct-style episodes as data: parsing, loading from disk, and validation against a house.
+
+An episode file is JSON:
+``{"id", "house": {"file", "index"} | <inline house dict>, "scenario",
+"instructions": {"detailed", "concise"}, "checklist": [item, ...], "max_steps",
+"agent_start"?: {"position": {x, y, z}, "rotation": {x, y, z}, "horizon"} (THOR frame),
+"goals"?: [generator goal records, kept opaque], "oracle"?: {reference figures, kept opaque}}``.
+Top-level keys beyond these are kept in ``Episode.extra`` and written back unchanged, so a
+generator can annotate episodes without this module dropping its fields.
+
+Errors are ``EpisodeError`` and name the episode id and the field path, e.g.
+"episode dev-003: checklist[4].object.type: no object of type 'Toaster' in house
+houses_dev.jsonl.gz#12"; loaders prefix the file (and line) they read. Parsing checks the
+schema; ``validate_episode`` checks the episode against a concrete house and asset database,
+because only then can it tell whether a Toaster, a Garage or object "4|1" exist.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from evaluation.checklist import PREDICATES, ChecklistItem, ChecklistSchemaError, ObjectSelector, sliced_base_type
+from sim_bridge.embedded.house_data import HouseError, load_house
+from sim_bridge.embedded.house_geometry import parse_layout
+from sim_bridge.types import point_in_polygon
+
+INSTRUCTION_KINDS = ("detailed", "concise")
+_FIELDS = ("id", "house", "scenario", "instructions", "checklist", "max_steps", "agent_start", "goals", "oracle")
+_REQUIRED = ("house", "scenario", "instructions", "checklist", "max_steps")
+
+
+class EpisodeError(ValueError):
+    """One or more problems with an episode; each line names the episode and the field."""
+
+    def __init__(self, problems: str | list[str]) -> None:
+        self.problems = [problems] if isinstance(problems, str) else list(problems)
+        super().__init__("\n".join(self.problems))
+
+
+def _join(base: str, sub: str) -> str:
+    return f"{base}.{sub}" if sub else base
+
+
+def _fail(episode_id: str, path: str, message: str) -> EpisodeError:
+    return EpisodeError(f"episode {episode_id}: {path}: {message}")
+
+
+@dataclass(frozen=True)
+class HouseRef:
+    """A house by file and 0-based line index, resolved with ``load_house``."""
+
+    file: str
+    index: int
+
+    @property
+    def label(self) -> str:
+        """The id ``load_house`` gives the house ("houses_dev.jsonl.gz#12")."""
+        return f"{Path(self.file).name}#{self.index}"
+
+
+@dataclass(frozen=True)
+class AgentStart:
+    """Where the agent starts, in THOR's frame (y up; rotation.y is the yaw in degrees)."""
+
+    position: tuple[float, float, float]
+    rotation: tuple[float, float, float]
+    horizon: float
+
+    @classmethod
+    def from_dict(cls, data: Any, episode_id: str) -> "AgentStart":
+        if not isinstance(data, dict):
+            raise _fail(episode_id, "agent_start", f"expected {{position, rotation, horizon}}, got {data!r}")
+        return cls(_xyz(data.get("position"), episode_id, "agent_start.position"),
+                   _xyz(data.get("rotation"), episode_id, "agent_start.rotation"),
+                   _number(data.get("horizon"), episode_id, "agent_start.horizon"))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"position": dict(zip("xyz", self.position)), "rotation": dict(zip("xyz", self.rotation)),
+                "horizon": self.horizon}
+
+
+def _number(value: Any, episode_id: str, path: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _fail(episode_id, path, f"expected a number, got {value!r}")
+    return float(value)
+
+
+def _xyz(value: Any, episode_id: str, path: str) -> tuple[float, float, float]:
+    if not isinstance(value, dict):
+        raise _fail(episode_id, path, f"expected {{x, y, z}}, got {value!r}")
+    x, y, z = (_number(value.get(k), episode_id, f"{path}.{k}") for k in "xyz")
+    return x, y, z
+
+
+@dataclass
+class Episode:
+    """One task: a house, instructions, the final-state checklist and a step budget. ``house`` is
+    a HouseRef or an inline house dict (kept as given, not copied)."""
+
+    id: str
+    house: HouseRef | dict[str, Any]
+    scenario: str
+    instructions: dict[str, str]
+    checklist: list[ChecklistItem]
+    max_steps: int
+    agent_start: AgentStart | None = None
+    goals: list[dict[str, Any]] | None = None
+    oracle: dict[str, Any] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def house_label(self) -> str:
+        if isinstance(self.house, HouseRef):
+            return self.house.label
+        return str(self.house.get("id", "<inline house>"))
+
+    def instruction(self, kind: str) -> str:
+        if kind not in self.instructions:
+            raise EpisodeError(f"episode {self.id}: instructions.{kind}: no such instruction "
+                               f"(has: {', '.join(sorted(self.instructions))})")
+        return self.instructions[kind]
+
+    def resolve_house(self, data_dir: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+        """The house dict: the inline one, or ``load_house(file, index, data_dir)``."""
+        if not isinstance(self.house, HouseRef):
+            return self.house
+        try:
+            return load_house(self.house.file, self.house.index, data_dir)
+        except (HouseError, FileNotFoundError) as exc:
+            raise EpisodeError(f"episode {self.id}: house: {exc}") from exc
+
+    @classmethod
+    def from_dict(cls, data: Any) -> "Episode":
+        """Parse and schema-check one episode; raises EpisodeError naming the id and field."""
+        if not isinstance(data, dict):
+            raise EpisodeError(f"episode <no id>: expected a JSON object, got {type(data).__name__}")
+        eid = data.get("id")
+        if not isinstance(eid, str) or not eid:
+            raise _fail("<no id>", "id", f"expected a non-empty string, got {eid!r}")
+        for key in _REQUIRED:
+            if key not in data:
+                raise _fail(eid, key, "missing field")
+        scenario = data["scenario"]
+        if not isinstance(scenario, str) or not scenario:
+            raise _fail(eid, "scenario", f"expected a non-empty string, got {scenario!r}")
+        max_steps = data["max_steps"]
+        if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
+            raise _fail(eid, "max_steps", f"expected a positive integer, got {max_steps!r}")
+        goals, oracle = data.get("goals"), data.get("oracle")
+        if goals is not None and (not isinstance(goals, list) or not all(isinstance(g, dict) for g in goals)):
+            raise _fail(eid, "goals", "expected a list of goal objects")
+        if oracle is not None and not isinstance(oracle, dict):
+            raise _fail(eid, "oracle", f"expected an object, got {oracle!r}")
+        start = data.get("agent_start")
+        return cls(
+            id=eid,
+            house=_parse_house(data["house"], eid),
+            scenario=scenario,
+            instructions=_parse_instructions(data["instructions"], eid),
+            checklist=_parse_checklist(data["checklist"], eid),
+            max_steps=max_steps,
+            agent_start=AgentStart.from_dict(start, eid) if start is not None else None,
+            goals=goals,
+            oracle=oracle,
+            extra={k: v for k, v in data.items() if k not in _FIELDS},
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": self.id,
+            "house": ({"file": self.house.file, "index": self.house.index} if isinstance(self.house, HouseRef)
+                      else self.house),
+            "scenario": self.scenario,
+            "instructions": dict(self.instructions),
+            "checklist": [item.to_dict() for item in self.checklist],
+            "max_steps": self.max_steps,
+        }
+        if self.agent_start is not None:
+            out["agent_start"] = self.agent_start.to_dict()
+        if self.goals is not None:
+            out["goals"] = self.goals
+        if self.oracle is not None:
+            out["oracle"] = self.oracle
+        out.update(self.extra)
+        return out
+
+
+def _parse_house(data: Any, eid: str) -> HouseRef | dict[str, Any]:
+    if isinstance(data, dict) and "file" in data:
+        unknown = sorted(set(data) - {"file", "index"})
+        if unknown:
+            raise _fail(eid, f"house.{unknown[0]}", "unknown field (a house reference is {file, index})")
+        file, index = data["file"], data.get("index")
+        if not isinstance(file, str) or not file:
+            raise _fail(eid, "house.file", f"expected a file name, got {file!r}")
+        if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+            raise _fail(eid, "house.index", f"expected a 0-based line index, got {index!r}")
+        return HouseRef(file, index)
+    if isinstance(data, dict) and "rooms" in data and "objects" in data:
+        return data
+    raise _fail(eid, "house", "expected {file, index} or an inline house dict with rooms and objects")
+
+
+def _parse_instructions(data: Any, eid: str) -> dict[str, str]:
+    if not isinstance(data, dict):
+        raise _fail(eid, "instructions", f"expected {{detailed, concise}}, got {data!r}")
+    unknown = sorted(set(data) - set(INSTRUCTION_KINDS))
+    if unknown:
+        raise _fail(eid, f"instructions.{unknown[0]}",
+                    f"unknown instruction kind (known: {', '.join(INSTRUCTION_KINDS)})")
+    for kind in INSTRUCTION_KINDS:
+        text = data.get(kind)
+        if not isinstance(text, str) or not text.strip():
+            raise _fail(eid, f"instructions.{kind}", f"expected a non-empty string, got {text!r}")
+    return {kind: data[kind] for kind in INSTRUCTION_KINDS}
+
+
+def _parse_checklist(data: Any, eid: str) -> list[ChecklistItem]:
+    if not isinstance(data, list) or not data:
+        raise _fail(eid, "checklist", "expected a non-empty list of items")
+    items = []
+    for i, raw in enumerate(data):
+        try:
+            items.append(ChecklistItem.from_dict(raw))
+        except ChecklistSchemaError as exc:
+            raise _fail(eid, _join(f"checklist[{i}]", exc.field), exc.message) from None
+    return items
+
+
+# --- loading -----------------------------------------------------------------------------------
+
+def _open_text(path: Path):
+    return gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz" else open(path, encoding="utf-8")
+
+
+def _is_jsonl(path: Path) -> bool:
+    return path.name.endswith((".jsonl", ".jsonl.gz"))
+
+
+def load_episode(path: str | os.PathLike[str]) -> Episode:
+    """One episode from a .json file holding one episode object; errors start with the path."""
+    p = Path(path)
+    with _open_text(p) as fh:
+        try:
+            data = json.load(fh)
+        except ValueError as exc:
+            raise EpisodeError(f"{p}: malformed JSON ({exc})") from exc
+    try:
+        return Episode.from_dict(data)
+    except EpisodeError as exc:
+        raise EpisodeError([f"{p}: {m}" for m in exc.problems]) from None
+
+
+def _records(path: Path) -> Iterator[tuple[str, Any, str | None]]:
+    """(where, parsed JSON or None, error or None) for every episode record in one file."""
+    try:
+        with _open_text(path) as fh:
+            if _is_jsonl(path):
+                for lineno, line in enumerate(fh, start=1):
+                    if not line.strip():
+                        continue
+                    try:
+                        yield f"{path}:{lineno}", json.loads(line), None
+                    except ValueError as exc:
+                        yield f"{path}:{lineno}", None, f"malformed JSON ({exc})"
+                return
+            data = json.load(fh)
+    except (OSError, UnicodeDecodeError, EOFError) as exc:  # before ValueError: UnicodeDecodeError is one
+        yield str(path), None, f"unreadable episode file ({exc})"
+        return
+    except ValueError as exc:
+        yield str(path), None, f"malformed JSON ({exc})"
+        return
+    if isinstance(data, list):
+        for i, record in enumerate(data):
+            yield f"{path}[{i}]", record, None
+    else:
+        yield str(path), data, None
+
+
+def load_episodes(source: str | os.PathLike[str]) -> tuple[list[Episode], list[str]]:
+    """Episodes from a directory of *.json / *.jsonl(.gz) files, or from one such file (a .json
+    file may hold one episode or a list). Bad records are reported as "file[:line]: problem" and
+    skipped, as is a repeated episode id (reports are written per id, so ids must be unique).
+    A missing source raises FileNotFoundError: that is not a malformed file but a wrong path."""
+    src = Path(source)
+    if not src.exists():
+        raise FileNotFoundError(f"episode source {src} does not exist")
+    if src.is_dir():
+        files = sorted(p for p in src.iterdir() if p.is_file() and p.name.endswith((".json", ".jsonl", ".jsonl.gz")))
+    else:
+        files = [src]
+    episodes: list[Episode] = []
+    errors: list[str] = []
+    first_seen: dict[str, str] = {}
+    for path in files:
+        for where, data, error in _records(path):
+            if error is not None:
+                errors.append(f"{where}: {error}")
+                continue
+            try:
+                episode = Episode.from_dict(data)
+            except EpisodeError as exc:
+                errors.extend(f"{where}: {m}" for m in exc.problems)
+                continue
+            if episode.id in first_seen:
+                errors.append(f"{where}: episode {episode.id}: id: duplicate episode id "
+                              f"(first in {first_seen[episode.id]})")
+                continue
+            first_seen[episode.id] = where
+            episodes.append(episode)
+    return episodes, errors
+
+
+# --- validation against a house ----------------------------------------------------------------
+
+def _walk(objects: list[Any]) -> Iterator[dict[str, Any]]:
+    for obj in objects:
+        if isinstance(obj, dict):
+            yield obj
+            yield from _walk(obj.get("children") or [])
+
+
+def _has_property(asset: dict[str, Any], prop: str) -> bool:
+    return asset.get("primaryProperty") == prop or prop in (asset.get("secondaryProperties") or ())
+
+
+@dataclass
+class _HouseIndex:
+    """What validation needs to know about a house: object types (with their asset records),
+    object ids, and rooms."""
+
+    label: str
+    by_type: dict[str, list[dict[str, Any]]]
+    by_id: dict[str, dict[str, Any] | None]  # objectId -> asset record (None: asset unknown)
+    room_types: set[str]
+    room_ids: set[str]
+
+    @classmethod
+    def build(cls, house: dict[str, Any], asset_db: dict[str, list[dict[str, Any]]], label: str) -> "_HouseIndex":
+        assets = {a["assetId"]: a for group in asset_db.values() for a in group}
+        by_type: dict[str, list[dict[str, Any]]] = {}
+        by_id: dict[str, dict[str, Any] | None] = {}
+        for obj in _walk(house.get("objects") or []):
+            asset = assets.get(str(obj.get("assetId")))
+            by_id[str(obj.get("id"))] = asset
+            if asset is not None:
+                by_type.setdefault(asset["objectType"], []).append(asset)
+        rooms = [r for r in house.get("rooms") or [] if isinstance(r, dict)]
+        return cls(label, by_type, by_id, {str(r.get("roomType")) for r in rooms}, {str(r.get("id")) for r in rooms})
+
+    def room_problem(self, room: str) -> str | None:
+        if room.startswith("room|"):
+            return None if room in self.room_ids else f"no room with id {room!r} in house {self.label}"
+        if room in self.room_types:
+            return None
+        return f"no room of type {room!r} in house {self.label} (rooms: {', '.join(sorted(self.room_types))})"
+
+
+def _selector_problems(sel: ObjectSelector, path: str, requires: tuple[str, str, str] | None,
+                       idx: _HouseIndex, asset_db: dict[str, list[dict[str, Any]]]) -> list[tuple[str, str]]:
+    """Problems with one selector in this house, as (field path, message). ``requires`` is
+    (asset property, field path to blame, what needs it) when the predicate needs a property."""
+    out: list[tuple[str, str]] = []
+    base = sliced_base_type(sel.type) if sel.type not in idx.by_type else None
+    present = sel.type in idx.by_type
+    if not present and base is not None and base in idx.by_type:
+        if not any(_has_property(a, "CanBeSliced") for a in idx.by_type[base]):
+            out.append((f"{path}.type",
+                        f"{sel.type!r} needs a sliceable {base}, and no {base} in house {idx.label} is"))
+    elif not present:
+        if base is not None:
+            unknown = f" (needs a sliceable {base})"
+        else:
+            unknown = "" if sel.type in asset_db else " (not an object type in the asset database)"
+        out.append((f"{path}.type", f"no object of type {sel.type!r} in house {idx.label}{unknown}"))
+    if sel.room is not None:
+        problem = idx.room_problem(sel.room)
+        if problem:
+            out.append((f"{path}.room", problem))
+    id_ok = sel.id is None
+    if sel.id is not None:
+        asset = idx.by_id.get(sel.id)
+        if base is not None:
+            out.append((f"{path}.id", "a sliced-piece selector takes no id (slicing creates new objects); "
+                                      "select the pieces by type and room"))
+        elif sel.id not in idx.by_id:
+            out.append((f"{path}.id", f"no object with id {sel.id!r} in house {idx.label}"))
+        elif asset is None:
+            out.append((f"{path}.id", f"object {sel.id!r} has an asset missing from the asset database"))
+        elif asset["objectType"] != sel.type:
+            out.append((f"{path}.id", f"object {sel.id!r} is a {asset['objectType']}, not a {sel.type}"))
+        else:
+            id_ok = True
+    if present and sel.count is not None and sel.count > len(idx.by_type[sel.type]):
+        out.append((f"{path}.count", f"{sel.count} objects asked for, but house {idx.label} has only "
+                                     f"{len(idx.by_type[sel.type])} of type {sel.type!r}"))
+    # The asset database describes whole objects, not sliced pieces, so pieces are not checked.
+    if present and id_ok and requires is not None:
+        prop, blame, needs = requires
+        assets = [idx.by_id[sel.id]] if sel.id is not None else idx.by_type[sel.type]
+        if not any(a is not None and _has_property(a, prop) for a in assets):
+            which = f"{sel.type} {sel.id}" if sel.id is not None else f"{sel.type} in house {idx.label}"
+            out.append((blame, f"{needs} {prop}, and no {which} has it (asset database)"))
+    return out
+
+
+def validate_episode(episode: Episode, house: dict[str, Any], asset_db: dict[str, list[dict[str, Any]]]) -> None:
+    """Check an episode against the house it runs in; raise EpisodeError listing every problem,
+    one per line, each naming the episode id and the field ("checklist[4].object.type").
+
+    Beyond the schema this checks that selected types exist in the house (a sliced type such as
+    "AppleSliced" needs a sliceable "Apple"), rooms and ids exist, ids have the selected type,
+    counts do not exceed the objects present, the object (and target) assets have the property
+    the predicate needs (isOpen: CanOpen, inReceptacle target: Receptacle, ...), and the agent
+    start lies inside a room. All of these would otherwise surface as a silent GC of 0."""
+    label = str(house.get("id") or episode.house_label)
+    try:
+        layout = parse_layout(house)
+    except HouseError as exc:
+        raise EpisodeError(f"episode {episode.id}: house: {exc}") from exc
+    idx = _HouseIndex.build(house, asset_db, label)
+    found: list[tuple[str, str]] = []
+    for i, item in enumerate(episode.checklist):
+        where = f"checklist[{i}]"
+        found.extend((_join(where, f), m) for f, m in item.problems())
+        pred = PREDICATES.get(item.predicate)
+        needs = ((pred.requires, f"{where}.predicate", f"predicate {pred.name!r} needs")
+                 if pred and pred.requires else None)
+        found.extend(_selector_problems(item.object, f"{where}.object", needs, idx, asset_db))
+        if item.target is not None:
+            needs = ((pred.target_requires, f"{where}.target", f"predicate {pred.name!r} needs a target with")
+                     if pred and pred.target_requires else None)
+            found.extend(_selector_problems(item.target, f"{where}.target", needs, idx, asset_db))
+        if pred is not None and pred.value_kind == "room" and isinstance(item.value, str) and item.value:
+            problem = idx.room_problem(item.value)
+            if problem:
+                found.append((f"{where}.value", problem))
+    if episode.agent_start is not None:
+        x, _, z = episode.agent_start.position
+        if not any(point_in_polygon(x, z, list(room.polygon)) for room in layout.rooms):
+            found.append(("agent_start.position",
+                          f"(x, z) = ({x:.2f}, {z:.2f}) lies outside every room of house {label}"))
+    if found:
+        raise EpisodeError([f"episode {episode.id}: {path}: {message}" for path, message in found])

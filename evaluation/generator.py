@@ -1,0 +1,129 @@
+"""LongAct-style episode generator: compound tasks of about nine goals over one house, in the four
+LongAct scenarios, spread over several rooms, each proven feasible by the oracle before it is
+kept. Seeded and deterministic: the same houses, seed and options give the same episodes.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from evaluation.checklist import ChecklistItem, evaluate_item
+from evaluation.episodes import Episode, validate_episode
+from evaluation.goal_templates import BUILDERS, KIND_WEIGHTS, POOLS, SCENARIO_TITLES, SCENARIOS, Goal, HouseIndex
+from evaluation.report import atomic_write_text
+from evaluation.runner import run_episode
+from planner.oracle import OraclePlanner
+from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
+from sim_bridge.embedded.house_data import load_asset_database, load_house
+
+
+@dataclass
+class GeneratorOptions:
+    goals: int = 9
+    min_goals: int = 7
+    min_rooms: int = 3
+    draws: int = 400  # goal draws per attempt
+    attempts: int = 6  # attempts per (house, scenario) before giving up
+    max_steps_factor: float = 3.0  # episode budget = factor x oracle actions (at least 300)
+
+
+def _draw_goals(index: HouseIndex, scenario: str, rng: random.Random, opts: GeneratorOptions) -> list[Goal]:
+    pool = POOLS[scenario]
+    kinds = [k for k in KIND_WEIGHTS if k in pool.kinds]
+    weights = [KIND_WEIGHTS[k] for k in kinds]
+    goals: list[Goal] = []
+    used: set[str] = set()
+    for _ in range(opts.draws):
+        if len(goals) >= opts.goals:
+            break
+        goal = BUILDERS[rng.choices(kinds, weights)[0]](index, pool, rng)
+        if goal is None or goal.types & used:
+            continue
+        # A goal already true at the start teaches nothing: reject it.
+        if any(evaluate_item(ChecklistItem.from_dict(it), index.world).satisfied for it in goal.items):
+            continue
+        goals.append(goal)
+        used |= goal.types
+    return goals
+
+
+def compose_episode(episode_id: str, house_ref: dict[str, Any], scenario: str, goals: list[Goal]) -> Episode:
+    checklist = [item for g in goals for item in g.items]
+    title = SCENARIO_TITLES[scenario]
+    detailed = " ".join(g.detailed for g in goals)
+    concise = f"{title}: " + ", ".join(g.concise for g in goals) + "."
+    return Episode.from_dict({
+        "id": episode_id, "house": house_ref, "scenario": scenario,
+        "instructions": {"detailed": detailed, "concise": concise},
+        "checklist": checklist, "max_steps": 1000, "goals": [g.to_dict() for g in goals],
+    })
+
+
+def generate_for_house(house: dict[str, Any], house_ref: dict[str, Any], scenario: str, seed: int, episode_id: str,
+                       opts: GeneratorOptions | None = None, asset_db: dict | None = None) -> Episode | None:
+    """One oracle-verified episode, or None when the house cannot support the scenario."""
+    opts = opts or GeneratorOptions()
+    asset_db = asset_db if asset_db is not None else load_asset_database()
+    rng = random.Random(seed)
+    env = EmbeddedEnvironment(EmbeddedConfig(render=False))
+    for _attempt in range(opts.attempts):
+        env.reset(house)
+        index = HouseIndex(env.table, env.ground_truth())
+        goals = _draw_goals(index, scenario, rng, opts)
+        rooms = set().union(*(g.rooms for g in goals)) if goals else set()
+        if len(goals) < opts.min_goals or len(rooms) < min(opts.min_rooms, len(index.world.rooms)):
+            continue
+        episode = compose_episode(episode_id, house_ref, scenario, goals)
+        validate_episode(episode, house, asset_db)
+        result, _ = run_episode(env, OraclePlanner(env), _with_house(episode, house), max_steps=5000)
+        if result.sr < 1.0:
+            continue
+        episode.max_steps = max(300, int(opts.max_steps_factor * result.num_actions))
+        episode.oracle = {"gc": result.gc, "sr": result.sr, "steps_nav": round(result.steps_nav, 3),
+                          "steps_manip": round(result.steps_manip, 3), "steps_total": round(result.steps_total, 3),
+                          "actions": result.num_actions}
+        return episode
+    return None
+
+
+def _with_house(episode: Episode, house: dict[str, Any]) -> Episode:
+    """The same episode with its house already resolved (saves re-reading the houses file)."""
+    clone = Episode.from_dict(episode.to_dict())
+    clone.house = house
+    return clone
+
+
+def generate_set(houses_file: str, indices: list[int], out_dir: str | Path, *, per_house: int = 1, seed: int = 0,
+                 prefix: str = "dev", opts: GeneratorOptions | None = None,
+                 progress: Callable[[str], None] | None = None) -> tuple[list[Path], list[str]]:
+    """Generate episodes over houses, cycling through the scenarios; writes one JSON per episode
+    (atomically) and returns the paths written and the (house, scenario) pairs that failed."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    asset_db = load_asset_database()
+    written: list[Path] = []
+    failed: list[str] = []
+    k = 0
+    for index in indices:
+        house = load_house(houses_file, index)
+        for j in range(per_house):
+            scenario = SCENARIOS[k % len(SCENARIOS)]
+            k += 1
+            eid = f"{prefix}-{index:03d}-{j}"
+            ref = {"file": Path(houses_file).name, "index": index}
+            episode = generate_for_house(house, ref, scenario, seed * 100_003 + index * 101 + j, eid, opts, asset_db)
+            if episode is None:
+                failed.append(f"{ref['file']}#{index} {scenario}")
+                if progress:
+                    progress(f"{eid}: {scenario}: no feasible episode")
+                continue
+            path = out / f"{eid}.json"
+            atomic_write_text(path, json.dumps(episode.to_dict(), indent=1) + "\n")
+            written.append(path)
+            if progress:
+                progress(f"{eid}: {scenario}: {len(episode.checklist)} items, oracle {episode.oracle['steps_total']:.0f} steps")
+    return written, failed

@@ -1,0 +1,105 @@
+"""Run one LongAct episode: an agent acting on an Environment, scored against the checklist.
+
+The loop is the same for every planner and backend: the agent sees observations only (a
+privileged agent such as the oracle holds its own handle on the simulator); ground truth is read
+after each step to score GC for the timeline, never passed to the agent.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol
+
+from evaluation.checklist import evaluate_checklist
+from evaluation.episodes import Episode
+from evaluation.metrics import DEFAULT_IR_SEGMENTS, ScoreTimeline, StepCounter
+from evaluation.report import EpisodeResult
+from sim_bridge.frames import ros_to_thor_points, ros_yaw_to_thor
+from sim_bridge.types import Action, Environment, Observation, WorldState
+
+
+class Agent(Protocol):
+    name: str
+
+    def reset(self, episode: Episode, observation: Observation) -> None: ...
+
+    def act(self, observation: Observation) -> Action: ...
+
+
+@dataclass
+class StepProgress:
+    step: int
+    max_steps: int
+    gc: float
+    action: str
+    success: bool
+
+
+ProgressCallback = Callable[[StepProgress], None]
+
+
+def _thor_pose(obs: Observation) -> tuple[tuple[float, float], float, float]:
+    """(x, z), yaw and horizon of the agent in THOR terms, from the observation's REP 103 pose."""
+    p = ros_to_thor_points(obs.agent.position)
+    return (float(p[0]), float(p[2])), ros_yaw_to_thor(obs.agent.yaw_deg), float(obs.agent.horizon_deg)
+
+
+def run_episode(
+    env: Environment,
+    agent: Agent,
+    episode: Episode,
+    *,
+    instruction_kind: str = "detailed",
+    max_steps: int | None = None,
+    ir_segments: int = DEFAULT_IR_SEGMENTS,
+    progress: ProgressCallback | None = None,
+) -> tuple[EpisodeResult, WorldState]:
+    """Run until the agent says Stop or the step budget is spent; returns the result and the
+    final ground truth (for the report's map)."""
+    episode.instruction(instruction_kind)  # fail early on a missing instruction kind
+    budget = max_steps if max_steps is not None else episode.max_steps
+    started = time.perf_counter()
+    obs = env.reset(episode)
+    agent.reset(episode, obs)
+    counter = StepCounter()
+    timeline = ScoreTimeline()
+    timeline.append(0, evaluate_checklist(episode.checklist, env.ground_truth()).gc)
+    pos, yaw, horizon = _thor_pose(obs)
+    path = [pos]
+    errors: list[str] = []
+    stop_reason = "budget"
+    for step in range(1, budget + 1):
+        try:
+            action = agent.act(obs)
+        except Exception as exc:  # a planner bug must not lose the run's partial results
+            stop_reason = f"agent error: {type(exc).__name__}: {exc}"
+            break
+        if action.name == "Stop":
+            stop_reason = "stop"
+            break
+        result = env.step(action)
+        obs = result.observation
+        new_pos, new_yaw, new_horizon = _thor_pose(obs)
+        counter.record(action.name, result.success, pos, new_pos, yaw, new_yaw, horizon, new_horizon)
+        if new_pos != pos:
+            path.append(new_pos)
+        pos, yaw, horizon = new_pos, new_yaw, new_horizon
+        if not result.success:
+            errors.append(f"step {step}: {action.name} {action.object_id or ''}: {result.error}".strip())
+        gc = evaluate_checklist(episode.checklist, env.ground_truth()).gc
+        timeline.append(step, gc)
+        if progress is not None:
+            progress(StepProgress(step, budget, gc, action.name, result.success))
+    world = env.ground_truth()
+    checklist = evaluate_checklist(episode.checklist, world)
+    extra: dict[str, Any] = {"stop_reason": stop_reason, "errors": errors[-50:], "max_steps": budget}
+    agent_extra = getattr(agent, "report_extra", None)
+    if callable(agent_extra):
+        extra.update(agent_extra())
+    result = EpisodeResult.from_run(
+        episode, instruction_kind=instruction_kind, planner=agent.name, checklist=checklist, steps=counter,
+        timeline=timeline, agent_path=path, wall_time_s=time.perf_counter() - started, extra=extra,
+        ir_segments=ir_segments,
+    )
+    return result, world

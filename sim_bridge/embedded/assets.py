@@ -1,0 +1,157 @@
+"""The ProcTHOR asset database as THOR object semantics.
+
+Affordances come from the database's ``primaryProperty`` (CanPickup, Moveable, Static) and
+``secondaryProperties`` (Receptacle, CanOpen, CanToggleOnOff, CanBeSliced, CanBeCooked,
+CanBeFilled, CanBeDirty, isHeatSource, isColdSource, ObjectSpecificReceptacle, ...), so the
+embedded simulator behaves like THOR on exactly the objects THOR would let you act on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sim_bridge.embedded.house_data import load_asset_database
+
+# What a sliced object turns into (THOR names); eggs crack rather than slice.
+SLICED_TYPE = {"Egg": "EggCracked"}
+
+# THOR's object-specific receptacles and what each accepts (from THOR's ReceptacleRestrictions).
+OBJECT_SPECIFIC_RECEPTACLES: dict[str, frozenset[str]] = {
+    "CoffeeMachine": frozenset({"Mug", "Cup"}),
+    "Toaster": frozenset({"BreadSliced"}),
+    "ToiletPaperHanger": frozenset({"ToiletPaper"}),
+    "TowelHolder": frozenset({"Towel"}),
+    "HandTowelHolder": frozenset({"HandTowel"}),
+}
+
+# Receptacles whose contents sit inside the box (not on its top face).
+CONTAINER_TYPES = frozenset({
+    "Fridge", "Microwave", "Box", "Safe", "LaundryHamper", "WashingMachine", "ClothesDryer",
+    "Sink", "GarbageCan", "Cup", "Mug", "Bowl", "Pot", "Pan", "Toaster", "CoffeeMachine", "Cart",
+})
+
+SLICER_TYPES = frozenset({"Knife", "ButterKnife"})
+
+
+def sliced_type(object_type: str) -> str:
+    return SLICED_TYPE.get(object_type, f"{object_type}Sliced")
+
+
+@dataclass(frozen=True)
+class AssetInfo:
+    asset_id: str
+    object_type: str
+    size: tuple[float, float, float]  # bounding box extents (x, y, z) in the asset's frame
+    open_size: tuple[float, float, float] | None
+    primary: str
+    secondary: frozenset[str]
+
+    @property
+    def pickupable(self) -> bool:
+        return self.primary == "CanPickup"
+
+    @property
+    def moveable(self) -> bool:
+        return self.primary == "Moveable"
+
+    @property
+    def receptacle(self) -> bool:
+        return "Receptacle" in self.secondary
+
+    @property
+    def openable(self) -> bool:
+        return "CanOpen" in self.secondary
+
+    @property
+    def toggleable(self) -> bool:
+        return "CanToggleOnOff" in self.secondary
+
+    @property
+    def sliceable(self) -> bool:
+        return "CanBeSliced" in self.secondary
+
+    @property
+    def cookable(self) -> bool:
+        # THOR makes sliced produce cookable too; the database marks only Potato.
+        return "CanBeCooked" in self.secondary
+
+    @property
+    def fillable(self) -> bool:
+        return "CanBeFilled" in self.secondary
+
+    @property
+    def dirtyable(self) -> bool:
+        return "CanBeDirty" in self.secondary
+
+    @property
+    def breakable(self) -> bool:
+        return "CanBreak" in self.secondary
+
+    @property
+    def can_be_used_up(self) -> bool:
+        return "CanBeUsedUp" in self.secondary
+
+    @property
+    def heat_source(self) -> bool:
+        return "isHeatSource" in self.secondary
+
+    @property
+    def cold_source(self) -> bool:
+        return "isColdSource" in self.secondary
+
+
+def _size(box: dict[str, Any]) -> tuple[float, float, float]:
+    return float(box["x"]), float(box["y"]), float(box["z"])
+
+
+class AssetCatalog:
+    """assetId -> AssetInfo, plus per-type lookups."""
+
+    def __init__(self, database: dict[str, list[dict[str, Any]]] | None = None) -> None:
+        database = database if database is not None else load_asset_database()
+        self._assets: dict[str, AssetInfo] = {}
+        self._by_type: dict[str, list[AssetInfo]] = {}
+        for object_type, assets in database.items():
+            for a in assets:
+                open_box = (a.get("states") or {}).get("open", {}).get("boundingBox")
+                info = AssetInfo(
+                    asset_id=a["assetId"],
+                    object_type=a.get("objectType", object_type),
+                    size=_size(a["boundingBox"]),
+                    open_size=_size(open_box) if open_box else None,
+                    primary=a.get("primaryProperty", "Static"),
+                    secondary=frozenset(a.get("secondaryProperties") or ()),
+                )
+                self._assets[info.asset_id] = info
+                self._by_type.setdefault(info.object_type, []).append(info)
+
+    def get(self, asset_id: str) -> AssetInfo | None:
+        return self._assets.get(asset_id)
+
+    def __contains__(self, asset_id: str) -> bool:
+        return asset_id in self._assets
+
+    @property
+    def object_types(self) -> list[str]:
+        return sorted(self._by_type)
+
+    def type_info(self, object_type: str) -> AssetInfo | None:
+        """A representative asset of a type (affordances are uniform within a type)."""
+        assets = self._by_type.get(object_type)
+        return assets[0] if assets else None
+
+    def accepts(self, receptacle_type: str, object_type: str) -> bool:
+        allowed = OBJECT_SPECIFIC_RECEPTACLES.get(receptacle_type)
+        return allowed is None or object_type in allowed
+
+
+_DEFAULT: AssetCatalog | None = None
+
+
+def default_catalog() -> AssetCatalog:
+    """The packaged database, parsed once per process."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = AssetCatalog()
+    return _DEFAULT

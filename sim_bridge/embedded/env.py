@@ -1,0 +1,349 @@
+"""The embedded simulator: a ProcTHOR house with THOR semantics, rendered by CPU ray casting.
+
+It implements the Environment seam (reset/step/ground_truth). Failures are unsuccessful steps
+with THOR-style messages that name the object id, never exceptions; only a broken house raises
+(``HouseError`` at reset). Privileged accessors (``table``, ``collision``, ``agent_pose``) exist
+for the oracle planner and tests; an agent under evaluation must use observations only.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from sim_bridge.embedded.assets import AssetCatalog, default_catalog
+from sim_bridge.embedded.collision import CollisionMap
+from sim_bridge.embedded.house_data import HouseError
+from sim_bridge.embedded.house_geometry import HouseLayout, parse_layout
+from sim_bridge.embedded.interactions import InteractionError, ObjectTable, find_placement
+from sim_bridge.embedded.metadata import agent_metadata, object_metadata
+from sim_bridge.embedded.objects import build_objects
+from sim_bridge.embedded.render import SceneRenderer
+from sim_bridge.frames import thor_camera_to_ros_pose, thor_to_ros_points, thor_yaw_to_ros
+from sim_bridge.types import (
+    Action,
+    ActionFeedback,
+    AgentStatus,
+    CameraIntrinsics,
+    InstanceLabel,
+    Observation,
+    RoomInfo,
+    StepResult,
+    WorldState,
+)
+
+
+@dataclass
+class EmbeddedConfig:
+    width: int = 320
+    height: int = 240
+    fov_deg: float = 90.0  # vertical, as THOR's fieldOfView
+    render: bool = True  # False: observations carry pose and feedback only (fast, for oracles)
+    move_step: float = 0.25  # metres; LongAct uses 0.05
+    rotate_step: float = 30.0  # degrees
+    look_step: float = 30.0
+    horizon_min: float = -30.0  # THOR's limits on cameraHorizon
+    horizon_max: float = 60.0
+    agent_radius: float = 0.2
+    camera_height: float = 1.5  # above the floor
+    body_height: float = 0.9  # THOR's agent.position.y
+    reach: float = 1.5  # THOR's visibilityDistance: interaction range
+    render_threads: int = 1
+    data_dir: str | None = None  # where episodes' house files are looked up first
+
+
+@dataclass
+class AgentPose:
+    """THOR-frame pose: floor position, rotation.y and cameraHorizon."""
+
+    x: float
+    z: float
+    yaw: float
+    horizon: float
+
+
+def type_color(object_type: str) -> np.ndarray:
+    """A stable colour per object type (crc-like hash, bright enough to shade)."""
+    h = 0
+    for ch in object_type:
+        h = (h * 131 + ord(ch)) & 0xFFFFFF
+    return np.array([64 + (h & 0xBF), 64 + ((h >> 8) & 0xBF), 64 + ((h >> 16) & 0xBF)], dtype=np.uint8)
+
+
+class EmbeddedEnvironment:
+    """One house at a time; ``reset`` loads a house (or an episode carrying one)."""
+
+    name = "embedded"
+
+    def __init__(self, config: EmbeddedConfig | None = None, catalog: AssetCatalog | None = None) -> None:
+        self.config = config or EmbeddedConfig()
+        self.catalog = catalog or default_catalog()
+        self.intrinsics = CameraIntrinsics.from_fov(self.config.width, self.config.height, self.config.fov_deg)
+        self.house: dict[str, Any] | None = None
+        self.layout: HouseLayout | None = None
+        self.table: ObjectTable | None = None
+        self.collision: CollisionMap | None = None
+        self.renderer: SceneRenderer | None = None
+        self.pose = AgentPose(0.0, 0.0, 0.0, 0.0)
+        self.step_count = 0
+        self.stopped = False
+        self._scene_version = -1
+        self._render_ids: list[str] = []
+        self._render_index: dict[str, int] = {}
+        self._last_feedback = ActionFeedback(None, True, "")
+
+    # ---- seam --------------------------------------------------------------------------------
+    def reset(self, episode: Any) -> Observation:
+        """Load ``episode.house`` (a house dict) or a bare house dict; start pose from
+        ``episode.agent_start`` or the house's metadata.agent, moved to the nearest free spot."""
+        if isinstance(episode, dict) and "rooms" in episode:
+            house = episode
+        elif hasattr(episode, "resolve_house"):
+            house = episode.resolve_house(self.config.data_dir)
+        else:
+            house = getattr(episode, "house", None)
+        if not isinstance(house, dict):
+            raise HouseError(f"reset() needs a house dict or an episode with a resolved .house, got {type(house).__name__}")
+        self.house = house
+        self.layout = parse_layout(house)
+        self.table = ObjectTable(build_objects(house, self.catalog), self.catalog)
+        self.table.apply_effects()
+        self.collision = CollisionMap(self.layout, self.config.agent_radius)
+        self.renderer = SceneRenderer(self.layout, self.config.width, self.config.height, self.config.fov_deg,
+                                      nthreads=self.config.render_threads)
+        self._scene_version = -1
+        self._sync_scene()
+        start = getattr(episode, "agent_start", None)
+        start = start.to_dict() if hasattr(start, "to_dict") else start
+        start = start or (house.get("metadata") or {}).get("agent") or {}
+        self.pose = self._start_pose(start)
+        self.step_count = 0
+        self.stopped = False
+        self._last_feedback = ActionFeedback(None, True, "")
+        return self._observe()
+
+    def step(self, action: Action) -> StepResult:
+        if self.table is None:
+            raise RuntimeError("step() before reset()")
+        self.step_count += 1
+        try:
+            self._dispatch(action)
+            feedback = ActionFeedback(action.name, True, "")
+        except InteractionError as exc:
+            feedback = ActionFeedback(action.name, False, str(exc))
+        self._last_feedback = feedback
+        obs = self._observe()
+        return StepResult(obs, feedback.success, feedback.error)
+
+    def ground_truth(self) -> WorldState:
+        assert self.table is not None and self.layout is not None
+        meta = self.metadata()
+        rooms = [RoomInfo(r.id, r.room_type, list(r.polygon)) for r in self.layout.rooms]
+        return WorldState(objects=meta["objects"], agent=meta["agent"], rooms=rooms,
+                          held_object_id=self.table.held, house_id=self.layout.house_id)
+
+    # ---- THOR-shaped metadata ----------------------------------------------------------------
+    def metadata(self) -> dict[str, Any]:
+        assert self.table is not None
+        self._sync_scene()
+        cam = self.camera_position()
+        objs = list(self.table.objects.values())
+        visible = self._visible_set([o for o in objs if o.active and not o.is_picked_up])
+        children: dict[str, list[str]] = {}
+        for o in objs:
+            if o.active and o.parent:
+                children.setdefault(o.parent, []).append(o.id)
+        out = []
+        for o in objs:
+            parents = [a.id for a in self.table.ancestors(o)] if o.active else []
+            dist = o.distance_to_point(cam)
+            out.append(object_metadata(o, children.get(o.id, []), parents, o.id in visible,
+                                       o.id in visible and dist <= self.config.reach, dist))
+        agent = agent_metadata(self.pose.x, self.config.body_height, self.pose.z, self.pose.yaw, self.pose.horizon)
+        held = self.table.objects[self.table.held] if self.table.held else None
+        return {
+            "objects": out,
+            "agent": agent,
+            "inventoryObjects": [{"objectId": held.id, "objectType": held.type}] if held else [],
+            "lastAction": self._last_feedback.action,
+            "lastActionSuccess": self._last_feedback.success,
+            "errorMessage": self._last_feedback.error,
+            "sceneName": self.layout.house_id if self.layout else "",
+            "screenWidth": self.config.width,
+            "screenHeight": self.config.height,
+            "fov": self.config.fov_deg,
+            "cameraPosition": {"x": float(cam[0]), "y": float(cam[1]), "z": float(cam[2])},
+            "depthFormat": "Meters",
+        }
+
+    # ---- privileged helpers (oracle, tests) ----------------------------------------------------
+    def camera_position(self, pose: AgentPose | None = None) -> np.ndarray:
+        p = pose or self.pose
+        return np.array([p.x, self.config.camera_height, p.z])
+
+    def forward(self, yaw: float | None = None) -> np.ndarray:
+        y = math.radians(self.pose.yaw if yaw is None else yaw)
+        return np.array([math.sin(y), 0.0, math.cos(y)])
+
+    def is_visible(self, object_id: str, pose: AgentPose | None = None) -> bool:
+        """In the camera frustum and not occluded (THOR's visible, without the distance cap)."""
+        self._sync_scene()
+        idx = self._render_index.get(object_id)
+        if idx is None:
+            return False
+        p = pose or self.pose
+        return bool(self.renderer.visible_objects(self.camera_position(p), p.yaw, p.horizon,
+                                                  np.array([idx]), max_distance=1e9)[0])
+
+    def in_reach(self, object_id: str, pose: AgentPose | None = None) -> bool:
+        obj = self.table.objects.get(object_id)
+        return obj is not None and obj.distance_to_point(self.camera_position(pose)) <= self.config.reach
+
+    def interactable(self, object_id: str, pose: AgentPose | None = None) -> bool:
+        return self.in_reach(object_id, pose) and self.is_visible(object_id, pose)
+
+    # ---- internals ---------------------------------------------------------------------------
+    def _start_pose(self, start: dict[str, Any]) -> AgentPose:
+        pos = start.get("position") or {}
+        rot = start.get("rotation") or {}
+        x = float(pos.get("x", 0.0))
+        z = float(pos.get("z", 0.0))
+        yaw = float(rot.get("y", 0.0)) % 360.0 if isinstance(rot, dict) else float(rot) % 360.0
+        horizon = float(start.get("horizon", start.get("cameraHorizon", 30.0)))
+        x, z = self._nearest_free(x, z)
+        return AgentPose(x, z, yaw, float(np.clip(horizon, self.config.horizon_min, self.config.horizon_max)))
+
+    def _nearest_free(self, x: float, z: float) -> tuple[float, float]:
+        if self.collision.is_free(x, z):
+            return x, z
+        for r in np.arange(0.05, 3.0, 0.05):
+            for k in range(int(max(8, 2 * math.pi * r / 0.05))):
+                a = 2 * math.pi * k / max(8, int(2 * math.pi * r / 0.05))
+                cx, cz = x + r * math.cos(a), z + r * math.sin(a)
+                if self.collision.is_free(cx, cz):
+                    return float(cx), float(cz)
+        raise HouseError(f"house {self.layout.house_id}: no free floor within 3 m of the agent start ({x:.2f}, {z:.2f})")
+
+    def _sync_scene(self) -> None:
+        """Push object boxes to the renderer and collision map after any geometric change."""
+        if self.table.version == self._scene_version:
+            return
+        shown = [o for o in self.table.objects.values() if o.active and not o.is_picked_up]
+        self._render_ids = [o.id for o in shown]
+        self._render_index = {oid: i for i, oid in enumerate(self._render_ids)}
+        if shown:
+            boxes = [o.render_box() for o in shown]
+            centers = np.array([c for c, _ in boxes])
+            sizes = np.array([sz for _, sz in boxes])
+            yaws = np.array([o.yaw_deg for o in shown])
+            colors = np.array([type_color(o.type) for o in shown])
+            open_front = np.array([o.is_open and o.is_container for o in shown])
+        else:
+            centers = sizes = np.zeros((0, 3))
+            yaws = np.zeros(0)
+            colors = np.zeros((0, 3), dtype=np.uint8)
+            open_front = np.zeros(0, dtype=bool)
+        self.renderer.set_objects(centers, sizes, yaws, colors, open_front=open_front)
+        self.collision.set_objects(list(self.table.objects.values()))
+        self._scene_version = self.table.version
+
+    def _visible_set(self, candidates: list) -> set[str]:
+        cam = self.camera_position()
+        near = [o for o in candidates if o.id in self._render_index and o.distance_to_point(cam) <= self.config.reach]
+        if not near:
+            return set()
+        idx = np.array([self._render_index[o.id] for o in near])
+        vis = self.renderer.visible_objects(cam, self.pose.yaw, self.pose.horizon, idx, max_distance=1e9)
+        return {o.id for o, v in zip(near, vis) if v}
+
+    def _dispatch(self, action: Action) -> None:
+        name = action.name
+        cfg = self.config
+        if self.stopped and name != "Stop":
+            raise InteractionError(f"{name}: the episode was stopped; call reset()")
+        if name in ("MoveAhead", "MoveBack", "MoveLeft", "MoveRight"):
+            offset = {"MoveAhead": 0.0, "MoveRight": 90.0, "MoveBack": 180.0, "MoveLeft": 270.0}[name]
+            self._move(self.pose.yaw + offset, float(action.args.get("moveMagnitude", cfg.move_step)), name)
+        elif name in ("RotateLeft", "RotateRight"):
+            deg = float(action.args.get("degrees", cfg.rotate_step))
+            self.pose.yaw = (self.pose.yaw + (deg if name == "RotateRight" else -deg)) % 360.0
+        elif name in ("LookUp", "LookDown"):
+            deg = float(action.args.get("degrees", cfg.look_step))
+            target = self.pose.horizon + (deg if name == "LookDown" else -deg)
+            if target < cfg.horizon_min - 1e-6 or target > cfg.horizon_max + 1e-6:
+                raise InteractionError(f"{name}: camera horizon {target:.0f} is outside [{cfg.horizon_min:.0f}, {cfg.horizon_max:.0f}]")
+            self.pose.horizon = target
+        elif name == "Stop":
+            self.stopped = True
+        elif name in ("PickupObject", "PutObject", "OpenObject", "CloseObject", "ToggleObjectOn",
+                      "ToggleObjectOff", "SliceObject"):
+            self._interact(name, action.object_id)
+        else:
+            raise InteractionError(f"Unknown action {name!r}")
+        if self.table.held is not None:
+            self.table.move_held(self._hand_position())
+
+    def _move(self, heading: float, distance: float, name: str) -> None:
+        h = math.radians(heading)
+        nx = self.pose.x + math.sin(h) * distance
+        nz = self.pose.z + math.cos(h) * distance
+        # Probe the midpoint too, so a step longer than the agent's diameter cannot tunnel.
+        for fx, fz in ((0.5 * (self.pose.x + nx), 0.5 * (self.pose.z + nz)), (nx, nz)):
+            hit = self.collision.collision(fx, fz)
+            if hit is not None:
+                raise InteractionError(f"{name} blocked: the agent would collide with {hit.kind} {hit.id}")
+        self.pose.x, self.pose.z = nx, nz
+
+    def _hand_position(self) -> np.ndarray:
+        return self.camera_position() + 0.4 * self.forward() - np.array([0.0, 0.3, 0.0])
+
+    def _interact(self, name: str, object_id: str | None) -> None:
+        if not object_id:
+            raise InteractionError(f"{name} needs an objectId")
+        table = self.table
+        obj = table.objects.get(object_id)
+        if obj is None:
+            raise InteractionError(f"{name}: object {object_id} does not exist in house {self.layout.house_id}")
+        if not obj.active:
+            raise InteractionError(f"{name}: object {object_id} no longer exists (it was sliced)")
+        if obj.is_picked_up:
+            raise InteractionError(f"{name}: object {object_id} is being held")
+        dist = obj.distance_to_point(self.camera_position())
+        if dist > self.config.reach:
+            raise InteractionError(f"{name}: object {object_id} is out of reach ({dist:.2f} m > {self.config.reach:.2f} m)")
+        if not self.is_visible(object_id):
+            raise InteractionError(f"{name}: object {object_id} is not visible from the agent's view")
+        if name == "PickupObject":
+            table.pickup(object_id, self._hand_position())
+        elif name == "PutObject":
+            table.put(object_id, find_placement)
+        elif name in ("OpenObject", "CloseObject"):
+            table.open(object_id, name == "OpenObject")
+        elif name in ("ToggleObjectOn", "ToggleObjectOff"):
+            table.toggle(object_id, name == "ToggleObjectOn")
+        else:
+            table.slice(object_id)
+
+    def _observe(self) -> Observation:
+        cfg = self.config
+        cam = self.camera_position()
+        pose_ros = thor_camera_to_ros_pose(cam, self.pose.yaw, self.pose.horizon)
+        held = self.table.objects[self.table.held] if self.table.held else None
+        floor_ros = thor_to_ros_points(np.array([self.pose.x, 0.0, self.pose.z]))
+        agent = AgentStatus((float(floor_ros[0]), float(floor_ros[1]), float(floor_ros[2])),
+                            thor_yaw_to_ros(self.pose.yaw), self.pose.horizon,
+                            held.id if held else None, held.type if held else None)
+        obs = Observation(self.step_count, self.intrinsics, pose_ros, agent, self._last_feedback)
+        if cfg.render:
+            self._sync_scene()
+            frame = self.renderer.render(cam, self.pose.yaw, self.pose.horizon)
+            obs.rgb, obs.depth = frame.rgb, frame.depth
+            obs.instance_ids = frame.instance
+            present = np.unique(frame.instance)
+            for k in present[present > 0]:
+                oid = self._render_ids[int(k) - 1]
+                obs.id_to_label[int(k)] = InstanceLabel(oid, self.table.objects[oid].type)
+        return obs

@@ -1,0 +1,118 @@
+"""Loading ProcTHOR house dicts and finding the data files that hold them.
+
+Houses live one JSON object per line in (optionally gzipped) ``.jsonl`` files; the house index is
+the 0-based line number, as in ProcTHOR's published splits. Package data ships the dev split and
+the asset database; larger sets (test, small_1000) are read from a data directory given by flag,
+``WORLDMIND_DATA_DIR`` or the checkout's ``../shared/data/procthor``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+PACKAGE_DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+
+
+class HouseError(ValueError):
+    """A house that cannot be used; the message names the house id and the offending field."""
+
+
+@dataclass
+class HouseFileReport:
+    """What loading a houses file found: the houses and the lines that could not be parsed."""
+
+    path: Path
+    houses: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # "file:line: reason"
+
+
+def data_dirs(extra: str | os.PathLike[str] | None = None) -> list[Path]:
+    """Search order for data files: explicit dir, $WORLDMIND_DATA_DIR, package data, shared data."""
+    dirs: list[Path] = []
+    if extra:
+        dirs.append(Path(extra))
+    env = os.environ.get("WORLDMIND_DATA_DIR")
+    if env:
+        dirs.extend(Path(p) for p in env.split(os.pathsep) if p)
+    dirs.append(PACKAGE_DATA_DIR)
+    dirs.append(Path(__file__).resolve().parents[3] / "shared" / "data" / "procthor")
+    return dirs
+
+
+def resolve_data_file(name: str | os.PathLike[str], data_dir: str | os.PathLike[str] | None = None) -> Path:
+    path = Path(name)
+    if path.is_absolute() or path.exists():
+        if not path.exists():
+            raise FileNotFoundError(f"houses file {path} does not exist")
+        return path
+    searched = data_dirs(data_dir)
+    for d in searched:
+        if (d / path).exists():
+            return d / path
+    raise FileNotFoundError(
+        f"houses file {str(name)!r} not found in {', '.join(str(d) for d in searched)}; "
+        "pass --data-dir or set WORLDMIND_DATA_DIR to the folder holding the ProcTHOR files"
+    )
+
+
+def _open_text(path: Path):
+    return gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz" else open(path, encoding="utf-8")
+
+
+def iter_house_lines(path: Path) -> Iterator[tuple[int, str]]:
+    with _open_text(path) as fh:
+        for lineno, line in enumerate(fh):
+            yield lineno, line
+
+
+def load_houses_file(path: str | os.PathLike[str], data_dir: str | os.PathLike[str] | None = None) -> HouseFileReport:
+    """Load every house in a file. A malformed line is reported and skipped, never fatal, and
+    keeps its index slot (None is not stored; use ``load_house`` for index lookups)."""
+    resolved = resolve_data_file(path, data_dir)
+    report = HouseFileReport(resolved)
+    for lineno, line in iter_house_lines(resolved):
+        if not line.strip():
+            continue
+        try:
+            house = json.loads(line)
+            if not isinstance(house, dict):
+                raise ValueError("line is not a JSON object")
+        except ValueError as exc:
+            report.errors.append(f"{resolved}:{lineno + 1}: malformed house JSON ({exc})")
+            continue
+        house.setdefault("id", f"{resolved.name}#{lineno}")
+        report.houses.append(house)
+    return report
+
+
+def load_house(path: str | os.PathLike[str], index: int, data_dir: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """The house on 0-based line ``index``; its ``id`` is set to ``<file>#<index>`` if absent."""
+    resolved = resolve_data_file(path, data_dir)
+    for lineno, line in iter_house_lines(resolved):
+        if lineno == index:
+            try:
+                house = json.loads(line)
+            except ValueError as exc:
+                raise HouseError(f"{resolved}:{lineno + 1}: malformed house JSON ({exc})") from exc
+            if not isinstance(house, dict):
+                raise HouseError(f"{resolved}:{lineno + 1}: house line is not a JSON object")
+            house.setdefault("id", f"{resolved.name}#{index}")
+            return house
+    raise HouseError(f"{resolved}: no house at index {index}")
+
+
+def load_asset_database(path: str | os.PathLike[str] | None = None) -> dict[str, list[dict[str, Any]]]:
+    resolved = Path(path) if path else PACKAGE_DATA_DIR / "asset-database.json.gz"
+    with _open_text(resolved) as fh:
+        return json.load(fh)
+
+
+def load_receptacle_frequencies(path: str | os.PathLike[str] | None = None) -> dict[str, dict[str, dict[str, float]]]:
+    resolved = Path(path) if path else PACKAGE_DATA_DIR / "receptacles.json"
+    with _open_text(resolved) as fh:
+        return json.load(fh)

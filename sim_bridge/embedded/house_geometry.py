@@ -1,0 +1,165 @@
+"""The static part of a house: rooms (floor polygons) and walls with their door holes.
+
+Everything here is in THOR's frame (x, z on the floor, y up), because the house dict is. Walls
+come in pairs in ProcTHOR (one per room side); both are kept for rendering, and door holes are
+cut in both. As in ai2thor's ProceduralTools, a door's ``holePolygon`` x-range is measured along
+its ``wall0`` from that wall's ``polygon[0]``; the ``wall1`` copy lists its points the other way
+round, so holes are carried over through world coordinates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from sim_bridge.embedded.house_data import HouseError
+
+
+@dataclass(frozen=True)
+class Room:
+    id: str
+    room_type: str
+    polygon: tuple[tuple[float, float], ...]  # (x, z) vertices
+
+
+@dataclass(frozen=True)
+class Hole:
+    """An opening in a wall: along-wall interval [s0, s1] (m from p0) and height [y0, y1]."""
+
+    s0: float
+    s1: float
+    y0: float
+    y1: float
+    kind: str  # "door" or "window"
+    id: str
+
+
+@dataclass
+class WallSegment:
+    id: str
+    room_id: str
+    p0: tuple[float, float]  # (x, z)
+    p1: tuple[float, float]
+    height: float
+    holes: list[Hole] = field(default_factory=list)
+
+    @property
+    def length(self) -> float:
+        return float(np.hypot(self.p1[0] - self.p0[0], self.p1[1] - self.p0[1]))
+
+    def solid_intervals(self, y: float) -> list[tuple[float, float]]:
+        """Along-wall intervals that are solid at height y (door holes removed)."""
+        cuts = sorted((h.s0, h.s1) for h in self.holes if h.y0 <= y <= h.y1)
+        out: list[tuple[float, float]] = []
+        s = 0.0
+        for a, b in cuts:
+            if a > s:
+                out.append((s, min(a, self.length)))
+            s = max(s, b)
+        if s < self.length:
+            out.append((s, self.length))
+        return out
+
+
+@dataclass
+class HouseLayout:
+    house_id: str
+    rooms: list[Room]
+    walls: list[WallSegment]
+
+    @property
+    def bounds(self) -> tuple[float, float, float, float]:
+        """(min_x, min_z, max_x, max_z) over all floor polygons."""
+        pts = np.array([p for r in self.rooms for p in r.polygon], dtype=float)
+        return float(pts[:, 0].min()), float(pts[:, 1].min()), float(pts[:, 0].max()), float(pts[:, 1].max())
+
+
+def _xyz(point: Any, where: str) -> tuple[float, float, float]:
+    try:
+        return float(point["x"]), float(point["y"]), float(point["z"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise HouseError(f"{where}: expected a point {{x, y, z}}, got {point!r}") from exc
+
+
+def _polygon_area(poly: list[tuple[float, float]]) -> float:
+    a = 0.0
+    for i in range(len(poly)):
+        x1, z1 = poly[i]
+        x2, z2 = poly[(i + 1) % len(poly)]
+        a += x1 * z2 - x2 * z1
+    return abs(a) / 2.0
+
+
+def parse_layout(house: dict[str, Any]) -> HouseLayout:
+    """Parse rooms, walls and door/window holes, raising HouseError naming house id and field."""
+    hid = str(house.get("id", "<no id>"))
+    for key in ("rooms", "walls", "objects"):
+        if key not in house:
+            raise HouseError(f"house {hid}: missing key {key!r}")
+        if not isinstance(house[key], list):
+            raise HouseError(f"house {hid}: field {key!r} must be a list")
+    rooms: list[Room] = []
+    for i, r in enumerate(house["rooms"]):
+        where = f"house {hid}: rooms[{i}]"
+        if not isinstance(r, dict) or "id" not in r or "roomType" not in r or "floorPolygon" not in r:
+            raise HouseError(f"{where}: needs id, roomType and floorPolygon")
+        poly = [(x, z) for x, _, z in (_xyz(p, f"{where}.floorPolygon") for p in r["floorPolygon"])]
+        if len(poly) < 3 or _polygon_area(poly) < 1e-3:
+            raise HouseError(f"{where} ({r['id']}): degenerate floorPolygon (fewer than 3 points or zero area)")
+        rooms.append(Room(str(r["id"]), str(r["roomType"]), tuple(poly)))
+    if not rooms:
+        raise HouseError(f"house {hid}: no rooms")
+
+    walls: list[WallSegment] = []
+    by_id: dict[str, list[WallSegment]] = {}
+    for i, w in enumerate(house["walls"]):
+        where = f"house {hid}: walls[{i}]"
+        if not isinstance(w, dict) or "id" not in w or "polygon" not in w:
+            raise HouseError(f"{where}: needs id and polygon")
+        pts = [_xyz(p, f"{where}.polygon") for p in w["polygon"]]
+        if len(pts) < 3:
+            raise HouseError(f"{where} ({w['id']}): degenerate polygon")
+        ys = [p[1] for p in pts]
+        floor_pts = sorted({(round(p[0], 4), round(p[2], 4)) for p in pts})
+        if len(floor_pts) < 2 or max(ys) - min(ys) < 1e-3:
+            raise HouseError(f"{where} ({w['id']}): degenerate polygon (no length or no height)")
+        # THOR measures door holes from polygon[0] of the door's wall0, so keep the polygon's
+        # own order (and exact coordinates) rather than the rounded, sorted id.
+        first = (pts[0][0], pts[0][2])
+        other = max(((p[0], p[2]) for p in pts), key=lambda q: (q[0] - first[0]) ** 2 + (q[1] - first[1]) ** 2)
+        ends = (first, other)
+        seg = WallSegment(str(w["id"]), str(w.get("roomId", "")), ends[0], ends[1], max(ys))
+        walls.append(seg)
+        by_id.setdefault(seg.id, []).append(seg)
+
+    for kind in ("doors", "windows"):
+        for i, d in enumerate(house.get(kind, []) or []):
+            where = f"house {hid}: {kind}[{i}]"
+            if not isinstance(d, dict) or "holePolygon" not in d:
+                raise HouseError(f"{where}: needs holePolygon")
+            hp = [_xyz(p, f"{where}.holePolygon") for p in d["holePolygon"]]
+            if len(hp) < 2:
+                raise HouseError(f"{where}: holePolygon needs two corners")
+            s0, s1 = min(hp[0][0], hp[1][0]), max(hp[0][0], hp[1][0])
+            y0, y1 = min(hp[0][1], hp[1][1]), max(hp[0][1], hp[1][1])
+            hole_id = str(d.get("id", f"{kind}[{i}]"))
+            wall0 = by_id.get(str(d.get("wall0", "")))
+            if not wall0:
+                raise HouseError(f"{where} ({hole_id}): wall0 {d.get('wall0')!r} is not a wall of this house")
+            # Hole ends in the floor plane, measured along wall0 from its polygon[0] ...
+            ref = wall0[0]
+            p0 = np.array(ref.p0)
+            direction = (np.array(ref.p1) - p0) / ref.length
+            a, b = p0 + direction * s0, p0 + direction * s1
+            # ... then re-expressed along every copy of the wall (the wall1 copy runs backwards).
+            for wkey in ("wall0", "wall1"):
+                for seg in by_id.get(str(d.get(wkey, "")), []):
+                    q0 = np.array(seg.p0)
+                    dq = (np.array(seg.p1) - q0) / seg.length
+                    sa, sb = float(np.dot(a - q0, dq)), float(np.dot(b - q0, dq))
+                    lo, hi = max(min(sa, sb), 0.0), min(max(sa, sb), seg.length)
+                    if hi > lo:
+                        seg.holes.append(Hole(lo, hi, y0, y1, kind[:-1], hole_id))
+    return HouseLayout(hid, rooms, walls)

@@ -1,0 +1,262 @@
+"""THOR object interactions and their contextual effects, on the object table alone.
+
+The agent-side preconditions (visible, within reach) are checked by the environment before it
+calls in here; this module checks the object-side ones (pickupable, open, fits, ...) and applies
+effects. Failures raise ``InteractionError`` carrying a THOR-style message that names the object
+id; the environment turns that into an unsuccessful step, never an exception to the caller.
+
+Contextual effects follow THOR: an object under a running faucet in a sink is cleaned and, if
+fillable, filled with water; a Mug or Cup in a running coffee machine fills with coffee; cookable
+things in or on an active heat source (microwave, toaster, ...) cook and get hot; a cold source
+(fridge) makes its contents cold. Effects are re-evaluated after every change, so order does not
+matter (toggle then place, or place then toggle).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Iterable
+
+import numpy as np
+
+from sim_bridge.embedded.assets import OBJECT_SPECIFIC_RECEPTACLES, SLICER_TYPES, AssetCatalog, sliced_type
+from sim_bridge.embedded.objects import SimObject
+
+# How far a faucet may be from the sink it runs into.
+_FAUCET_REACH = 1.0
+# Chooses where a put object lands: (object, receptacle, current contents) -> centre or None.
+Placement = Callable[[SimObject, SimObject, list[SimObject]], "np.ndarray | None"]
+_SLICES = {"Bread": 6, "Apple": 4, "Tomato": 4, "Lettuce": 4, "Potato": 4, "Egg": 1}
+
+
+class InteractionError(Exception):
+    """A failed interaction; the message is what THOR's errorMessage would carry."""
+
+
+class ObjectTable:
+    """All objects of one house and the one the agent holds."""
+
+    def __init__(self, objects: dict[str, SimObject], catalog: AssetCatalog) -> None:
+        self.objects = objects
+        self.catalog = catalog
+        self.held: str | None = None
+        self.version = 0  # bumped on every geometric change so renderers know to rebuild
+
+    # ---- queries -------------------------------------------------------------------------
+    def get(self, object_id: str) -> SimObject:
+        obj = self.objects.get(object_id)
+        if obj is None or not obj.active:
+            raise InteractionError(f"Object ID {object_id} appears to be invalid (no such object in this house)")
+        return obj
+
+    def active(self) -> list[SimObject]:
+        return [o for o in self.objects.values() if o.active]
+
+    def children(self, object_id: str) -> list[SimObject]:
+        return [o for o in self.objects.values() if o.active and o.parent == object_id]
+
+    def descendants(self, object_id: str) -> list[SimObject]:
+        out, stack = [], [object_id]
+        while stack:
+            for child in self.children(stack.pop()):
+                out.append(child)
+                stack.append(child.id)
+        return out
+
+    def ancestors(self, obj: SimObject) -> list[SimObject]:
+        out, seen = [], {obj.id}
+        while obj.parent is not None and obj.parent not in seen:
+            seen.add(obj.parent)
+            obj = self.objects[obj.parent]
+            out.append(obj)
+        return out
+
+    def enclosed_by_closed(self, obj: SimObject) -> SimObject | None:
+        """The closed openable container hiding obj, if any."""
+        for anc in self.ancestors(obj):
+            if anc.affords("openable") and not anc.is_open and anc.is_container:
+                return anc
+        return None
+
+    # ---- actions ---------------------------------------------------------------------------
+    def pickup(self, object_id: str, hand_position: np.ndarray) -> None:
+        obj = self.get(object_id)
+        if self.held is not None:
+            raise InteractionError(f"Agent's hand is already holding {self.held}; cannot pick up {object_id}")
+        if not obj.affords("pickupable"):
+            raise InteractionError(f"{object_id} ({obj.type}) is not pickupable")
+        hidden_by = self.enclosed_by_closed(obj)
+        if hidden_by is not None:
+            raise InteractionError(f"{object_id} is inside {hidden_by.id}, which is closed")
+        obj.parent = None
+        obj.is_picked_up = True
+        self.held = obj.id
+        self.move_held(hand_position)
+        self._changed()
+
+    def move_held(self, hand_position: np.ndarray) -> None:
+        """Carry the held object (and what sits in it) to the hand."""
+        if self.held is None:
+            return
+        obj = self.objects[self.held]
+        delta = np.asarray(hand_position, dtype=float) - obj.position
+        obj.position = obj.position + delta
+        for d in self.descendants(obj.id):
+            d.position = d.position + delta
+            d.is_picked_up = True
+
+    def put(self, receptacle_id: str, place: Placement) -> None:
+        if self.held is None:
+            raise InteractionError("Agent is not holding any object")
+        rec = self.get(receptacle_id)
+        obj = self.objects[self.held]
+        if rec.id == obj.id or rec.id in {d.id for d in self.descendants(obj.id)}:
+            raise InteractionError(f"cannot put {obj.id} into itself")
+        if not rec.affords("receptacle"):
+            raise InteractionError(f"{receptacle_id} ({rec.type}) is not a receptacle")
+        if rec.affords("openable") and rec.is_container and not rec.is_open:
+            raise InteractionError(f"{receptacle_id} ({rec.type}) is closed; open it before putting {obj.id} in it")
+        if not self.catalog.accepts(rec.type, obj.type):
+            allowed = ", ".join(sorted(OBJECT_SPECIFIC_RECEPTACLES[rec.type]))
+            raise InteractionError(f"{receptacle_id} ({rec.type}) only accepts {allowed}, not {obj.type}")
+        spot = place(obj, rec, [o for o in self.children(rec.id)])
+        if spot is None:
+            raise InteractionError(f"No valid positions to place object {obj.id} ({obj.type}) in {receptacle_id} ({rec.type})")
+        delta = spot - obj.position
+        obj.position = spot
+        obj.parent = rec.id
+        obj.is_picked_up = False
+        for d in self.descendants(obj.id):
+            d.position = d.position + delta
+            d.is_picked_up = False
+        self.held = None
+        self._changed()
+
+    def open(self, object_id: str, value: bool) -> None:
+        obj = self.get(object_id)
+        verb = "open" if value else "close"
+        if not obj.affords("openable"):
+            raise InteractionError(f"{object_id} ({obj.type}) is not openable")
+        if obj.is_open == value:
+            raise InteractionError(f"{object_id} ({obj.type}) is already {'open' if value else 'closed'}; cannot {verb} it")
+        if obj.type == "Microwave" and value and obj.is_toggled:
+            raise InteractionError(f"{object_id} (Microwave) is running; turn it off before opening it")
+        obj.is_open = value
+        self._changed()
+
+    def toggle(self, object_id: str, value: bool) -> None:
+        obj = self.get(object_id)
+        if not obj.affords("toggleable"):
+            raise InteractionError(f"{object_id} ({obj.type}) is not toggleable")
+        if obj.is_toggled == value:
+            raise InteractionError(f"{object_id} ({obj.type}) is already {'on' if value else 'off'}")
+        if obj.type == "Microwave" and value and obj.is_open:
+            raise InteractionError(f"{object_id} (Microwave) is open; close it before turning it on")
+        obj.is_toggled = value
+        self._changed()
+
+    def slice(self, object_id: str) -> list[SimObject]:
+        obj = self.get(object_id)
+        if not obj.affords("sliceable"):
+            raise InteractionError(f"{object_id} ({obj.type}) is not sliceable")
+        if obj.is_sliced:
+            raise InteractionError(f"{object_id} is already sliced")
+        held = self.objects.get(self.held) if self.held else None
+        if held is None or held.type not in SLICER_TYPES:
+            raise InteractionError(f"Slicing {object_id} needs a Knife or ButterKnife in hand")
+        if obj.is_picked_up:
+            raise InteractionError(f"{object_id} is held; put it down before slicing")
+        pieces = self._make_slices(obj)
+        obj.is_sliced = True
+        obj.active = False
+        for child in self.children(obj.id):
+            child.parent = obj.parent
+        for p in pieces:
+            self.objects[p.id] = p
+        self._changed()
+        return pieces
+
+    def _make_slices(self, obj: SimObject) -> list[SimObject]:
+        n = _SLICES.get(obj.type, 4)
+        size = obj.size.copy()
+        axis = 0 if size[0] >= size[2] else 2
+        size[axis] /= n
+        direction = obj.rotation()[:, axis]
+        new_type = sliced_type(obj.type)
+        pieces = []
+        for i in range(n):
+            offset = (i - (n - 1) / 2.0) * size[axis]
+            pieces.append(SimObject(
+                id=f"{obj.id}|{new_type}_{i}", type=new_type, asset=obj.asset,
+                position=obj.position + direction * offset, yaw_deg=obj.yaw_deg, size=size.copy(),
+                parent=obj.parent, is_cooked=obj.is_cooked, temperature=obj.temperature,
+                sliced_from=obj.id,
+                # THOR: slices are pickupable and cookable, not further sliceable
+                overrides={"sliceable": False, "cookable": True, "pickupable": True, "openable": False,
+                           "receptacle": False, "toggleable": False, "fillable": False},
+            ))
+        return pieces
+
+    # ---- contextual effects ----------------------------------------------------------------
+    def _changed(self) -> None:
+        self.version += 1
+        self.apply_effects()
+
+    def apply_effects(self) -> None:
+        active = self.active()
+        running_faucets = [o for o in active if o.type == "Faucet" and o.is_toggled]
+        wet_sinks = {s.id for s in active if s.type == "Sink" and any(
+            math.dist((s.position[0], s.position[2]), (f.position[0], f.position[2])) <= _FAUCET_REACH
+            for f in running_faucets)}
+        for obj in active:
+            if obj.is_picked_up:
+                continue
+            chain = self.ancestors(obj)
+            if any(a.id in wet_sinks for a in chain):
+                obj.is_dirty = False
+                if obj.affords("fillable"):
+                    obj.is_filled, obj.fill_liquid = True, "water"
+            parent = chain[0] if chain else None
+            if parent is not None and parent.type == "CoffeeMachine" and parent.is_toggled and obj.affords("fillable"):
+                obj.is_filled, obj.fill_liquid = True, "coffee"
+                obj.temperature = "Hot"
+            if any(a.affords("heat_source") and a.is_toggled for a in chain):
+                obj.temperature = "Hot"
+                if obj.affords("cookable"):
+                    obj.is_cooked = True
+            elif any(a.affords("cold_source") for a in chain):
+                obj.temperature = "Cold"
+
+
+def find_placement(obj: SimObject, receptacle: SimObject, siblings: Iterable[SimObject]) -> np.ndarray | None:
+    """A free spot for obj on (or in) the receptacle, or None if it does not fit.
+
+    Surfaces: the object rests on the top face; containers: on the inner floor (10% up the box).
+    Candidates are scanned on a grid over the footprint (deterministic), rejecting spots whose
+    footprint disc overlaps a sibling's."""
+    rec_size = receptacle.size  # the closed box: open doors swing outside it
+    obj_r = 0.5 * math.hypot(obj.size[0], obj.size[2])
+    half_x, half_z = rec_size[0] / 2.0, rec_size[2] / 2.0
+    if min(obj.size[0], obj.size[2]) > 2 * max(half_x, half_z) + 1e-6:
+        return None
+    container = receptacle.is_container
+    if container and float(np.prod(obj.size)) > 0.8 * float(np.prod(rec_size)):
+        return None
+    y = (receptacle.position[1] - rec_size[1] / 2.0 + 0.1 * rec_size[1] + obj.size[1] / 2.0 if container
+         else receptacle.surface_y() + obj.size[1] / 2.0)
+    margin_x = max(half_x - obj_r, 0.0)
+    margin_z = max(half_z - obj_r, 0.0)
+    rot = receptacle.rotation()
+    sibs = [(s.position, 0.5 * math.hypot(s.size[0], s.size[2])) for s in siblings]
+    grid_x = np.linspace(-margin_x, margin_x, 5) if margin_x > 0 else np.zeros(1)
+    grid_z = np.linspace(-margin_z, margin_z, 5) if margin_z > 0 else np.zeros(1)
+    cands = sorted(((gx, gz) for gx in grid_x for gz in grid_z), key=lambda c: c[0] ** 2 + c[1] ** 2)
+    for gx, gz in cands:
+        world = receptacle.position + rot @ np.array([gx, 0.0, gz])
+        spot = np.array([world[0], y, world[2]])
+        if all(math.dist((spot[0], spot[2]), (p[0], p[2])) >= 0.8 * (obj_r + r) for p, r in sibs):
+            return spot
+    # Small containers (a mug of pens) hold several things in one spot.
+    if container and receptacle.affords("pickupable"):
+        return np.array([receptacle.position[0], y, receptacle.position[2]])
+    return None

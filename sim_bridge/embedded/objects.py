@@ -1,0 +1,216 @@
+"""Simulated objects: pose, box, affordances and THOR state, built from a house dict.
+
+A house nests objects under ``children``. Nesting is how ProcTHOR places small objects on
+receptacles, but it also nests chairs under tables, so containment (``parent``) is set only for
+pickupable children of receptacles; every other object stands on its own. Positions are box
+centres in THOR's frame; ``yaw_deg`` is THOR's rotation.y, with the asset's local +z its front.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+import numpy as np
+
+from sim_bridge.embedded.assets import CONTAINER_TYPES, AssetCatalog, AssetInfo
+from sim_bridge.embedded.house_data import HouseError
+
+
+@dataclass
+class SimObject:
+    id: str
+    type: str
+    asset: AssetInfo
+    position: np.ndarray  # box centre (x, y, z), THOR frame
+    yaw_deg: float
+    size: np.ndarray  # extents (x, y, z) in the object's frame
+    parent: str | None = None
+    kinematic: bool = False
+    is_open: bool = False
+    is_toggled: bool = False
+    is_sliced: bool = False
+    is_cooked: bool = False
+    is_dirty: bool = False
+    is_filled: bool = False
+    fill_liquid: str | None = None
+    is_picked_up: bool = False
+    is_broken: bool = False
+    temperature: str = "RoomTemp"
+    active: bool = True  # False once sliced: kept for metadata, gone from the scene
+    sliced_from: str | None = None
+    # Height of the support surface above the box bottom, where it lies below the box top (a bed
+    # under its headboard, a sofa under its back): boxes are drawn up to it so what rests there
+    # is seen, and put objects land on it.
+    surface: float | None = None
+    # overrides the asset's affordances for objects created by slicing
+    overrides: dict[str, bool] = field(default_factory=dict)
+
+    def affords(self, name: str) -> bool:
+        if name in self.overrides:
+            return self.overrides[name]
+        return bool(getattr(self.asset, name))
+
+    @property
+    def is_container(self) -> bool:
+        return self.type in CONTAINER_TYPES or self.affords("openable") and self.affords("receptacle")
+
+    def current_size(self) -> np.ndarray:
+        """Extents of the body. An open door is not part of it: the database's open box covers
+        the whole swept area in front (a fridge grows 0.8 m), which would wall the agent off
+        from the contents; an open container is instead drawn without its front face."""
+        return self.size
+
+    def current_center(self) -> np.ndarray:
+        return self.position
+
+    def surface_y(self) -> float:
+        """World height objects rest at when put on this receptacle."""
+        bottom = self.position[1] - self.size[1] / 2.0
+        return float(bottom + (self.surface if self.surface is not None else self.size[1]))
+
+    def render_box(self) -> tuple[np.ndarray, np.ndarray]:
+        """(centre, size) of the box that is drawn and occludes: clipped at the support surface."""
+        if self.surface is None:
+            return self.position, self.size
+        size = self.size.copy()
+        size[1] = self.surface
+        center = self.position.copy()
+        center[1] = self.position[1] - self.size[1] / 2.0 + self.surface / 2.0
+        return center, size
+
+    def rotation(self) -> np.ndarray:
+        """3x3 THOR rotation about +y: local +z maps to (sin yaw, 0, cos yaw)."""
+        yaw = math.radians(self.yaw_deg)
+        c, s = math.cos(yaw), math.sin(yaw)
+        return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
+
+    def corners(self) -> np.ndarray:
+        """(8, 3) corners of the oriented box, THOR frame."""
+        half = self.current_size() / 2.0
+        signs = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], dtype=float)
+        return (signs * half) @ self.rotation().T + self.current_center()
+
+    def aabb(self) -> tuple[np.ndarray, np.ndarray]:
+        c = self.corners()
+        return c.min(axis=0), c.max(axis=0)
+
+    def footprint_half_extents(self) -> tuple[float, float]:
+        size = self.current_size()
+        return float(size[0] / 2.0), float(size[2] / 2.0)
+
+    def contains_xz(self, x: float, z: float, margin: float = 0.0) -> bool:
+        """Is (x, z) inside the rotated footprint (grown by margin)?"""
+        c = self.current_center()
+        d = np.array([x - c[0], 0.0, z - c[2]]) @ self.rotation()  # to local
+        hx, hz = self.footprint_half_extents()
+        return abs(d[0]) <= hx + margin and abs(d[2]) <= hz + margin
+
+    def distance_to_point(self, p: np.ndarray) -> float:
+        """Distance from a THOR point to the oriented box (0 inside)."""
+        local = (np.asarray(p, dtype=float) - self.current_center()) @ self.rotation()
+        half = self.current_size() / 2.0
+        return float(np.linalg.norm(np.maximum(np.abs(local) - half, 0.0)))
+
+
+def _point(p: Any, where: str) -> np.ndarray:
+    try:
+        return np.array([float(p["x"]), float(p["y"]), float(p["z"])])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise HouseError(f"{where}: expected {{x, y, z}}, got {p!r}") from exc
+
+
+def iter_house_objects(objects: list[dict[str, Any]], parent: dict[str, Any] | None = None, path: str = "objects") -> Iterator[tuple[dict[str, Any], dict[str, Any] | None, str]]:
+    for i, obj in enumerate(objects):
+        where = f"{path}[{i}]"
+        yield obj, parent, where
+        children = obj.get("children") or []
+        if not isinstance(children, list):
+            raise HouseError(f"{where}.children must be a list")
+        yield from iter_house_objects(children, obj, f"{where}.children")
+
+
+def build_objects(house: dict[str, Any], catalog: AssetCatalog) -> dict[str, SimObject]:
+    """House dict -> {objectId: SimObject}; errors name the house id, the field and the asset."""
+    hid = str(house.get("id", "<no id>"))
+    out: dict[str, SimObject] = {}
+    parents: dict[str, str | None] = {}
+    for raw, parent_raw, where in iter_house_objects(house.get("objects") or []):
+        where = f"house {hid}: {where}"
+        if not isinstance(raw, dict):
+            raise HouseError(f"{where}: object must be a JSON object")
+        for key in ("id", "assetId", "position"):
+            if key not in raw:
+                raise HouseError(f"{where}: missing key {key!r}")
+        oid = str(raw["id"])
+        if oid in out:
+            raise HouseError(f"{where}: duplicate object id {oid!r}")
+        asset = catalog.get(str(raw["assetId"]))
+        if asset is None:
+            raise HouseError(f"{where} ({oid}): unknown assetId {raw['assetId']!r} (not in the asset database)")
+        rot = raw.get("rotation") or {"x": 0.0, "y": 0.0, "z": 0.0}
+        yaw = float(_point(rot, f"{where}.rotation")[1])
+        obj = SimObject(
+            id=oid,
+            type=asset.object_type,
+            asset=asset,
+            position=_point(raw["position"], f"{where}.position"),
+            yaw_deg=yaw % 360.0,
+            size=np.array(asset.size),
+            kinematic=bool(raw.get("kinematic", False)),
+            is_dirty=bool(raw.get("isDirty", False)) and asset.dirtyable,
+            is_toggled=bool(raw.get("isOn", False)) and asset.toggleable,
+            is_open=bool(raw.get("openness", 0) or raw.get("isOpen", False)) and asset.openable,
+        )
+        out[oid] = obj
+        parents[oid] = str(parent_raw["id"]) if parent_raw is not None else None
+    for oid, pid in parents.items():
+        obj = out[oid]
+        if pid is not None and obj.affords("pickupable") and out[pid].affords("receptacle"):
+            obj.parent = pid
+    # Loose pickupables (not nested) rest on whatever receptacle lies under them.
+    for obj in out.values():
+        if obj.parent is None and obj.affords("pickupable"):
+            obj.parent = support_under(obj, out.values())
+    _infer_surfaces(out)
+    return out
+
+
+# Below this share of its height a resting object counts as inside (a closed drawer), not on a
+# lower surface: the receptacle is not clipped for it and it stays hidden, as in THOR.
+_MIN_SURFACE_SHARE = 0.3
+
+
+def _infer_surfaces(objects: dict[str, SimObject]) -> None:
+    """Set ``surface`` on open receptacles whose contents rest below their box top."""
+    rests: dict[str, list[float]] = {}
+    for obj in objects.values():
+        parent = objects.get(obj.parent) if obj.parent else None
+        if parent is None or parent.is_container:
+            continue
+        offset = (obj.position[1] - obj.size[1] / 2.0) - (parent.position[1] - parent.size[1] / 2.0)
+        if offset >= _MIN_SURFACE_SHARE * parent.size[1]:
+            rests.setdefault(parent.id, []).append(float(offset))
+    for pid, offsets in rests.items():
+        parent = objects[pid]
+        lowest = max(min(offsets), 0.0)
+        if lowest < parent.size[1] - 0.02:
+            parent.surface = lowest
+
+
+def support_under(obj: SimObject, objects: Any) -> str | None:
+    """The receptacle whose footprint holds obj's centre and whose top is just below its centre."""
+    best: tuple[float, str] | None = None
+    x, y, z = obj.position
+    for other in objects:
+        if other.id == obj.id or not other.active or not other.affords("receptacle") or other.is_picked_up:
+            continue
+        if not other.contains_xz(x, z):
+            continue
+        lo, hi = other.aabb()
+        if lo[1] - 0.05 <= y <= hi[1] + obj.size[1]:
+            gap = abs(y - hi[1])
+            if best is None or gap < best[0]:
+                best = (gap, other.id)
+    return best[1] if best else None

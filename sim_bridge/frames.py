@@ -1,0 +1,84 @@
+"""Frame conversions between AI2-THOR (y up, left-handed) and ROS REP 103 (x forward, y left, z up).
+
+THOR's +z (the direction rotation.y = 0 faces) becomes ROS +x, THOR +x (rotation.y = 90) becomes
+ROS -y, THOR +y stays up (ROS +z). The point map is therefore a reflection (det = -1), which is
+exactly what turns a left-handed frame into a right-handed one; a THOR yaw (clockwise seen from
+above) becomes a ROS yaw of the opposite sign. Rotations are built with transforms3d so the
+conventions are those of a well-tested library, not ours.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from transforms3d.euler import euler2mat, mat2euler
+
+# Columns: where THOR's x, y, z axes land in ROS.
+ROS_FROM_THOR = np.array([[0.0, 0.0, 1.0], [-1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+THOR_FROM_ROS = ROS_FROM_THOR.T
+
+# Camera optical frame (x right, y down, z forward) expressed in the REP 103 body frame.
+BODY_FROM_OPTICAL = np.array([[0.0, 0.0, 1.0], [-1.0, 0.0, 0.0], [0.0, -1.0, 0.0]])
+
+
+def thor_to_ros_points(points: np.ndarray) -> np.ndarray:
+    """(..., 3) THOR points -> (..., 3) REP 103 points."""
+    return np.asarray(points, dtype=float) @ ROS_FROM_THOR.T
+
+
+def ros_to_thor_points(points: np.ndarray) -> np.ndarray:
+    return np.asarray(points, dtype=float) @ THOR_FROM_ROS.T
+
+
+def thor_yaw_to_ros(yaw_deg: float) -> float:
+    """THOR rotation.y (deg, clockwise from +z) -> ROS yaw (deg, counter-clockwise from +x), in (-180, 180]."""
+    return _wrap180(-yaw_deg)
+
+
+def ros_yaw_to_thor(yaw_deg: float) -> float:
+    """ROS yaw -> THOR rotation.y in [0, 360)."""
+    return float((-yaw_deg) % 360.0)
+
+
+def _wrap180(deg: float) -> float:
+    out = (deg + 180.0) % 360.0 - 180.0
+    return 180.0 if out == -180.0 else float(out)
+
+
+def world_from_camera(position_ros: np.ndarray, yaw_deg_ros: float, pitch_down_deg: float) -> np.ndarray:
+    """4x4 pose of the optical camera frame in the REP 103 world.
+
+    ``pitch_down_deg`` is THOR's cameraHorizon (positive looks down), which in REP 103 is a
+    positive rotation about the body's +y (left) axis."""
+    rot = euler2mat(0.0, np.radians(pitch_down_deg), np.radians(yaw_deg_ros), "sxyz") @ BODY_FROM_OPTICAL
+    out = np.eye(4)
+    out[:3, :3] = rot
+    out[:3, 3] = np.asarray(position_ros, dtype=float)
+    return out
+
+
+def camera_pose_from_world_from_camera(pose: np.ndarray) -> tuple[np.ndarray, float, float]:
+    """Inverse of ``world_from_camera``: (position, ROS yaw deg, pitch-down deg). Raises if the
+    rotation has roll, which no THOR-style camera has."""
+    body = np.asarray(pose[:3, :3]) @ BODY_FROM_OPTICAL.T
+    roll, pitch, yaw = mat2euler(body, "sxyz")
+    if abs(roll) > 1e-6:
+        raise ValueError(f"camera pose has roll {np.degrees(roll):.3f} deg; expected none")
+    return np.asarray(pose[:3, 3], dtype=float), float(np.degrees(yaw)), float(np.degrees(pitch))
+
+
+def thor_camera_to_ros_pose(position_thor: np.ndarray, yaw_deg_thor: float, horizon_deg: float) -> np.ndarray:
+    """THOR camera position + rotation.y + cameraHorizon -> 4x4 REP 103 world_from_camera."""
+    return world_from_camera(thor_to_ros_points(position_thor), thor_yaw_to_ros(yaw_deg_thor), horizon_deg)
+
+
+def is_rigid_transform(pose: np.ndarray, tol: float = 1e-4) -> bool:
+    """True for a 4x4 homogeneous transform whose rotation is orthonormal with det +1."""
+    pose = np.asarray(pose, dtype=float)
+    if pose.shape != (4, 4) or not np.all(np.isfinite(pose)):
+        return False
+    rot = pose[:3, :3]
+    return (
+        np.allclose(rot @ rot.T, np.eye(3), atol=tol)
+        and abs(np.linalg.det(rot) - 1.0) < tol
+        and np.allclose(pose[3], [0.0, 0.0, 0.0, 1.0], atol=tol)
+    )

@@ -1,0 +1,402 @@
+"""The ``worldmind`` command line: run one LongAct episode, generate episodes, evaluate a set.
+
+    worldmind run [--episode FILE] [--planner oracle] [--instruction detailed|concise]
+                  [--sim embedded] [--out DIR] [--data-dir DIR] [--move-step M] [--no-render]
+    worldmind generate --houses FILE --indices 0-29 [--per-house N] [--seed S] [--out DIR] [--prefix dev]
+    worldmind eval longact --episodes DIR_OR_FILE --out DIR [--planner oracle]
+                  [--instruction detailed|concise] [--limit N]
+
+Bad input (a missing file, a malformed or infeasible episode, a broken house) is reported as one
+line per problem on stderr, naming the file, episode and field, with exit status 2 and no
+traceback. Progress goes to stderr (one updating line on a terminal, periodic plain lines
+otherwise); summaries go to stdout. Heavy modules (open3d, the simulator) are imported only by
+the command that needs them, so ``worldmind --help`` is instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any, Sequence, TextIO
+
+PROG = "worldmind"
+PLANNERS = ("oracle",)
+SIMULATORS = ("embedded",)
+INSTRUCTION_KINDS = ("detailed", "concise")
+DEFAULT_EPISODES_DIR = Path(__file__).resolve().parent.parent / "evaluation" / "data" / "episodes_dev"
+EPISODE_SUFFIXES = (".json", ".jsonl", ".jsonl.gz")
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+class CliError(Exception):
+    """Bad input; printed as one ``worldmind: error: ...`` line per problem, exit status 2."""
+
+    def __init__(self, problems: str | Sequence[str]) -> None:
+        self.problems = [problems] if isinstance(problems, str) else list(problems)
+        super().__init__("\n".join(self.problems))
+
+
+# --- small helpers -------------------------------------------------------------------------------
+
+def parse_indices(text: str) -> list[int]:
+    """"0-9,12,15-20" -> [0, ..., 9, 12, 15, ..., 20]; ranges are inclusive, order is kept and
+    repeats are dropped. Raises CliError naming the bad part."""
+    out: list[int] = []
+    seen: set[int] = set()
+    for part in (p.strip() for p in text.split(",")):
+        m = re.fullmatch(r"(\d+)(?:\s*-\s*(\d+))?", part)
+        if not m:
+            raise CliError(f"--indices: {part!r} is not an index or a range like 0-9 (in {text!r})")
+        lo = int(m.group(1))
+        hi = int(m.group(2)) if m.group(2) is not None else lo
+        if hi < lo:
+            raise CliError(f"--indices: range {part!r} runs backwards")
+        for i in range(lo, hi + 1):
+            if i not in seen:
+                seen.add(i)
+                out.append(i)
+    return out
+
+
+def safe_dir_name(episode_id: str) -> str:
+    """An episode id as a single folder name (ids are normally already safe: "dev-003-0")."""
+    name = re.sub(r"[^A-Za-z0-9._-]", "_", episode_id).strip(".")
+    return name or "episode"
+
+
+def default_episode_file() -> Path:
+    """The first file (sorted) of the committed dev set: what ``worldmind run`` runs by default."""
+    files = sorted(p for p in DEFAULT_EPISODES_DIR.glob("*") if p.is_file() and p.name.endswith(EPISODE_SUFFIXES)) \
+        if DEFAULT_EPISODES_DIR.is_dir() else []
+    if not files:
+        raise CliError(f"no --episode given and no committed episodes in {DEFAULT_EPISODES_DIR}; "
+                       "pass --episode FILE")
+    return files[0]
+
+
+def make_agent(name: str, env: Any) -> Any:
+    if name == "oracle":
+        from planner.oracle import OraclePlanner
+
+        return OraclePlanner(env)
+    raise CliError(f"unknown planner {name!r} (available planners: {', '.join(PLANNERS)})")
+
+
+def check_choices(args: argparse.Namespace) -> None:
+    """Checked by hand (not argparse ``choices``) so the message says what exists and main()
+    returns 2 instead of raising SystemExit."""
+    if getattr(args, "planner", None) not in PLANNERS:
+        raise CliError(f"unknown planner {args.planner!r} (available planners: {', '.join(PLANNERS)})")
+    if getattr(args, "sim", "embedded") not in SIMULATORS:
+        raise CliError(f"unknown simulator {args.sim!r} (available: {', '.join(SIMULATORS)})")
+    move_step = getattr(args, "move_step", None)
+    if move_step is not None and not move_step > 0:
+        raise CliError(f"--move-step must be a positive number of metres, got {move_step}")
+
+
+class StepReporter:
+    """Progress of one episode. On a terminal: one line rewritten in place (at most 10 times a
+    second) showing step/max, GC and the last action. Otherwise: a plain line every
+    ``every_steps`` steps or ``every_s`` seconds, whichever comes first."""
+
+    def __init__(self, stream: TextIO | None = None, label: str = "", every_steps: int = 100,
+                 every_s: float = 10.0) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.label = f"{label} " if label else ""
+        self.every_steps = every_steps
+        self.every_s = every_s
+        self._last = 0.0 if self.tty else time.monotonic()
+        self._shown = False
+
+    def __call__(self, p: Any) -> None:
+        now = time.monotonic()
+        ok = "" if p.success else " (failed)"
+        text = f"{self.label}step {p.step}/{p.max_steps}  GC {p.gc:.3f}  {p.action}{ok}"
+        if self.tty:
+            if now - self._last >= 0.1 or p.step == p.max_steps:
+                self.stream.write("\r" + text + "\x1b[K")
+                self.stream.flush()
+                self._last = now
+                self._shown = True
+        elif p.step % self.every_steps == 0 or p.step == p.max_steps or now - self._last >= self.every_s:
+            self.stream.write(text + "\n")
+            self.stream.flush()
+            self._last = now
+
+    def close(self) -> None:
+        if self.tty and self._shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self._shown = False
+
+
+def _load_valid_episode(path: Path, data_dir: str | None) -> Any:
+    from evaluation.episodes import EpisodeError, load_episode, validate_episode
+    from sim_bridge.embedded.house_data import load_asset_database
+
+    if not path.exists():
+        raise CliError(f"episode file {path} does not exist")
+    if not path.is_file():
+        raise CliError(f"episode file {path} is not a file")
+    episode = load_episode(path)  # its errors already start with the path
+    try:
+        validate_episode(episode, episode.resolve_house(data_dir), load_asset_database())
+    except EpisodeError as exc:
+        raise EpisodeError([f"{path}: {m}" for m in exc.problems]) from None
+    return episode
+
+
+def _make_env(args: argparse.Namespace) -> Any:
+    from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
+
+    cfg = EmbeddedConfig(render=not args.no_render, data_dir=args.data_dir)
+    if args.move_step is not None:
+        cfg.move_step = args.move_step
+    return EmbeddedEnvironment(cfg)
+
+
+def _fmt_result(result: Any) -> list[str]:
+    extra = result.extra or {}
+    return [
+        f"  GC {result.gc:.3f}   SR {result.sr:.0f}   Steps nav {result.steps_nav:.2f} / manip "
+        f"{result.steps_manip:.0f} / total {result.steps_total:.2f}   IR {result.ir:+.5f}",
+        f"  {result.num_actions} actions ({result.failed_actions} failed), stop reason: "
+        f"{extra.get('stop_reason', '?')}, {result.wall_time_s:.1f} s",
+    ]
+
+
+# --- worldmind run -------------------------------------------------------------------------------
+
+def cmd_run(args: argparse.Namespace) -> int:
+    check_choices(args)
+    path = Path(args.episode) if args.episode else default_episode_file()
+    episode = _load_valid_episode(path, args.data_dir)
+    episode.instruction(args.instruction)
+    out = Path(args.out) if args.out else Path("runs") / safe_dir_name(episode.id)
+
+    from evaluation import runner
+    from evaluation.report import write_episode_report
+
+    env = _make_env(args)
+    agent = make_agent(args.planner, env)
+    print(f"Episode {episode.id} ({path}): house {episode.house_label}, scenario {episode.scenario}, "
+          f"{len(episode.checklist)} checklist items, budget {episode.max_steps} steps")
+    print(f"Planner {args.planner}, {args.instruction} instruction: {episode.instruction(args.instruction)}")
+    sys.stdout.flush()
+    reporter = StepReporter()
+    try:
+        result, world = runner.run_episode(env, agent, episode, instruction_kind=args.instruction, progress=reporter)
+    finally:
+        reporter.close()
+    paths = write_episode_report(out, result, env.layout, world)
+    print(f"Episode {episode.id} done:")
+    for line in _fmt_result(result):
+        print(line)
+    print("Report: " + "\n        ".join(str(paths[k]) for k in ("json", "md", "png")))
+    return EXIT_OK
+
+
+# --- worldmind generate --------------------------------------------------------------------------
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    indices = parse_indices(args.indices)
+    if not indices:
+        raise CliError("--indices: no house indices given")
+    if args.per_house < 1:
+        raise CliError(f"--per-house must be at least 1, got {args.per_house}")
+    from evaluation.generator import generate_set
+    from sim_bridge.embedded.house_data import resolve_data_file
+
+    houses = resolve_data_file(args.houses, args.data_dir)
+    out = Path(args.out) if args.out else Path("runs") / f"episodes_{args.prefix}"
+    total = len(indices) * args.per_house
+    print(f"Generating {total} episode(s) over {len(indices)} house(s) of {houses} into {out} (seed {args.seed})")
+    sys.stdout.flush()
+    count = [0]
+    started = time.monotonic()
+
+    def progress(message: str) -> None:
+        count[0] += 1
+        print(f"[{count[0]}/{total}] {message} ({time.monotonic() - started:.0f} s)", flush=True)
+
+    written, failed = generate_set(str(houses), indices, out, per_house=args.per_house, seed=args.seed,
+                                   prefix=args.prefix, progress=progress)
+    print(f"Wrote {len(written)} episode(s) to {out}; {len(failed)} (house, scenario) pair(s) had no feasible episode"
+          + (": " + "; ".join(failed) if failed else ""))
+    return EXIT_OK if written or not total else EXIT_FAILED
+
+
+# --- worldmind eval longact ----------------------------------------------------------------------
+
+def _existing_result(report: Path, planner: str, instruction: str) -> Any | None:
+    """The stored result of an earlier (interrupted) run, or None when there is none. A report
+    from another planner or instruction kind is refused, never overwritten."""
+    from evaluation.report import EpisodeResult
+
+    if not report.is_file():
+        return None
+    try:
+        result = EpisodeResult.from_dict(json.loads(report.read_text(encoding="utf-8")))
+    except (ValueError, KeyError, TypeError) as exc:
+        raise CliError(f"{report}: unreadable earlier report ({exc}); move it away to rerun this episode") from None
+    if result.planner != planner or result.instruction_kind != instruction:
+        raise CliError(f"{report}: holds a {result.planner}/{result.instruction_kind} run, not "
+                       f"{planner}/{instruction}; use another --out")
+    return result
+
+
+def cmd_eval_longact(args: argparse.Namespace) -> int:
+    check_choices(args)
+    if args.limit is not None and args.limit < 1:
+        raise CliError(f"--limit must be at least 1, got {args.limit}")
+    from evaluation import runner
+    from evaluation.episodes import EpisodeError, load_episodes, validate_episode
+    from evaluation.report import write_episode_report, write_summary
+    from sim_bridge.embedded.house_data import HouseError, load_asset_database
+
+    episodes, errors = load_episodes(args.episodes)
+    for err in errors:
+        print(f"{PROG}: skipped: {err}", file=sys.stderr)
+    if args.limit is not None:
+        episodes = episodes[: args.limit]
+    out = Path(args.out)
+    n = len(episodes)
+    # Look at every earlier report before running anything, so a wrong --out fails at once.
+    done = {ep.id: _existing_result(out / safe_dir_name(ep.id) / "report.json", args.planner, args.instruction)
+            for ep in episodes}
+    resumed = sum(r is not None for r in done.values())
+    print(f"LongAct eval: {n} episode(s) from {args.episodes}, planner {args.planner}, {args.instruction} "
+          f"instruction -> {out}" + (f" ({resumed} already done, resuming)" if resumed else ""))
+    sys.stdout.flush()
+    asset_db = load_asset_database()
+    env = None
+    results = []
+    failed: list[str] = []
+    for i, episode in enumerate(episodes, start=1):
+        tag = f"[{i}/{n}] {episode.id}"
+        result = done[episode.id]
+        if result is None:
+            try:
+                episode.instruction(args.instruction)
+                validate_episode(episode, episode.resolve_house(args.data_dir), asset_db)
+                env = env or _make_env(args)
+                agent = make_agent(args.planner, env)
+                reporter = StepReporter(label=tag)
+                try:
+                    result, world = runner.run_episode(env, agent, episode, instruction_kind=args.instruction,
+                                                       progress=reporter)
+                finally:
+                    reporter.close()
+            except (EpisodeError, HouseError, FileNotFoundError) as exc:
+                for line in str(exc).splitlines():
+                    print(f"{PROG}: skipped: {line}", file=sys.stderr)
+                failed.append(episode.id)
+                continue
+            write_episode_report(out / safe_dir_name(episode.id), result, env.layout, world)
+            how = f"{result.wall_time_s:.1f} s"
+        else:
+            how = "done earlier"
+        results.append(result)
+        write_summary(out, results)  # after every episode: an interrupted run still leaves a summary
+        mean_gc = sum(r.gc for r in results) / len(results)
+        mean_sr = sum(r.sr for r in results) / len(results)
+        print(f"{tag}: GC {result.gc:.3f} SR {result.sr:.0f} steps {result.steps_total:.1f} ({how})   "
+              f"mean GC {mean_gc:.3f} SR {mean_sr:.3f} over {len(results)}", flush=True)
+    paths = write_summary(out, results)
+    print(f"Summary of {len(results)} episode(s)" + (f" ({len(failed)} skipped: {', '.join(failed)})" if failed else "")
+          + ": " + ", ".join(str(paths[k]) for k in ("json", "md")))
+    if results:
+        m = {k: sum(float(getattr(r, k)) for r in results) / len(results)
+             for k in ("gc", "sr", "steps_nav", "steps_manip", "steps_total", "ir")}
+        print(f"  mean GC {m['gc']:.3f}   SR {m['sr']:.3f}   Steps nav {m['steps_nav']:.2f} / manip "
+              f"{m['steps_manip']:.2f} / total {m['steps_total']:.2f}   IR {m['ir']:+.5f}")
+    return EXIT_OK
+
+
+# --- parser and entry point ----------------------------------------------------------------------
+
+def _add_sim_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--planner", default="oracle", help=f"planner to run (available: {', '.join(PLANNERS)})")
+    p.add_argument("--instruction", default="detailed", choices=INSTRUCTION_KINDS,
+                   help="which instruction the planner gets (default: detailed)")
+    p.add_argument("--sim", default="embedded", help=f"simulator backend (available: {', '.join(SIMULATORS)})")
+    p.add_argument("--data-dir", default=None,
+                   help="folder holding houses files that are not shipped (also: $WORLDMIND_DATA_DIR)")
+    p.add_argument("--move-step", type=float, default=None, metavar="M",
+                   help="metres per MoveAhead/Back/Left/Right (default: 0.25)")
+    p.add_argument("--no-render", action="store_true",
+                   help="skip RGB-D rendering (faster; the oracle does not need images)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=PROG, description="WorldMind: long-horizon household robot planning stack.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    run = sub.add_parser("run", help="run one LongAct episode and write its report",
+                         description="Run one LongAct episode in the embedded simulator and write report.json, "
+                                     "report.md and report.png.")
+    run.add_argument("--episode", default=None, metavar="FILE",
+                     help=f"episode JSON file (default: the first file of {DEFAULT_EPISODES_DIR})")
+    run.add_argument("--out", default=None, metavar="DIR", help="report folder (default: runs/<episode id>)")
+    _add_sim_options(run)
+    run.set_defaults(func=cmd_run)
+
+    gen = sub.add_parser("generate", help="generate oracle-verified LongAct episodes over houses",
+                         description="Generate LongAct-style episodes (about nine goals each, proven feasible "
+                                     "by the oracle) and write one JSON file per episode.")
+    gen.add_argument("--houses", required=True, metavar="FILE",
+                     help="houses file (.jsonl or .jsonl.gz), by path or by name in the data folders")
+    gen.add_argument("--indices", required=True, help="house indices (0-based lines), e.g. 0-9,12,15-20")
+    gen.add_argument("--per-house", type=int, default=1, metavar="N", help="episodes per house (default: 1)")
+    gen.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default: 0)")
+    gen.add_argument("--out", default=None, metavar="DIR", help="output folder (default: runs/episodes_<prefix>)")
+    gen.add_argument("--prefix", default="dev", help="episode id prefix (default: dev)")
+    gen.add_argument("--data-dir", default=None, help="folder holding the houses file (also: $WORLDMIND_DATA_DIR)")
+    gen.set_defaults(func=cmd_generate)
+
+    ev = sub.add_parser("eval", help="evaluate a planner on a benchmark")
+    ev_sub = ev.add_subparsers(dest="benchmark", metavar="BENCHMARK")
+    ev_sub.required = True
+    la = ev_sub.add_parser("longact", help="run a set of LongAct episodes and summarise GC, SR, Steps, IR",
+                           description="Run every episode of a folder or file, write a report per episode "
+                                       "and summary.json/summary.md; rerunning resumes an interrupted run.")
+    la.add_argument("--episodes", required=True, metavar="DIR_OR_FILE", help="episode folder or file")
+    la.add_argument("--out", required=True, metavar="DIR", help="output folder (one subfolder per episode)")
+    la.add_argument("--limit", type=int, default=None, metavar="N", help="run only the first N episodes")
+    _add_sim_options(la)
+    la.set_defaults(func=cmd_eval_longact)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help (0) or a usage error (2): return the code, don't raise
+        return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
+    from evaluation.episodes import EpisodeError
+    from sim_bridge.embedded.house_data import HouseError
+
+    try:
+        return args.func(args)
+    except (CliError, EpisodeError) as exc:
+        problems = exc.problems
+    except (HouseError, FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+        problems = [str(exc)]
+    except KeyboardInterrupt:
+        print(f"\n{PROG}: interrupted" + ("; rerun the same command to resume" if args.command == "eval" else ""),
+              file=sys.stderr)
+        return EXIT_INTERRUPTED
+    for line in problems:
+        print(f"{PROG}: error: {line}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())
