@@ -18,7 +18,7 @@ from evaluation.report import atomic_write_text
 from evaluation.runner import run_episode
 from planner.oracle import OraclePlanner
 from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
-from sim_bridge.embedded.house_data import load_asset_database, load_house
+from sim_bridge.embedded.house_data import HouseError, load_asset_database, load_house
 
 
 @dataclass
@@ -36,18 +36,25 @@ def _draw_goals(index: HouseIndex, scenario: str, rng: random.Random, opts: Gene
     kinds = [k for k in KIND_WEIGHTS if k in pool.kinds]
     weights = [KIND_WEIGHTS[k] for k in kinds]
     goals: list[Goal] = []
-    used: set[str] = set()
+    moved: set[str] = set()
+    targets: dict[str, int] = {}
     for _ in range(opts.draws):
         if len(goals) >= opts.goals:
             break
         goal = BUILDERS[rng.choices(kinds, weights)[0]](index, pool, rng)
-        if goal is None or goal.types & used:
+        # One goal per object type, and nothing is both moved and a target (a plate that one
+        # goal fills and another carries away).
+        if goal is None or goal.types & (moved | set(targets)) or goal.targets & moved:
             continue
+        if any(targets.get(t, 0) >= 2 for t in goal.targets):
+            continue  # at most two things onto one kind of receptacle
         # A goal already true at the start teaches nothing: reject it.
         if any(evaluate_item(ChecklistItem.from_dict(it), index.world).satisfied for it in goal.items):
             continue
         goals.append(goal)
-        used |= goal.types
+        moved |= goal.types
+        for t in goal.targets:
+            targets[t] = targets.get(t, 0) + 1
     return goals
 
 
@@ -74,20 +81,39 @@ def generate_for_house(house: dict[str, Any], house_ref: dict[str, Any], scenari
         env.reset(house)
         index = HouseIndex(env.table, env.ground_truth())
         goals = _draw_goals(index, scenario, rng, opts)
-        rooms = set().union(*(g.rooms for g in goals)) if goals else set()
-        if len(goals) < opts.min_goals or len(rooms) < min(opts.min_rooms, len(index.world.rooms)):
-            continue
-        episode = compose_episode(episode_id, house_ref, scenario, goals)
-        validate_episode(episode, house, asset_db)
-        result, _ = run_episode(env, OraclePlanner(env), _with_house(episode, house), max_steps=5000)
-        if result.sr < 1.0:
-            continue
-        episode.max_steps = max(300, int(opts.max_steps_factor * result.num_actions))
-        episode.oracle = {"gc": result.gc, "sr": result.sr, "steps_nav": round(result.steps_nav, 3),
-                          "steps_manip": round(result.steps_manip, 3), "steps_total": round(result.steps_total, 3),
-                          "actions": result.num_actions}
-        return episode
+        # Verify with the oracle; goals it cannot achieve are dropped and the rest re-verified
+        # from the start, so every kept episode is solved end to end in one run.
+        for _verify in range(2):
+            if not _enough(goals, index, opts):
+                break
+            episode = compose_episode(episode_id, house_ref, scenario, goals)
+            validate_episode(episode, house, asset_db)
+            result, _ = run_episode(env, OraclePlanner(env), _with_house(episode, house), max_steps=6000)
+            if result.sr == 1.0:
+                episode.max_steps = max(300, int(opts.max_steps_factor * result.num_actions))
+                episode.oracle = {"gc": result.gc, "sr": result.sr, "steps_nav": round(result.steps_nav, 3),
+                                  "steps_manip": round(result.steps_manip, 3),
+                                  "steps_total": round(result.steps_total, 3), "actions": result.num_actions}
+                return episode
+            failed = {r.index for r in result.checklist.items if not r.satisfied}
+            goals = _drop_failed(goals, failed)
     return None
+
+
+def _enough(goals: list[Goal], index: HouseIndex, opts: GeneratorOptions) -> bool:
+    rooms = set().union(*(g.rooms for g in goals)) if goals else set()
+    return len(goals) >= opts.min_goals and len(rooms) >= min(opts.min_rooms, len(index.world.rooms))
+
+
+def _drop_failed(goals: list[Goal], failed_items: set[int]) -> list[Goal]:
+    """The goals none of whose checklist items (by position in the composed checklist) failed."""
+    kept, position = [], 0
+    for goal in goals:
+        span = set(range(position, position + len(goal.items)))
+        position += len(goal.items)
+        if not span & failed_items:
+            kept.append(goal)
+    return kept
 
 
 def _with_house(episode: Episode, house: dict[str, Any]) -> Episode:
@@ -109,7 +135,13 @@ def generate_set(houses_file: str, indices: list[int], out_dir: str | Path, *, p
     failed: list[str] = []
     k = 0
     for index in indices:
-        house = load_house(houses_file, index)
+        try:
+            house = load_house(houses_file, index)
+        except HouseError as exc:  # a malformed line costs its own house only
+            failed.append(f"{Path(houses_file).name}#{index}: {exc}")
+            if progress:
+                progress(f"{prefix}-{index:03d}: skipped: {exc}")
+            continue
         for j in range(per_house):
             scenario = SCENARIOS[k % len(SCENARIOS)]
             k += 1

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from sim_bridge.embedded.assets import CONTAINER_TYPES, SLICER_TYPES, sliced_type
-from sim_bridge.embedded.interactions import ObjectTable
+from sim_bridge.embedded.interactions import ObjectTable, find_placement
 from sim_bridge.embedded.objects import SimObject
 from sim_bridge.types import WorldState
 
@@ -89,7 +89,8 @@ class Goal:
     detailed: str
     concise: str
     rooms: set[str] = field(default_factory=set)  # room ids the goal touches
-    types: set[str] = field(default_factory=set)  # object types it consumes
+    types: set[str] = field(default_factory=set)  # object types it moves or changes
+    targets: set[str] = field(default_factory=set)  # receptacle types it puts things on
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "items": self.items, "detailed": self.detailed, "concise": self.concise,
@@ -151,6 +152,8 @@ def build_place(index: HouseIndex, pool: ScenarioPool, rng: random.Random) -> Go
     if not targets:
         return None
     target = rng.choice(targets)
+    if find_placement(obj, target, index.table.children(target.id)) is None:
+        return None  # does not fit (a laptop in a mug)
     target_room = index.unique_room_type(target)
     src_room = index.room_of(obj)
     if src_room is not None and index.room_of(target) is not None and src_room.id == index.room_of(target).id:
@@ -166,7 +169,7 @@ def build_place(index: HouseIndex, pool: ScenarioPool, rng: random.Random) -> Go
     return Goal("place", [item],
                 f"Take a {words(obj_type)}{src} and put it {prep} the {words(target_type)}{_room_phrase(target_room)}.",
                 f"{words(obj_type)} {prep} the {words(target_room) + ' ' if target_room else ''}{words(target_type)}",
-                {r.id for r in (src_room, index.room_of(target)) if r is not None}, {obj_type})
+                {r.id for r in (src_room, index.room_of(target)) if r is not None}, {obj_type}, {target_type})
 
 
 def build_toggle(index: HouseIndex, pool: ScenarioPool, rng: random.Random) -> Goal | None:
@@ -210,14 +213,17 @@ def build_slice(index: HouseIndex, pool: ScenarioPool, rng: random.Random) -> Go
     plates = index.has("Plate", lambda o: o.affords("receptacle")) or index.has("DiningTable")
     obj = rng.choice(objs)
     items = [{"object": {"type": t}, "predicate": "isSliced"}]
+    targets: set[str] = set()
     detailed = f"Slice a {words(t)} with a knife."
     concise = f"{words(t)} sliced"
     if plates:
         dest = plates[0].type
         items.append({"object": {"type": sliced_type(t)}, "predicate": "inReceptacle", "target": {"type": dest}})
+        targets = {dest}
         detailed = f"Slice a {words(t)} with a knife and put a slice {preposition(dest)} a {words(dest)}."
         concise = f"a slice of {words(t)} {preposition(dest)} a {words(dest)}"
-    return Goal("slice", items, detailed, concise, {r.id for r in (index.room_of(obj),) if r}, {t, sliced_type(t)})
+    return Goal("slice", items, detailed, concise, {r.id for r in (index.room_of(obj),) if r}, {t, sliced_type(t)},
+                targets)
 
 
 def build_cook(index: HouseIndex, pool: ScenarioPool, rng: random.Random) -> Goal | None:

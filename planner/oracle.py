@@ -4,21 +4,20 @@ It proves an episode feasible and gives the reference step counts other planners
 against. It reads the simulator's object table (privileged) and the episode checklist, then works
 item by item: the first unsatisfied item (in an order where state changes such as slicing,
 cooking, filling and cleaning precede placement, and holding comes last) is turned into a short
-script of skills (fetch, place, toggle, ...), each compiled to atomic actions with step-optimal
-lattice navigation. After every failed action it re-plans from the new ground truth.
+script of skills (fetch, place, toggle, ...), each compiled to atomic actions with lattice navigation (weighted A*,
+at most ``search_weight`` times the step-optimal path). After every failed action it re-plans from the new ground truth.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any, Iterator
 
 import numpy as np
-from scipy import ndimage
 
-from evaluation.checklist import ChecklistItem, evaluate_checklist, evaluate_item
+from evaluation.checklist import ChecklistItem, ItemResult, evaluate_checklist, evaluate_item
 from planner.lattice_nav import LatticeState, plan_lattice
+from planner.reach_region import reachable_region, walking_distance_to
 from sim_bridge.embedded.assets import SLICER_TYPES
 from sim_bridge.embedded.env import AgentPose, EmbeddedEnvironment
 from sim_bridge.embedded.interactions import find_placement
@@ -31,20 +30,6 @@ _PRIORITY = {"isSliced": 0, "isCooked": 1, "isFilledWithLiquid": 2, "isDirty": 3
 _HORIZONS = (30.0, 0.0, 60.0, -30.0)
 
 
-def _components(mask: np.ndarray) -> np.ndarray:
-    """4-connected component labels of a boolean grid (0 = blocked), cached per grid object."""
-    cached = _COMPONENTS.get(id(mask))
-    if cached is not None and cached[0] is mask:
-        return cached[1]
-    labels, _ = ndimage.label(mask)
-    _COMPONENTS.clear()
-    _COMPONENTS[id(mask)] = (mask, labels)
-    return labels
-
-
-_COMPONENTS: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-
-
 class OracleError(RuntimeError):
     """The oracle could not make progress; the message says on which item and why."""
 
@@ -55,12 +40,6 @@ class _Unreachable(Exception):
     def __init__(self, object_id: str) -> None:
         super().__init__(object_id)
         self.object_id = object_id
-
-
-@dataclass
-class _Skill:
-    name: str
-    actions: list[Action]
 
 
 class OraclePlanner:
@@ -78,6 +57,7 @@ class OraclePlanner:
         self.replans = 0
         self.notes: list[str] = []
         self._failures: dict[str, int] = {}
+        self.given_up: dict[int, str] = {}  # checklist index -> why the oracle could not do it
 
     def reset(self, episode: Any, observation: Any = None) -> None:
         self.checklist = list(episode.checklist)
@@ -85,6 +65,7 @@ class OraclePlanner:
         self.replans = 0
         self.notes = []
         self._failures = {}
+        self.given_up = {}
 
     def act(self, observation: Any) -> Action:
         if observation is not None and not observation.feedback.success and observation.feedback.action:
@@ -112,7 +93,7 @@ class OraclePlanner:
         while True:
             world = self.env.ground_truth()
             result = evaluate_checklist(self.checklist, world)
-            todo = [(i, r) for i, r in enumerate(result.items) if not r.satisfied]
+            todo = [(i, r) for i, r in enumerate(result.items) if not r.satisfied and i not in self.given_up]
             if not todo:
                 return
             todo.sort(key=lambda ir: (_PRIORITY.get(self.checklist[ir[0]].predicate, 9), ir[0]))
@@ -120,16 +101,23 @@ class OraclePlanner:
             item = self.checklist[index]
             protected = {oid for r in result.items if r.satisfied for oid in r.object_ids}
             try:
-                progress = yield from self._solve_item(item, item_result, protected)
+                yield from self._solve_item(item, item_result, protected)
             except _Unreachable as exc:
                 self.notes.append(f"unreachable: {exc.object_id}")
                 self._failures[exc.object_id] = 2
                 continue
+            except OracleError as exc:
+                # This item cannot be done here; the others may still be (the generator drops
+                # the goals the oracle gives up on).
+                self.given_up[index] = str(exc)
+                self.notes.append(f"gave up on checklist[{index}]: {exc}")
+                continue
             after = evaluate_item(item, self.env.ground_truth(), index)
-            if after.satisfied_units <= item_result.satisfied_units and not progress:
-                raise OracleError(f"no progress on checklist[{index}] ({item.describe()})")
+            if after.satisfied_units <= item_result.satisfied_units:
+                self.given_up[index] = "no progress"
+                self.notes.append(f"gave up on checklist[{index}]: no progress ({item.describe()})")
 
-    def _solve_item(self, item: ChecklistItem, res, protected: set[str]) -> Iterator[Action]:
+    def _solve_item(self, item: ChecklistItem, res: ItemResult, protected: set[str]) -> Iterator[Action]:
         table = self.env.table
         done = set(res.object_ids)
         cands = [table.objects[c] for c in res.candidate_ids
@@ -196,7 +184,11 @@ class OraclePlanner:
                 yield from self._free_hand()
         else:
             raise OracleError(f"the oracle has no recipe for predicate {pred!r}")
-        return True
+
+    def report_extra(self) -> dict[str, Any]:
+        """What the runner adds to the episode report: replans and the items given up."""
+        return {"oracle_replans": self.replans, "oracle_given_up": {str(k): v for k, v in self.given_up.items()},
+                "oracle_notes": self.notes[-20:]}
 
     # ---- skills -----------------------------------------------------------------------------
     def _fetch(self, obj: SimObject) -> Iterator[Action]:
@@ -206,7 +198,7 @@ class OraclePlanner:
         yield from self._interact(obj, "PickupObject")
 
     def _place(self, obj: SimObject, receptacle: SimObject) -> Iterator[Action]:
-        if receptacle.affords("openable") and receptacle.is_container and not receptacle.is_open:
+        if receptacle.must_be_open and not receptacle.is_open:
             yield from self._interact(receptacle, "OpenObject")
         yield from self._interact(receptacle, "PutObject")
 
@@ -246,8 +238,10 @@ class OraclePlanner:
         center = obj.current_center()
         cx, cz = float(center[0]), float(center[2])
         grid = env.collision.free_grid()
-        if not self._reachable_region(obj, grid, reach):
+        near = reachable_region(env, obj, grid, reach)
+        if near is None:
             raise _Unreachable(obj.id)
+        field = walking_distance_to(near, grid)
         # The box distance in pure Python: this runs for every expanded lattice state.
         rot = obj.rotation()
         ux, uz = float(rot[0, 0]), float(rot[2, 0])  # local x axis in world (x, z)
@@ -276,7 +270,9 @@ class OraclePlanner:
             return False
 
         def heuristic(s: LatticeState) -> float:
-            return max(0.0, box_distance(s.x, s.z) - reach) / 0.25
+            straight = max(0.0, box_distance(s.x, s.z) - reach)
+            walk = field.at(s.x, s.z) - field.slack
+            return max(straight, walk if walk != math.inf else 1e6) / 0.25
 
         start = LatticeState(env.pose.x, env.pose.z, env.pose.yaw)
         plan = plan_lattice(start, grid.is_free, is_goal, heuristic,
@@ -291,26 +287,6 @@ class OraclePlanner:
         while abs(env.pose.horizon - target_h) > 1e-6:
             yield Action("LookDown" if target_h > env.pose.horizon else "LookUp")
 
-    def _reachable_region(self, obj: SimObject, grid, reach: float) -> bool:
-        """Is there free floor, connected to the agent, within reach of the object? Saves a
-        full lattice search for objects that cannot be reached at all."""
-        env = self.env
-        mask = grid.mask
-        xs = grid.x0 + grid.resolution * np.arange(mask.shape[0])
-        zs = grid.z0 + grid.resolution * np.arange(mask.shape[1])
-        gx, gz = np.meshgrid(xs, zs, indexing="ij")
-        pts = np.stack([gx, np.full_like(gx, env.config.camera_height), gz], axis=-1).reshape(-1, 3)
-        local = (pts - obj.current_center()) @ obj.rotation()
-        dist = np.linalg.norm(np.maximum(np.abs(local) - obj.current_size() / 2.0, 0.0), axis=1)
-        near = (dist <= reach).reshape(mask.shape) & mask
-        if not near.any():
-            return False
-        labels = _components(mask)
-        i = int(round((env.pose.x - grid.x0) / grid.resolution))
-        j = int(round((env.pose.z - grid.z0) / grid.resolution))
-        if not (0 <= i < mask.shape[0] and 0 <= j < mask.shape[1]) or labels[i, j] == 0:
-            return True  # the start is off the conservative grid: let the search decide
-        return bool((labels[near] == labels[i, j]).any())
 
     # ---- lookups ----------------------------------------------------------------------------
     def _distance(self, obj: SimObject) -> float:

@@ -23,11 +23,13 @@ import time
 from pathlib import Path
 from typing import Any, Sequence, TextIO
 
+import evaluation
+
 PROG = "worldmind"
 PLANNERS = ("oracle",)
 SIMULATORS = ("embedded",)
 INSTRUCTION_KINDS = ("detailed", "concise")
-DEFAULT_EPISODES_DIR = Path(__file__).resolve().parent.parent / "evaluation" / "data" / "episodes_dev"
+DEFAULT_EPISODES_DIR = Path(evaluation.__file__).resolve().parent / "data" / "episodes_dev"  # package data
 EPISODE_SUFFIXES = (".json", ".jsonl", ".jsonl.gz")
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -262,6 +264,9 @@ def cmd_eval_longact(args: argparse.Namespace) -> int:
     episodes, errors = load_episodes(args.episodes)
     for err in errors:
         print(f"{PROG}: skipped: {err}", file=sys.stderr)
+    if not episodes:
+        raise CliError(f"no usable episodes in {args.episodes}"
+                       + (f" ({len(errors)} skipped, see above)" if errors else ""))
     if args.limit is not None:
         episodes = episodes[: args.limit]
     out = Path(args.out)
@@ -389,6 +394,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         problems = exc.problems
     except (HouseError, FileNotFoundError, IsADirectoryError, PermissionError) as exc:
         problems = [str(exc)]
+    except (ImportError, OSError) as exc:  # open3d without its system libraries (a setup problem, not bad input)
+        if not any(lib in str(exc) for lib in ("libusb", "libgomp")):
+            raise
+        print(f"{PROG}: error: {exc}: install the system packages libusb-1.0-0 and libgomp1 "
+              "(as root: apt-get install -y libusb-1.0-0 libgomp1; see README.md)", file=sys.stderr)
+        return EXIT_FAILED
     except KeyboardInterrupt:
         print(f"\n{PROG}: interrupted" + ("; rerun the same command to resume" if args.command == "eval" else ""),
               file=sys.stderr)

@@ -31,6 +31,13 @@ CONTAINER_TYPES = frozenset({
     "Sink", "GarbageCan", "Cup", "Mug", "Bowl", "Pot", "Pan", "Toaster", "CoffeeMachine", "Cart",
 })
 
+# Receptacles that hide their contents and refuse new ones while closed: THOR's
+# MustBeOpenToPlaceObjectsIn (Drawer, Cabinet, LaundryHamper, Microwave, Fridge, Box) plus the
+# other door-closed appliances of the asset database. A Toilet's lid does not count.
+MUST_BE_OPEN_TYPES = frozenset({
+    "Drawer", "Cabinet", "LaundryHamper", "Microwave", "Fridge", "Box", "Safe", "WashingMachine", "ClothesDryer",
+})
+
 SLICER_TYPES = frozenset({"Knife", "ButterKnife"})
 
 

@@ -122,13 +122,7 @@ class CollisionMap:
         """Vectorised ``is_free`` over many points (same geometry, same answer)."""
         r = self.radius if radius is None else radius
         pts = np.stack([np.asarray(xs, float).ravel(), np.asarray(zs, float).ravel()], axis=1)
-        inside = np.zeros(len(pts), dtype=bool)
-        for _, poly in self._rooms:
-            # Points on a shared room edge belong to both rooms; matplotlib's sign of `radius`
-            # grows or shrinks depending on winding, so both are asked.
-            path = MplPath(np.array(poly))
-            inside |= path.contains_points(pts, radius=1e-6) | path.contains_points(pts, radius=-1e-6)
-        free = inside.copy()
+        free = self._inside_mask(pts[:, 0], pts[:, 1]).ravel()
         for lo in range(0, len(pts), chunk):
             p = pts[lo:lo + chunk]
             ok = free[lo:lo + chunk]
@@ -144,6 +138,17 @@ class CollisionMap:
             free[lo:lo + chunk] = ok
         return free.reshape(np.shape(xs))
 
+    def _inside_mask(self, xs: np.ndarray, zs: np.ndarray) -> np.ndarray:
+        """Which points lie inside some room (shape of xs)."""
+        pts = np.stack([np.asarray(xs, float).ravel(), np.asarray(zs, float).ravel()], axis=1)
+        inside = np.zeros(len(pts), dtype=bool)
+        for _, poly in self._rooms:
+            # Points on a shared room edge belong to both rooms; matplotlib's sign of `radius`
+            # grows or shrinks depending on winding, so both are asked.
+            path = MplPath(np.array(poly))
+            inside |= path.contains_points(pts, radius=1e-6) | path.contains_points(pts, radius=-1e-6)
+        return inside.reshape(np.shape(xs))
+
     def free_grid(self, resolution: float = 0.025) -> "FreeGrid":
         """A conservative raster of free space: a cell is free only if a disc grown by the cell's
         half-diagonal is free at its centre, so every point of a free cell is free exactly."""
@@ -154,6 +159,11 @@ class CollisionMap:
         zs = np.arange(z0, z1 + resolution, resolution)
         gx, gz = np.meshgrid(xs, zs, indexing="ij")
         mask = self.free_mask(gx, gz, self.radius + resolution * 0.7072)
+        # The inside-the-house test looks at one point: ask it at the cell corners too, so a cell
+        # half outside an exterior doorway is not called free.
+        half = resolution / 2.0
+        for dx, dz in ((-half, -half), (-half, half), (half, -half), (half, half)):
+            mask &= self._inside_mask(gx + dx, gz + dz)
         self._grids[resolution] = FreeGrid(x0, z0, resolution, mask)
         return self._grids[resolution]
 

@@ -240,13 +240,14 @@ class EmbeddedEnvironment:
             sizes = np.array([sz for _, sz in boxes])
             yaws = np.array([o.yaw_deg for o in shown])
             colors = np.array([type_color(o.type) for o in shown])
-            open_front = np.array([o.is_open and o.is_container for o in shown])
+            open_front = np.array([o.is_open and o.must_be_open for o in shown])
+            open_top = np.array([o.is_container and not o.must_be_open for o in shown])
         else:
             centers = sizes = np.zeros((0, 3))
             yaws = np.zeros(0)
             colors = np.zeros((0, 3), dtype=np.uint8)
-            open_front = np.zeros(0, dtype=bool)
-        self.renderer.set_objects(centers, sizes, yaws, colors, open_front=open_front)
+            open_front = open_top = np.zeros(0, dtype=bool)
+        self.renderer.set_objects(centers, sizes, yaws, colors, open_front=open_front, open_top=open_top)
         self.collision.set_objects(list(self.table.objects.values()))
         self._scene_version = self.table.version
 
@@ -290,9 +291,11 @@ class EmbeddedEnvironment:
         h = math.radians(heading)
         nx = self.pose.x + math.sin(h) * distance
         nz = self.pose.z + math.cos(h) * distance
-        # Probe the midpoint too, so a step longer than the agent's diameter cannot tunnel.
-        for fx, fz in ((0.5 * (self.pose.x + nx), 0.5 * (self.pose.z + nz)), (nx, nz)):
-            hit = self.collision.collision(fx, fz)
+        # Probe along the way at most a radius apart, so no step length can tunnel through a wall.
+        probes = max(2, math.ceil(abs(distance) / self.config.agent_radius))
+        for k in range(1, probes + 1):
+            f = k / probes
+            hit = self.collision.collision(self.pose.x + f * (nx - self.pose.x), self.pose.z + f * (nz - self.pose.z))
             if hit is not None:
                 raise InteractionError(f"{name} blocked: the agent would collide with {hit.kind} {hit.id}")
         self.pose.x, self.pose.z = nx, nz

@@ -74,7 +74,7 @@ class ObjectTable:
     def enclosed_by_closed(self, obj: SimObject) -> SimObject | None:
         """The closed openable container hiding obj, if any."""
         for anc in self.ancestors(obj):
-            if anc.affords("openable") and not anc.is_open and anc.is_container:
+            if anc.must_be_open and not anc.is_open:
                 return anc
         return None
 
@@ -114,7 +114,7 @@ class ObjectTable:
             raise InteractionError(f"cannot put {obj.id} into itself")
         if not rec.affords("receptacle"):
             raise InteractionError(f"{receptacle_id} ({rec.type}) is not a receptacle")
-        if rec.affords("openable") and rec.is_container and not rec.is_open:
+        if rec.must_be_open and not rec.is_open:
             raise InteractionError(f"{receptacle_id} ({rec.type}) is closed; open it before putting {obj.id} in it")
         if not self.catalog.accepts(rec.type, obj.type):
             allowed = ", ".join(sorted(OBJECT_SPECIFIC_RECEPTACLES[rec.type]))

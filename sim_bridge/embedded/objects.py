@@ -14,7 +14,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from sim_bridge.embedded.assets import CONTAINER_TYPES, AssetCatalog, AssetInfo
+from sim_bridge.embedded.assets import CONTAINER_TYPES, MUST_BE_OPEN_TYPES, AssetCatalog, AssetInfo
 from sim_bridge.embedded.house_data import HouseError
 
 
@@ -54,7 +54,13 @@ class SimObject:
 
     @property
     def is_container(self) -> bool:
-        return self.type in CONTAINER_TYPES or self.affords("openable") and self.affords("receptacle")
+        """Contents sit inside the box rather than on its top."""
+        return self.type in CONTAINER_TYPES
+
+    @property
+    def must_be_open(self) -> bool:
+        """Closed, it hides its contents and takes nothing new (a fridge, not a toilet lid)."""
+        return self.type in MUST_BE_OPEN_TYPES and self.affords("openable")
 
     def current_size(self) -> np.ndarray:
         """Extents of the body. An open door is not part of it: the database's open box covers
@@ -182,21 +188,29 @@ def build_objects(house: dict[str, Any], catalog: AssetCatalog) -> dict[str, Sim
 _MIN_SURFACE_SHARE = 0.3
 
 
+# An object resting within this share of the top lies on the top face.
+_TOP_SHARE = 0.95
+
+
 def _infer_surfaces(objects: dict[str, SimObject]) -> None:
-    """Set ``surface`` on open receptacles whose contents rest below their box top."""
+    """Set ``surface`` on open receptacles whose contents rest below their box top (a bed under
+    its headboard). A receptacle with something on its top face keeps its full box: whatever
+    rests lower is then in a drawer or on an inner shelf, hidden as a closed drawer is in THOR."""
     rests: dict[str, list[float]] = {}
     for obj in objects.values():
         parent = objects.get(obj.parent) if obj.parent else None
         if parent is None or parent.is_container:
             continue
         offset = (obj.position[1] - obj.size[1] / 2.0) - (parent.position[1] - parent.size[1] / 2.0)
-        if offset >= _MIN_SURFACE_SHARE * parent.size[1]:
-            rests.setdefault(parent.id, []).append(float(offset))
+        rests.setdefault(parent.id, []).append(float(offset))
     for pid, offsets in rests.items():
         parent = objects[pid]
-        lowest = max(min(offsets), 0.0)
-        if lowest < parent.size[1] - 0.02:
-            parent.surface = lowest
+        height = float(parent.size[1])
+        if max(offsets) >= _TOP_SHARE * height:
+            continue
+        surfaces = [o for o in offsets if o >= _MIN_SURFACE_SHARE * height]
+        if surfaces:
+            parent.surface = min(surfaces)
 
 
 def support_under(obj: SimObject, objects: Any) -> str | None:

@@ -132,11 +132,13 @@ class SceneRenderer:
         colors: np.ndarray,
         *,
         open_front: np.ndarray | None = None,
+        open_top: np.ndarray | None = None,
     ) -> None:
         """Replace all object boxes: centres (N, 3) THOR, full extents (N, 3) in the object's
         local frame, yaw about +y in degrees (THOR rotation.y), colours (N, 3) uint8, and
         optionally ``open_front`` (N,) bool: open containers, drawn without their front (local
-        +z) face so that what is inside can be seen and is visible.
+        +z) face so that what is inside can be seen and is visible, and ``open_top`` (N,) bool:
+        lidless containers (sinks, bowls, mugs), drawn without their top face.
 
         open3d cannot remove geometry from a scene, so a new scene gets the cached static
         tensors plus one freshly built box mesh. The BVH build is forced here (a one-ray cast)
@@ -146,16 +148,17 @@ class SceneRenderer:
         yaw_deg = np.asarray(yaw_deg, dtype=np.float64).reshape(-1)
         colors = np.asarray(colors).reshape(-1, 3)
         open_front = np.zeros(len(centers), bool) if open_front is None else np.asarray(open_front, bool).reshape(-1)
+        open_top = np.zeros(len(centers), bool) if open_top is None else np.asarray(open_top, bool).reshape(-1)
         n = len(centers)
-        if not (len(sizes) == len(yaw_deg) == len(colors) == len(open_front) == n):
+        if not (len(sizes) == len(yaw_deg) == len(colors) == len(open_front) == len(open_top) == n):
             raise ValueError(
-                f"set_objects: centers, sizes, yaw_deg, colors and open_front must have the same length, got "
-                f"{n}, {len(sizes)}, {len(yaw_deg)}, {len(colors)}, {len(open_front)}"
+                f"set_objects: centers, sizes, yaw_deg, colors, open_front and open_top must have the same "
+                f"length, got {n}, {len(sizes)}, {len(yaw_deg)}, {len(colors)}, {len(open_front)}, {len(open_top)}"
             )
         scene = o3d.t.geometry.RaycastingScene(nthreads=self.nthreads)
         static_id = scene.add_triangles(self._static_vertices, self._static_triangles)
         if n:
-            verts, tris = build_box_mesh(centers, sizes, yaw_deg, open_front)
+            verts, tris = build_box_mesh(centers, sizes, yaw_deg, open_front, open_top)
             self._box_geometry_id = scene.add_triangles(o3d.core.Tensor(verts), o3d.core.Tensor(tris))
         else:
             self._box_geometry_id = static_id + 1  # an id no geometry has: nothing is a box hit

@@ -49,6 +49,7 @@ _CUBE_TRIANGLES = np.array(
     dtype=np.uint32,
 )
 _FRONT_TRIANGLES = slice(10, 12)
+_TOP_TRIANGLES = slice(6, 8)
 
 
 @dataclass(frozen=True)
@@ -231,14 +232,16 @@ def box_points(centers: np.ndarray, sizes: np.ndarray, yaw_deg: np.ndarray, loca
 
 
 def build_box_mesh(
-    centers: np.ndarray, sizes: np.ndarray, yaw_deg: np.ndarray, open_front: np.ndarray | None = None
+    centers: np.ndarray, sizes: np.ndarray, yaw_deg: np.ndarray, open_front: np.ndarray | None = None,
+    open_top: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Vertices (8N, 3) float32 and triangles (12N, 3) uint32 of N boxes; triangle t belongs to
     box t // TRIANGLES_PER_BOX, which is how hits map back to object indices.
 
     Boxes flagged in ``open_front`` (open fridges, cabinets) lose their front (local +z) face so
     rays reach what is inside; its two triangles are collapsed to a point rather than removed,
-    which keeps the t // 12 mapping (a zero-area triangle is never hit)."""
+    which keeps the t // 12 mapping (a zero-area triangle is never hit). Boxes flagged in
+    ``open_top`` (sinks, bowls, mugs: containers with no lid) lose their top face the same way."""
     n = len(centers)
     verts = box_points(centers, sizes, yaw_deg, _CUBE_CORNERS).reshape(-1, 3).astype(np.float32)
     offsets = (VERTICES_PER_BOX * np.arange(n, dtype=np.uint32))[:, None, None]
@@ -246,4 +249,7 @@ def build_box_mesh(
     if open_front is not None:
         opened = np.asarray(open_front, dtype=bool)
         tris[opened, _FRONT_TRIANGLES] = tris[opened, _FRONT_TRIANGLES, :1]
+    if open_top is not None:
+        lidless = np.asarray(open_top, dtype=bool)
+        tris[lidless, _TOP_TRIANGLES] = tris[lidless, _TOP_TRIANGLES, :1]
     return verts, tris.reshape(-1, 3)

@@ -1,0 +1,216 @@
+"""Behaviour of the ``worldmind`` command line: run, eval longact (with resume), generate's
+argument handling, and the error paths (exit status 2, one clear line, no traceback)."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from evaluation import runner
+from worldmind import cli
+
+REPO = Path(__file__).resolve().parents[1]
+REQUIRED_KEYS = {"gc", "sr", "steps_nav", "steps_manip", "steps_total", "ir", "checklist"}
+
+
+def episode_dict(eid: str, checklist: list[dict], index: int = 0) -> dict:
+    return {
+        "id": eid,
+        "house": {"file": "houses_dev.jsonl.gz", "index": index},
+        "scenario": "test",
+        "instructions": {"detailed": "Turn on both floor lamps.", "concise": "Lamps on."},
+        "checklist": checklist,
+        "max_steps": 300,
+    }
+
+
+# House 0 has two floor lamps, one on at the start: asking for both makes the oracle walk and act.
+LAMPS = [{"object": {"type": "FloorLamp", "count": 2}, "predicate": "isToggled"}]
+ONE_LAMP = [{"object": {"type": "FloorLamp"}, "predicate": "isToggled"}]
+
+
+def write_episode(path: Path, eid: str, checklist: list[dict]) -> Path:
+    path.write_text(json.dumps(episode_dict(eid, checklist)), encoding="utf-8")
+    return path
+
+
+def test_run_writes_reports_and_summary(tmp_path, capsys):
+    ep = write_episode(tmp_path / "lamps.json", "cli-lamps", LAMPS)
+    out = tmp_path / "out"
+    assert cli.main(["run", "--episode", str(ep), "--out", str(out), "--no-render"]) == 0
+    report = json.loads((out / "report.json").read_text())
+    assert REQUIRED_KEYS <= set(report)
+    assert report["gc"] == 1.0 and report["sr"] == 1.0
+    assert report["steps_manip"] >= 1 and report["steps_total"] == report["steps_nav"] + report["steps_manip"]
+    assert report["episode_id"] == "cli-lamps" and report["planner"] == "oracle"
+    assert (out / "report.md").read_text().startswith("# Episode `cli-lamps`")
+    assert (out / "report.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    printed = capsys.readouterr().out
+    assert "GC 1.000" in printed and "SR 1" in printed and str(out / "report.json") in printed
+
+
+def test_run_defaults_to_first_committed_episode_and_runs_dir(tmp_path, monkeypatch):
+    episodes = tmp_path / "episodes_dev"
+    episodes.mkdir()
+    write_episode(episodes / "b.json", "second", LAMPS)
+    write_episode(episodes / "a.json", "first", ONE_LAMP)
+    monkeypatch.setattr(cli, "DEFAULT_EPISODES_DIR", episodes)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["run", "--no-render"]) == 0
+    assert json.loads((tmp_path / "runs" / "first" / "report.json").read_text())["gc"] == 1.0
+    assert not (tmp_path / "runs" / "second").exists()
+
+
+def test_run_without_committed_episodes_says_so(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(cli, "DEFAULT_EPISODES_DIR", tmp_path / "nothing")
+    assert cli.main(["run"]) == 2
+    assert "--episode" in capsys.readouterr().err
+
+
+def test_unknown_planner_exits_2_and_lists_planners(tmp_path, capsys):
+    ep = write_episode(tmp_path / "e.json", "e", ONE_LAMP)
+    assert cli.main(["run", "--episode", str(ep), "--planner", "holomind", "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "holomind" in err and "oracle" in err and "Traceback" not in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_missing_episode_file_exits_2_naming_it(tmp_path, capsys):
+    missing = tmp_path / "no-such-episode.json"
+    assert cli.main(["run", "--episode", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert str(missing) in err and len(err.strip().splitlines()) == 1
+
+
+def test_absent_object_type_exits_2_naming_episode_and_item(tmp_path, capsys):
+    checklist = ONE_LAMP + [{"object": {"type": "Toaster"}, "predicate": "isToggled"}]
+    ep = write_episode(tmp_path / "toaster.json", "cli-toaster", checklist)
+    assert cli.main(["run", "--episode", str(ep), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "cli-toaster" in err and "checklist[1].object.type" in err and "Toaster" in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_malformed_episode_exits_2_without_traceback(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"id": "x", ', encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "worldmind.cli", "run", "--episode", str(bad)], cwd=REPO,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert str(bad) in proc.stderr and "malformed JSON" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_eval_longact_writes_summary_and_resumes(tmp_path, monkeypatch, capsys):
+    src = tmp_path / "episodes"
+    src.mkdir()
+    write_episode(src / "a.json", "tiny-a", ONE_LAMP)
+    write_episode(src / "b.json", "tiny-b", LAMPS)
+    out = tmp_path / "eval"
+    calls: list[str] = []
+    real = runner.run_episode
+
+    def counting(env, agent, episode, **kw):
+        calls.append(episode.id)
+        return real(env, agent, episode, **kw)
+
+    monkeypatch.setattr(runner, "run_episode", counting)
+    argv = ["eval", "longact", "--episodes", str(src), "--out", str(out), "--no-render"]
+    assert cli.main(argv) == 0
+    assert calls == ["tiny-a", "tiny-b"]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["count"] == 2 and summary["means"]["gc"] == 1.0
+    assert {r["episode_id"] for r in summary["episodes"]} == {"tiny-a", "tiny-b"}
+    assert (out / "summary.md").exists()
+    first = {eid: (out / eid / "report.json").read_text() for eid in ("tiny-a", "tiny-b")}
+
+    # Rerun: both reports exist, so nothing runs again and nothing stored changes.
+    assert cli.main(argv) == 0
+    assert calls == ["tiny-a", "tiny-b"]
+    assert {eid: (out / eid / "report.json").read_text() for eid in first} == first
+    assert json.loads((out / "summary.json").read_text())["count"] == 2
+    assert "resuming" in capsys.readouterr().out
+
+    # An interrupted run (one report missing) runs only the missing episode.
+    (out / "tiny-b" / "report.json").unlink()
+    assert cli.main(argv) == 0
+    assert calls == ["tiny-a", "tiny-b", "tiny-b"]
+
+    # Reports of another instruction kind are never overwritten.
+    assert cli.main(argv + ["--instruction", "concise"]) == 2
+    assert "use another --out" in capsys.readouterr().err
+
+
+def test_eval_longact_reports_bad_episodes_and_goes_on(tmp_path, capsys):
+    src = tmp_path / "episodes"
+    src.mkdir()
+    write_episode(src / "a.json", "ok", ONE_LAMP)
+    (src / "b.json").write_text('{"id": "broken"}', encoding="utf-8")
+    write_episode(src / "c.json", "no-toaster", [{"object": {"type": "Toaster"}, "predicate": "isToggled"}])
+    assert cli.main(["eval", "longact", "--episodes", str(src), "--out", str(tmp_path / "o"), "--no-render"]) == 0
+    err = capsys.readouterr().err
+    assert "b.json" in err and "no-toaster" in err and "Toaster" in err
+    assert json.loads((tmp_path / "o" / "summary.json").read_text())["count"] == 1
+
+
+def test_eval_longact_missing_source_exits_2(tmp_path, capsys):
+    assert cli.main(["eval", "longact", "--episodes", str(tmp_path / "none"), "--out", str(tmp_path / "o")]) == 2
+    assert str(tmp_path / "none") in capsys.readouterr().err
+
+
+def test_parse_indices():
+    assert cli.parse_indices("0-3,12,15-16") == [0, 1, 2, 3, 12, 15, 16]
+    assert cli.parse_indices(" 2 , 2-3 ") == [2, 3]
+    for bad in ("3-1", "a", "1,,2", "-2"):
+        with pytest.raises(cli.CliError):
+            cli.parse_indices(bad)
+
+
+def test_generate_rejects_bad_indices(tmp_path, capsys):
+    argv = ["generate", "--houses", "houses_dev.jsonl.gz", "--indices", "0-x", "--out", str(tmp_path / "g")]
+    assert cli.main(argv) == 2
+    assert "0-x" in capsys.readouterr().err
+
+
+def test_generate_missing_houses_file_exits_2(tmp_path, capsys):
+    argv = ["generate", "--houses", "nope.jsonl.gz", "--indices", "0", "--out", str(tmp_path / "g")]
+    assert cli.main(argv) == 2
+    assert "nope.jsonl.gz" in capsys.readouterr().err
+
+
+def test_progress_lines_when_not_a_terminal():
+    stream = io.StringIO()
+    reporter = cli.StepReporter(stream, label="[1/2] ep", every_steps=100, every_s=1e9)
+    for step in range(1, 251):
+        reporter(runner.StepProgress(step, 250, step / 250, "MoveAhead", True))
+    reporter.close()
+    lines = stream.getvalue().splitlines()
+    assert lines == ["[1/2] ep step 100/250  GC 0.400  MoveAhead", "[1/2] ep step 200/250  GC 0.800  MoveAhead",
+                     "[1/2] ep step 250/250  GC 1.000  MoveAhead"]
+
+
+def test_help_exits_0(capsys):
+    assert cli.main(["--help"]) == 0
+    assert "run" in capsys.readouterr().out
+
+
+def test_missing_system_library_is_explained(tmp_path, monkeypatch, capsys):
+    ep = write_episode(tmp_path / "e.json", "e", ONE_LAMP)
+
+    def no_libusb(args):
+        raise ImportError("libusb-1.0.so.0: cannot open shared object file: No such file or directory")
+
+    monkeypatch.setattr(cli, "_make_env", no_libusb)
+    assert cli.main(["run", "--episode", str(ep), "--out", str(tmp_path / "o")]) == 1
+    err = capsys.readouterr().err
+    assert "libusb-1.0-0" in err and "libgomp1" in err and "Traceback" not in err
+
+
+def test_eval_longact_empty_folder_exits_2(tmp_path, capsys):
+    (tmp_path / "empty").mkdir()
+    assert cli.main(["eval", "longact", "--episodes", str(tmp_path / "empty"), "--out", str(tmp_path / "o")]) == 2
+    assert "no usable episodes" in capsys.readouterr().err
