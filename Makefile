@@ -48,6 +48,8 @@ test: setup
 bench: setup
 	$(BIN)/python benchmarks/bench_embedded.py
 	$(BIN)/python benchmarks/bench_render.py
+	$(BIN)/python benchmarks/bench_memory.py
+	$(BIN)/python benchmarks/bench_belief.py
 
 clean:
 	rm -rf $(VENV) runs *.egg-info

@@ -123,17 +123,38 @@ def _with_house(episode: Episode, house: dict[str, Any]) -> Episode:
     return clone
 
 
+# Tab-separated record of (house, j) pairs found infeasible, so a resumed run skips them. Not a
+# .json file: episode folders are loaded by extension.
+MANIFEST = "generation-manifest.tsv"
+
+
+def _read_manifest(path: Path, seed: int) -> set[str]:
+    if not path.exists():
+        return set()
+    out = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        parts = line.split("\t")
+        if len(parts) >= 3 and parts[1] == "infeasible" and parts[2] == f"seed={seed}":
+            out.add(parts[0])
+    return out
+
+
 def generate_set(houses_file: str, indices: list[int], out_dir: str | Path, *, per_house: int = 1, seed: int = 0,
-                 prefix: str = "dev", opts: GeneratorOptions | None = None,
+                 prefix: str = "dev", opts: GeneratorOptions | None = None, resume: bool = True,
                  progress: Callable[[str], None] | None = None) -> tuple[list[Path], list[str]]:
-    """Generate episodes over houses, cycling through the scenarios; writes one JSON per episode
-    (atomically) and returns the paths written and the (house, scenario) pairs that failed."""
+    """Generate episodes over houses, cycling through the scenarios by house index; writes one
+    JSON per episode (atomically) and returns the paths written and the (house, scenario) pairs
+    that failed. Everything about an episode (scenario, seed, id) depends only on (house index,
+    j), so a split or resumed run equals one whole run: with ``resume``, episode files already
+    there are kept and (house, j) pairs the manifest records as infeasible for this seed are not
+    tried again."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    manifest = out / MANIFEST
+    infeasible = _read_manifest(manifest, seed) if resume else set()
     asset_db = load_asset_database()
     written: list[Path] = []
     failed: list[str] = []
-    k = 0
     for index in indices:
         try:
             house = load_house(houses_file, index)
@@ -143,17 +164,25 @@ def generate_set(houses_file: str, indices: list[int], out_dir: str | Path, *, p
                 progress(f"{prefix}-{index:03d}: skipped: {exc}")
             continue
         for j in range(per_house):
-            scenario = SCENARIOS[k % len(SCENARIOS)]
-            k += 1
+            # Keyed on the house index, so a split run gives the same episodes as a whole one.
+            scenario = SCENARIOS[(index + j) % len(SCENARIOS)]
             eid = f"{prefix}-{index:03d}-{j}"
+            path = out / f"{eid}.json"
+            if resume and path.exists():  # written by an earlier (interrupted) run
+                written.append(path)
+                continue
+            if eid in infeasible:
+                failed.append(f"{Path(houses_file).name}#{index} {scenario} (manifest)")
+                continue
             ref = {"file": Path(houses_file).name, "index": index}
             episode = generate_for_house(house, ref, scenario, seed * 100_003 + index * 101 + j, eid, opts, asset_db)
             if episode is None:
                 failed.append(f"{ref['file']}#{index} {scenario}")
+                with open(manifest, "a", encoding="utf-8") as fh:
+                    fh.write(f"{eid}\tinfeasible\tseed={seed}\t{scenario}\n")
                 if progress:
                     progress(f"{eid}: {scenario}: no feasible episode")
                 continue
-            path = out / f"{eid}.json"
             atomic_write_text(path, json.dumps(episode.to_dict(), indent=1) + "\n")
             written.append(path)
             if progress:

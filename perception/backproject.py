@@ -59,6 +59,14 @@ def invert_pose(pose: np.ndarray) -> np.ndarray:
     return pose_from_rt(rotation.T, -rotation.T @ translation)
 
 
+def invert_rigid(pose: np.ndarray) -> np.ndarray:
+    """``invert_pose`` without the checks, for poses already validated (hot paths)."""
+    out = np.eye(4)
+    out[:3, :3] = pose[:3, :3].T
+    out[:3, 3] = -pose[:3, :3].T @ pose[:3, 3]
+    return out
+
+
 def pixel_to_camera(u: np.ndarray, v: np.ndarray, depth: np.ndarray, intr: CameraIntrinsics) -> np.ndarray:
     """(N, 3) optical-frame points of pixels (u, v) at z-depths ``depth``."""
     d = np.asarray(depth, dtype=float)

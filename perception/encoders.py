@@ -92,11 +92,11 @@ class HashTextEncoder:
     def _embed(self, text: str) -> np.ndarray:
         phrase = normalize_phrase(text)
         vec = np.zeros(self.dim, dtype=np.float64)
-        features: list[tuple[str, float]] = [("p:" + phrase, 2.0)]
+        features: list[tuple[str, float]] = [("p:" + phrase, 1.0)]
         for word in phrase.split():
             features.append(("w:" + word, 1.0))
             padded = f"#{word}#"
-            features.extend(("t:" + padded[i:i + 3], 0.35) for i in range(len(padded) - 2))
+            features.extend(("t:" + padded[i:i + 3], 0.7) for i in range(len(padded) - 2))
         for token, weight in features:
             idx, sign = self._bucket(token)
             vec[idx] += sign * weight
@@ -155,13 +155,13 @@ class ClipEncoder:
                 f"no CLIP weights configured for {cfg.model}: pass a checkpoint file path (or an open_clip tag "
                 f"already in the local cache); weights='{RANDOM_WEIGHTS}' builds random weights for pipeline "
                 "tests and speed figures only")
-        torch = _import("torch", "clip")
-        open_clip = _import("open_clip", "clip")
         self.is_random = cfg.weights == RANDOM_WEIGHTS
         pretrained = None if self.is_random else cfg.weights
         if pretrained and ("/" in pretrained or pretrained.endswith((".pt", ".bin", ".safetensors"))):
             if not Path(pretrained).is_file():
                 raise EncoderUnavailable(f"CLIP weights file {pretrained} does not exist")
+        torch = _import("torch", "clip")
+        open_clip = _import("open_clip", "clip")
         self.device = resolve_device(cfg.device)
         try:
             model, _, preprocess = open_clip.create_model_and_transforms(cfg.model, pretrained=pretrained,
@@ -229,7 +229,7 @@ class SentenceTextEncoder:
         self._model = st.SentenceTransformer(str(path), device=self.device)
         self.dim = int(self._model.get_embedding_dimension())
         self.batch_size = int(batch_size)
-        self.name = f"sentence-transformers:{path.name}"
+        self.name = f"sentence-transformers:{MINILM if model == MINILM else path.name}"
         self._cache: dict[str, np.ndarray] = {}
 
     def encode_texts(self, texts: Sequence[str]) -> np.ndarray:

@@ -125,11 +125,14 @@ class Perception:
         pairs = sorted_unique((k << (3 * KEY_BITS)) | keys)
         pair_inst = pairs >> (3 * KEY_BITS)
         vox_start = np.searchsorted(pair_inst, np.arange(n_inst + 1))
+        pair_keys = pairs & _KEY_MASK
+        pair_centres = voxel_centers(pair_keys, cfg.voxel_size).astype(np.float32)
 
         n_pix = np.bincount(k, minlength=n_inst)
         area = np.bincount(k, weights=d.astype(np.float64) ** 2, minlength=n_inst) / (intr.fx * intr.fy)
         mean_depth = np.bincount(k, weights=d, minlength=n_inst) / n_pix
-        centroid = np.stack([np.bincount(k, weights=points[:, j], minlength=n_inst) for j in range(3)], axis=1) / n_pix[:, None]
+        sums = [np.bincount(k, weights=points[:, j], minlength=n_inst) for j in range(3)]
+        centroid = np.stack(sums, axis=1) / n_pix[:, None]
         order = np.argsort(k.astype(np.int16 if n_inst < 32768 else np.int64), kind="stable")
         starts = np.concatenate([[0], np.cumsum(n_pix)[:-1]])
         r_sorted, c_sorted, p_sorted = rows[order], cols[order], points[order]
@@ -144,8 +147,8 @@ class Perception:
         for i in range(n_inst):
             raw_id = int(known[keep_inst[i]])
             label = obs.id_to_label[raw_id]
-            vk = pairs[vox_start[i]:vox_start[i + 1]] & _KEY_MASK
-            pts = voxel_centers(vk, cfg.voxel_size).astype(np.float32)
+            vk = pair_keys[vox_start[i]:vox_start[i + 1]]
+            pts = pair_centres[vox_start[i]:vox_start[i + 1]]
             br0, bc0 = max(int(r0[i]) - m, 0), max(int(c0[i]) - m, 0)
             br1, bc1 = min(int(r1[i]) + m, height), min(int(c1[i]) + m, width)
             obb = None

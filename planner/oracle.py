@@ -28,6 +28,8 @@ from sim_bridge.types import Action
 _PRIORITY = {"isSliced": 0, "isCooked": 1, "isFilledWithLiquid": 2, "isDirty": 3, "inReceptacle": 4,
              "inRoom": 5, "isToggled": 6, "isOpen": 7, "isHeld": 8}
 _HORIZONS = (30.0, 0.0, 60.0, -30.0)
+_MAX_SOLVES_PER_ITEM = 3
+_MAX_UNREACHABLE_PER_ITEM = 8
 
 
 class OracleError(RuntimeError):
@@ -58,6 +60,8 @@ class OraclePlanner:
         self.notes: list[str] = []
         self._failures: dict[str, int] = {}
         self.given_up: dict[int, str] = {}  # checklist index -> why the oracle could not do it
+        self._solved: dict[int, int] = {}  # checklist index -> times achieved (undone in between)
+        self._unreachable: dict[int, int] = {}  # checklist index -> unreachable objects met
 
     def reset(self, episode: Any, observation: Any = None) -> None:
         self.checklist = list(episode.checklist)
@@ -65,6 +69,8 @@ class OraclePlanner:
         self.replans = 0
         self.notes = []
         self._failures = {}
+        self._solved = {}
+        self._unreachable = {}
         self.given_up = {}
 
     def act(self, observation: Any) -> Action:
@@ -99,12 +105,23 @@ class OraclePlanner:
             todo.sort(key=lambda ir: (_PRIORITY.get(self.checklist[ir[0]].predicate, 9), ir[0]))
             index, item_result = todo[0]
             item = self.checklist[index]
+            if self._solved.get(index, 0) >= _MAX_SOLVES_PER_ITEM:
+                # Undone again and again by other items (two items wanting one object): stop
+                # the ping-pong rather than burn the step budget.
+                self.given_up[index] = f"undone {_MAX_SOLVES_PER_ITEM} times by other items"
+                self.notes.append(f"gave up on checklist[{index}]: {self.given_up[index]}")
+                continue
             protected = {oid for r in result.items if r.satisfied for oid in r.object_ids}
             try:
                 yield from self._solve_item(item, item_result, protected)
             except _Unreachable as exc:
                 self.notes.append(f"unreachable: {exc.object_id}")
                 self._failures[exc.object_id] = 2
+                self._unreachable[index] = self._unreachable.get(index, 0) + 1
+                if self._unreachable[index] >= _MAX_UNREACHABLE_PER_ITEM:
+                    # Every lookup skips unreachable objects, so this only bounds the search.
+                    self.given_up[index] = f"{_MAX_UNREACHABLE_PER_ITEM} objects it needs are out of reach"
+                    self.notes.append(f"gave up on checklist[{index}]: {self.given_up[index]}")
                 continue
             except OracleError as exc:
                 # This item cannot be done here; the others may still be (the generator drops
@@ -113,6 +130,8 @@ class OraclePlanner:
                 self.notes.append(f"gave up on checklist[{index}]: {exc}")
                 continue
             after = evaluate_item(item, self.env.ground_truth(), index)
+            if after.satisfied:
+                self._solved[index] = self._solved.get(index, 0) + 1
             if after.satisfied_units <= item_result.satisfied_units:
                 self.given_up[index] = "no progress"
                 self.notes.append(f"gave up on checklist[{index}]: no progress ({item.describe()})")
@@ -120,12 +139,13 @@ class OraclePlanner:
     def _solve_item(self, item: ChecklistItem, res: ItemResult, protected: set[str]) -> Iterator[Action]:
         table = self.env.table
         done = set(res.object_ids)
+        # Objects serving another satisfied item are never taken from it.
         cands = [table.objects[c] for c in res.candidate_ids
-                 if c not in done and table.objects[c].active and self._usable(table.objects[c])]
+                 if c not in done and c not in protected and table.objects[c].active and self._usable(table.objects[c])]
         if not cands:
             raise OracleError(f"no candidate object left for {item.describe()}")
-        # Prefer objects not already serving another satisfied item, then the nearest.
-        cands.sort(key=lambda o: (o.id in protected, table.enclosed_by_closed(o) is not None, self._distance(o)))
+        # Prefer objects in the open, then the nearest.
+        cands.sort(key=lambda o: (table.enclosed_by_closed(o) is not None, self._distance(o)))
         obj = cands[0]
         pred, value = item.predicate, item.expected
         if pred == "inReceptacle":
@@ -310,7 +330,8 @@ class OraclePlanner:
         table = self.env.table
         best = None
         for o in table.active():
-            if not o.affords("receptacle") or o.is_container or o.is_picked_up or o.id == obj.id:
+            if (not o.affords("receptacle") or o.is_container or o.is_picked_up or o.id == obj.id
+                    or not self._usable(o)):
                 continue
             info = world.room_of_point(o.position[0], o.position[2])
             if info is None or (info.id != room if room.startswith("room|") else info.room_type != room):

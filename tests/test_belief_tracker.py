@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memory.belief import BeliefTracker, Event
+from memory.belief import BeliefTracker
 from memory.belief.beliefs import BeliefConfig
 
 ROOMS = {"table_1": "kitchen_1", "shelf_1": "livingroom_1", "fridge_1": "kitchen_1", "lamp_1": "livingroom_1"}

@@ -214,3 +214,38 @@ def test_eval_longact_empty_folder_exits_2(tmp_path, capsys):
     (tmp_path / "empty").mkdir()
     assert cli.main(["eval", "longact", "--episodes", str(tmp_path / "empty"), "--out", str(tmp_path / "o")]) == 2
     assert "no usable episodes" in capsys.readouterr().err
+
+
+def test_eval_worldlines_passes_its_options_to_the_harness(monkeypatch):
+    import evaluation.worldlines.harness as harness
+
+    seen: list[list[str]] = []
+    monkeypatch.setattr(harness, "main_worldlines", lambda argv: seen.append(list(argv)) or 7)
+    assert cli.main(["eval", "worldlines", "--days", "2", "--houses", "0"]) == 7
+    assert seen == [["--days", "2", "--houses", "0"]]
+
+
+def test_run_through_thor_contract_player_drives_the_oracle_by_its_embedded_twin(tmp_path):
+    """--sim thor with the real ai2thor Controller and the stand-in player: the oracle plans on an
+    embedded twin and the thor backend's own ground truth scores the same GC and Steps."""
+    pytest.importorskip("ai2thor")
+    from sim_bridge.thor import fake_player
+
+    ep = write_episode(tmp_path / "lamps.json", "cli-thor", LAMPS)
+    assert cli.main(["run", "--episode", str(ep), "--out", str(tmp_path / "emb"), "--no-render"]) == 0
+    assert cli.main(["run", "--episode", str(ep), "--out", str(tmp_path / "thor"), "--sim", "thor",
+                     "--thor-build", fake_player.command()]) == 0
+    emb = json.loads((tmp_path / "emb" / "report.json").read_text())
+    thor = json.loads((tmp_path / "thor" / "report.json").read_text())
+    assert thor["gc"] == emb["gc"] == 1.0
+    assert (thor["steps_nav"], thor["steps_manip"]) == (emb["steps_nav"], emb["steps_manip"])
+    assert thor["extra"]["oracle_twin"] == "embedded"
+
+
+def test_memory_eval_passes_its_options_to_the_memory_evaluation(monkeypatch):
+    import evaluation.memory_eval as memory_eval
+
+    seen: list[list[str]] = []
+    monkeypatch.setattr(memory_eval, "main_memory_eval", lambda argv: seen.append(list(argv)) or 0)
+    assert cli.main(["memory-eval", "--index", "0", "--out", "x"]) == 0
+    assert seen == [["--index", "0", "--out", "x"]]

@@ -63,7 +63,7 @@ class Attrs:
     defaults: dict[str, Any] = {}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        for key, value in {**self.defaults, **dict(zip(self.defaults, args)), **kwargs}.items():
+        for key, value in {**self.defaults, **dict(zip(self.defaults, args, strict=False)), **kwargs}.items():
             setattr(self, key, value() if callable(value) else value)
 
 
@@ -253,7 +253,8 @@ class Simulator:
         with np.errstate(divide="ignore", invalid="ignore"):
             t_floor = np.where(rays[..., 1] < 0, -origin[1] / rays[..., 1], np.inf)
             best, sem = t_floor, np.zeros((h, w), dtype=np.uint32)
-            boxes = [(np.array(TABLE[0]), np.array(TABLE[1]), 5)] + [(*o.box(), o.semantic_id) for o in self.rom.objects.values()]
+            boxes = [(np.array(TABLE[0]), np.array(TABLE[1]), 5)]
+            boxes += [(*o.box(), o.semantic_id) for o in self.rom.objects.values()]
             for lo, hi, sid in boxes:
                 t0, t1 = (lo - origin) / rays, (hi - origin) / rays
                 near = np.minimum(t0, t1).max(axis=-1)
@@ -281,8 +282,8 @@ def stub(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
     hs.Configuration = type("Configuration", (Attrs,), {"defaults": {"sim_cfg": None, "agents": list}})
     hs.Simulator = Simulator
     hs.agent = types.ModuleType("habitat_sim.agent")
-    hs.agent.AgentConfiguration, hs.agent.ActionSpec, hs.agent.ActuationSpec = AgentConfiguration, ActionSpec, ActuationSpec
-    hs.agent.AgentState = AgentState
+    hs.agent.AgentConfiguration, hs.agent.AgentState = AgentConfiguration, AgentState
+    hs.agent.ActionSpec, hs.agent.ActuationSpec = ActionSpec, ActuationSpec
     hs.nav = types.SimpleNamespace(NavMeshSettings=NavMeshSettings)
     hs.physics = types.SimpleNamespace(MotionType=types.SimpleNamespace(STATIC=0, KINEMATIC=1, DYNAMIC=2))
     common = types.SimpleNamespace(quat_from_coeffs=lambda c: np.array(c, dtype=float),
@@ -355,6 +356,9 @@ def test_habitat_contract_moves_turns_and_looks_in_rep_103(stub, dataset):
     assert down.agent.horizon_deg == 30.0 and down.world_from_camera[2, 2] == pytest.approx(-0.5)
     assert not env.step(Action("LookDown", args={"degrees": 60.0})).success  # past THOR's 60 degrees
     assert env.sim.get_agent(0).pitch == pytest.approx(math.radians(-30.0))  # refused before habitat moved
+    tilted = env.reset({**EPISODE, "agent_start": {"position": [0.0, 0.0, 0.0], "yaw_deg": 90.0, "horizon_deg": 60}})
+    assert tilted.agent.horizon_deg == 60.0 and env.sim.get_agent(0).pitch == pytest.approx(math.radians(-60.0))
+    assert tilted.agent.yaw_deg == pytest.approx(90.0)
 
 
 def test_habitat_contract_blocked_move_fails_without_moving(stub, dataset):
@@ -371,7 +375,7 @@ def test_habitat_contract_semantic_ids_become_labelled_instances(stub, dataset):
     obs = env.step(Action("LookDown")).observation
     labels = {lab.object_id: lab.object_type for lab in obs.id_to_label.values()}
     assert labels == {"table_0": "table", "Mug|1": "Mug", "Box|1": "Box"}
-    for k, lab in obs.id_to_label.items():
+    for k in obs.id_to_label:
         assert (obs.instance_ids == k).any()
     assert set(np.unique(obs.instance_ids)) == {0} | set(obs.id_to_label)
     assert obs.depth.dtype == np.float32 and obs.rgb.shape == (H, W, 3)

@@ -132,3 +132,45 @@ def test_committed_dev_episodes_are_valid_and_oracle_verified():
         assert ep.oracle["sr"] == 1.0 and ep.oracle["gc"] == 1.0
         assert 7 <= len(ep.goals) <= 9
         assert ep.instructions["detailed"] and ep.instructions["concise"]
+
+
+def test_twin_oracle_matches_the_direct_oracle_and_stops_when_worlds_diverge():
+    from planner.twin_oracle import TwinOracle
+
+    episode = _episode([{"object": {"type": "Laptop"}, "predicate": "inReceptacle", "target": {"type": "Dresser"}}])
+    direct_env = EmbeddedEnvironment(EmbeddedConfig(render=False))
+    direct, _ = run_episode(direct_env, OraclePlanner(direct_env), episode)
+    backend = EmbeddedEnvironment(EmbeddedConfig(render=False))  # stands in for THOR or Habitat
+    twin_run, _ = run_episode(backend, TwinOracle(), episode)
+    assert twin_run.sr == direct.sr == 1.0 and twin_run.num_actions == direct.num_actions
+
+    refusing = EmbeddedEnvironment(EmbeddedConfig(render=False))
+    real_step = refusing.step
+    refusing.step = lambda a: real_step(Action(a.name, "no-such-object") if a.is_interaction else a)
+    diverged, _ = run_episode(refusing, TwinOracle(), episode)
+    assert "diverged" in diverged.extra["stop_reason"] and "PickupObject" in diverged.extra["stop_reason"]
+    assert diverged.sr == 0.0
+
+
+def test_generate_set_resumes_without_redoing_written_or_infeasible_pairs(tmp_path, monkeypatch):
+    import evaluation.generator as generator
+
+    calls: list[tuple[str, str]] = []
+
+    def fake(house, ref, scenario, seed, eid, opts=None, asset_db=None):
+        calls.append((eid, scenario))
+        if eid.endswith("-1"):
+            return None  # (house, 1) is infeasible
+        return _episode([{"object": {"type": "FloorLamp"}, "predicate": "isToggled"}], eid=eid)
+
+    monkeypatch.setattr(generator, "generate_for_house", fake)
+    written, failed = generator.generate_set("houses_dev.jsonl.gz", [0, 1], tmp_path, per_house=2, seed=3)
+    assert [p.name for p in written] == ["dev-000-0.json", "dev-001-0.json"]
+    assert len(failed) == 2 and len(calls) == 4
+    # Scenarios depend on (house index + j) only, so split and whole runs agree.
+    assert [s for _, s in calls] == [SCENARIOS[0], SCENARIOS[1], SCENARIOS[1], SCENARIOS[2]]
+    calls.clear()
+    written, failed = generator.generate_set("houses_dev.jsonl.gz", [0, 1], tmp_path, per_house=2, seed=3)
+    assert calls == [] and len(written) == 2 and all("(manifest)" in f for f in failed)
+    generator.generate_set("houses_dev.jsonl.gz", [0], tmp_path, per_house=2, seed=4)  # another seed retries
+    assert calls == [("dev-000-1", SCENARIOS[1])]

@@ -5,6 +5,8 @@
     worldmind generate --houses FILE --indices 0-29 [--per-house N] [--seed S] [--out DIR] [--prefix dev]
     worldmind eval longact --episodes DIR_OR_FILE --out DIR [--planner oracle]
                   [--instruction detailed|concise] [--limit N]
+    worldmind eval worldlines [--houses 0-9] [--days 30] [--seed 0] [--memory belief,bm25,...] [--out DIR]
+    worldmind memory-eval [--index 0-2] [--out DIR] [--move 5] ...
 
 Bad input (a missing file, a malformed or infeasible episode, a broken house) is reported as one
 line per problem on stderr, naming the file, episode and field, with exit status 2 and no
@@ -27,7 +29,7 @@ import evaluation
 
 PROG = "worldmind"
 PLANNERS = ("oracle",)
-SIMULATORS = ("embedded",)
+SIMULATORS = ("embedded", "thor", "habitat")
 INSTRUCTION_KINDS = ("detailed", "concise")
 DEFAULT_EPISODES_DIR = Path(evaluation.__file__).resolve().parent / "data" / "episodes_dev"  # package data
 EPISODE_SUFFIXES = (".json", ".jsonl", ".jsonl.gz")
@@ -82,10 +84,30 @@ def default_episode_file() -> Path:
 
 def make_agent(name: str, env: Any) -> Any:
     if name == "oracle":
-        from planner.oracle import OraclePlanner
+        from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
 
-        return OraclePlanner(env)
+        if isinstance(env, EmbeddedEnvironment):
+            from planner.oracle import OraclePlanner
+
+            return OraclePlanner(env)
+        # Other backends: the oracle plans on an embedded twin of the same house.
+        from planner.twin_oracle import TwinOracle
+
+        config = getattr(env, "config", None)
+        return TwinOracle(EmbeddedConfig(render=False, move_step=getattr(config, "move_step", 0.25),
+                                         data_dir=getattr(config, "data_dir", None)))
     raise CliError(f"unknown planner {name!r} (available planners: {', '.join(PLANNERS)})")
+
+
+def report_layout(env: Any, world: Any) -> Any:
+    """The house drawn under the agent's path: the embedded simulator's parsed layout, or for
+    other backends the rooms of the final ground truth (walls are then not drawn)."""
+    layout = getattr(env, "layout", None)
+    if layout is not None:
+        return layout
+    from sim_bridge.embedded.house_geometry import HouseLayout, Room
+
+    return HouseLayout(world.house_id, [Room(r.id, r.room_type, tuple(map(tuple, r.polygon))) for r in world.rooms], [])
 
 
 def check_choices(args: argparse.Namespace) -> None:
@@ -154,12 +176,16 @@ def _load_valid_episode(path: Path, data_dir: str | None) -> Any:
 
 
 def _make_env(args: argparse.Namespace) -> Any:
-    from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
+    from sim_bridge.factory import make_environment
 
-    cfg = EmbeddedConfig(render=not args.no_render, data_dir=args.data_dir)
-    if args.move_step is not None:
-        cfg.move_step = args.move_step
-    return EmbeddedEnvironment(cfg)
+    options: dict[str, Any] = {"move_step": args.move_step}
+    if args.sim == "embedded":
+        options.update(render=not args.no_render, data_dir=args.data_dir)
+    elif args.sim == "thor":
+        options.update(data_dir=args.data_dir, local_executable_path=args.thor_build, platform=args.thor_platform)
+    else:
+        options.update(dataset=args.habitat_dataset)
+    return make_environment(args.sim, **{k: v for k, v in options.items() if v is not None})
 
 
 def _fmt_result(result: Any) -> list[str]:
@@ -195,7 +221,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         result, world = runner.run_episode(env, agent, episode, instruction_kind=args.instruction, progress=reporter)
     finally:
         reporter.close()
-    paths = write_episode_report(out, result, env.layout, world)
+    paths = write_episode_report(out, result, report_layout(env, world), world)
     print(f"Episode {episode.id} done:")
     for line in _fmt_result(result):
         print(line)
@@ -302,7 +328,7 @@ def cmd_eval_longact(args: argparse.Namespace) -> int:
                     print(f"{PROG}: skipped: {line}", file=sys.stderr)
                 failed.append(episode.id)
                 continue
-            write_episode_report(out / safe_dir_name(episode.id), result, env.layout, world)
+            write_episode_report(out / safe_dir_name(episode.id), result, report_layout(env, world), world)
             how = f"{result.wall_time_s:.1f} s"
         else:
             how = "done earlier"
@@ -336,6 +362,13 @@ def _add_sim_options(p: argparse.ArgumentParser) -> None:
                    help="metres per MoveAhead/Back/Left/Right (default: 0.25)")
     p.add_argument("--no-render", action="store_true",
                    help="skip RGB-D rendering (faster; the oracle does not need images)")
+    p.add_argument("--thor-build", default=None, metavar="PATH",
+                   help="--sim thor: an AI2-THOR 5.0 build executable (default: ai2thor's own build under "
+                        "~/.ai2thor; see sim_bridge/thor/README.md)")
+    p.add_argument("--thor-platform", default=None, choices=("CloudRendering", "Linux64"),
+                   help="--sim thor: the build ai2thor uses (default: CloudRendering without a display, else Linux64)")
+    p.add_argument("--habitat-dataset", default=None, metavar="PATH",
+                   help="--sim habitat: a *.scene_dataset_config.json or its folder (see sim_bridge/habitat/README.md)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -365,6 +398,11 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--data-dir", default=None, help="folder holding the houses file (also: $WORLDMIND_DATA_DIR)")
     gen.set_defaults(func=cmd_generate)
 
+    me = sub.add_parser("memory-eval", add_help=False,
+                        help="explore a house and score the spatial memory against ground truth "
+                             "(options: worldmind memory-eval --help)")
+    me.set_defaults(func=None)  # delegated in main()
+
     ev = sub.add_parser("eval", help="evaluate a planner on a benchmark")
     ev_sub = ev.add_subparsers(dest="benchmark", metavar="BENCHMARK")
     ev_sub.required = True
@@ -376,10 +414,28 @@ def build_parser() -> argparse.ArgumentParser:
     la.add_argument("--limit", type=int, default=None, metavar="N", help="run only the first N episodes")
     _add_sim_options(la)
     la.set_defaults(func=cmd_eval_longact)
+
+    wl = ev_sub.add_parser("worldlines", add_help=False,
+                           help="WorldLines memory QA and planning probe: belief tracker vs flat baselines "
+                                "(options: worldmind eval worldlines --help)")
+    wl.set_defaults(func=None)  # main() hands these argv to the harness, which owns its options
     return parser
 
 
+# Subcommands whose options belong to their own module: main() passes the rest of argv through.
+DELEGATED = {
+    ("eval", "worldlines"): ("evaluation.worldlines.harness", "main_worldlines"),
+    ("memory-eval",): ("evaluation.memory_eval", "main_memory_eval"),
+}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    for prefix, (module, func) in DELEGATED.items():
+        if tuple(argv[: len(prefix)]) == prefix:
+            import importlib
+
+            return getattr(importlib.import_module(module), func)(argv[len(prefix):])
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -387,12 +443,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
     from evaluation.episodes import EpisodeError
     from sim_bridge.embedded.house_data import HouseError
+    from sim_bridge.habitat.episode import HabitatError
+    from sim_bridge.thor.errors import ThorError
 
     try:
         return args.func(args)
     except (CliError, EpisodeError) as exc:
         problems = exc.problems
-    except (HouseError, FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+    except (HouseError, ThorError, HabitatError, FileNotFoundError, IsADirectoryError, PermissionError) as exc:
         problems = [str(exc)]
     except (ImportError, OSError) as exc:  # open3d without its system libraries (a setup problem, not bad input)
         if not any(lib in str(exc) for lib in ("libusb", "libgomp")):

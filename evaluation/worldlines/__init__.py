@@ -1,0 +1,1 @@
+"""WorldLines-style traces, samples, baselines, metrics and harness (see harness.py)."""

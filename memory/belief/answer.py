@@ -72,12 +72,14 @@ def _room_of(tr: "BeliefTracker", plan: QueryPlan, now: float) -> Result:
 
 def _previous(tr: "BeliefTracker", plan: QueryPlan, now: float) -> Result:
     # Resting places only: "before it was moved to V" means where it lay, not who carried it.
-    hist = [e for e in tr.state.history(plan.entities[0], "location")
-            if e.t <= now and e.provenance != ABSENT and not e.value.startswith("held:")]
-    for i in range(len(hist) - 1, 0, -1):
-        if hist[i].value == plan.value and hist[i - 1].value != plan.value:
-            prev = hist[i - 1]
-            return prev.value, KNOWN, [_entry_record(prev), _entry_record(hist[i], score=0.95)], "value before the move"
+    moved_in: StateEntry | None = None
+    for e in tr.state.iter_back(plan.entities[0], "location", now):
+        if e.provenance == ABSENT or e.value.startswith("held:"):
+            continue
+        if e.value == plan.value:
+            moved_in = e
+        elif moved_in is not None:
+            return e.value, KNOWN, [_entry_record(e), _entry_record(moved_in, score=0.95)], "value before the move"
     return None, UNKNOWN, [], f"no perceived move of {plan.entities[0]} to {plan.value}"
 
 
@@ -137,11 +139,10 @@ def _routine(tr: "BeliefTracker", plan: QueryPlan, now: float) -> Result:
 
 
 def _who_said(tr: "BeliefTracker", plan: QueryPlan, now: float) -> Result:
-    said = [e for e in tr.state.history(plan.entities[0], "location")
-            if e.t <= now and e.provenance == "reported" and e.value == plan.value]
-    if not said:
-        return None, UNKNOWN, [], "nobody reported that"
-    return said[-1].source, KNOWN, [_entry_record(said[-1])], "reported atom"
+    for e in tr.state.iter_back(plan.entities[0], "location", now):
+        if e.provenance == "reported" and e.value == plan.value:
+            return e.source, KNOWN, [_entry_record(e)], "reported atom"
+    return None, UNKNOWN, [], "nobody reported that"
 
 
 def _who_asked(tr: "BeliefTracker", plan: QueryPlan, now: float) -> Result:

@@ -68,7 +68,7 @@ _ATTR_WORD = {"on or off": "power", "open or closed": "open"}
 _RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"^where was {_ENTITY} before it was moved to {_ENTITY}\??$"), "previous"),
     (re.compile(rf"^where was {_ENTITY} on {_TIME}\??$"), "state_at"),
-    (re.compile(rf"^where is the item that (\w+) asked the robot to bring on day (\d+) now\??$"), "requested_item"),
+    (re.compile(r"^where is the item that (\w+) asked the robot to bring on day (\d+) now\??$"), "requested_item"),
     (re.compile(rf"^which room is {_ENTITY} in now\??$"), "room_of"),
     (re.compile(rf"^where is {_ENTITY} now\??$"), "current"),
     (re.compile(rf"^is {_ENTITY} (on or off|open or closed) now\??$"), "current"),

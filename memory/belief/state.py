@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
+from typing import Iterator
 
 OBSERVED, REPORTED, ABSENT = "observed", "reported", "absent"
 
@@ -64,26 +65,28 @@ class StateTrack:
         i = bisect.bisect_right(h.times, t)
         return h.entries[i - 1] if i else None
 
-    def last_value(self, entity: str, attribute: str, t: float | None = None) -> StateEntry | None:
-        """The latest entry that asserts a value (skipping 'seen absent' entries)."""
+    def iter_back(self, entity: str, attribute: str, t: float | None = None) -> Iterator[StateEntry]:
+        """Entries at or before ``t``, newest first, without copying the history."""
         h = self._keys.get((entity, attribute))
         if not h:
-            return None
+            return
         i = bisect.bisect_right(h.times, t) if t is not None else len(h.entries)
-        for e in reversed(h.entries[:i]):
-            if e.provenance != ABSENT:
-                return e
-        return None
+        for k in range(i - 1, -1, -1):
+            yield h.entries[k]
+
+    def last_value(self, entity: str, attribute: str, t: float | None = None) -> StateEntry | None:
+        """The latest entry that asserts a value (skipping 'seen absent' entries)."""
+        return next((e for e in self.iter_back(entity, attribute, t) if e.provenance != ABSENT), None)
 
     def previous_value(self, entity: str, attribute: str, t: float | None = None) -> StateEntry | None:
         """The value held before the current one changed (the overwritten state)."""
-        cur = self.last_value(entity, attribute, t)
-        if cur is None:
-            return None
-        h = self._keys[(entity, attribute)]
-        i = bisect.bisect_right(h.times, t) if t is not None else len(h.entries)
-        for e in reversed(h.entries[:i]):
-            if e.provenance != ABSENT and e.value != cur.value:
+        cur = None
+        for e in self.iter_back(entity, attribute, t):
+            if e.provenance == ABSENT:
+                continue
+            if cur is None:
+                cur = e
+            elif e.value != cur.value:
                 return e
         return None
 

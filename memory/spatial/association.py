@@ -1,15 +1,18 @@
 """Which existing object (if any) each observation of a frame is.
 
-Spatial evidence has two parts, because a new view of an object often shows *other* surfaces
-than earlier views (the side of a wardrobe first seen from the front), whose voxels overlap none
-of the stored ones:
-- ``exact``: the share of the observation's voxels the object already holds (voxel index);
-- ``near``: the share of the observation's voxels inside the object's box grown by a margin.
-spatial = (exact + near) / 2. A pair is a candidate when spatial >= ``min_spatial``; its score
-adds semantic agreement (cosine of the label/caption embeddings, and of the CLIP vectors where
-both exist) and label agreement. ``label_mode="strict"`` (right for ground-truth or closed-set
-segmentation) never matches different labels: an apple inside the table's box is not the table.
-``"soft"`` (open-vocabulary segmenters) lets semantics outvote a label flip.
+Spatial evidence, from both sides, because a new view of an object often shows *other*
+surfaces than earlier views (the side of a wardrobe first seen from the front), and because an
+early partial view (a table's corner) is small inside a later full one:
+- observation side: ``exact_obs`` (share of the observation's voxels the object already holds,
+  from the voxel index) and ``near_obs`` (share of them inside the object's box grown by a
+  margin);
+- object side: ``exact_obj`` (share of the object's voxels the observation holds) and
+  ``box_obj`` (share of the object's box volume inside the observation's grown box).
+spatial = max of the two sides' means. A pair is a candidate when spatial >= ``min_spatial``;
+its score adds semantic agreement (cosine of the label/caption embeddings, and of the CLIP
+vectors where both exist) and label agreement. ``label_mode="strict"`` (right for ground-truth or
+closed-set segmentation) never matches different labels: an apple inside the table's box is not
+the table. ``"soft"`` (open-vocabulary segmenters) lets semantics outvote a label flip.
 
 Assignment is greedy by score and one-to-one per frame: two instances of one frame are two
 objects. When an observation also strongly overlaps a second same-label object, that object is
@@ -68,14 +71,20 @@ class Association:
 class Candidates:
     obs: np.ndarray
     row: np.ndarray
-    exact: np.ndarray
-    near: np.ndarray
+    exact_obs: np.ndarray
+    near_obs: np.ndarray
+    exact_obj: np.ndarray
+    box_obj: np.ndarray
     semantic: np.ndarray
     label_ok: np.ndarray
 
     @property
     def spatial(self) -> np.ndarray:
-        return 0.5 * (self.exact + self.near)
+        return np.maximum(0.5 * (self.exact_obs + self.near_obs), 0.5 * (self.exact_obj + self.box_obj))
+
+    @property
+    def exact(self) -> np.ndarray:
+        return np.maximum(self.exact_obs, self.exact_obj)
 
 
 def label_agreement(obs_labels: np.ndarray, rows: np.ndarray, vote_label: np.ndarray, vote_weight: np.ndarray,
@@ -88,7 +97,8 @@ def label_agreement(obs_labels: np.ndarray, rows: np.ndarray, vote_label: np.nda
 
 
 def candidates(fq: FrameQuery, voxels: VoxelIndex, rows: np.ndarray, row_min: np.ndarray, row_max: np.ndarray,
-               vote_label: np.ndarray, vote_weight: np.ndarray, text: np.ndarray, clip: np.ndarray | None,
+               row_voxels: np.ndarray, vote_label: np.ndarray, vote_weight: np.ndarray, text: np.ndarray,
+               clip: np.ndarray | None,
                has_clip: np.ndarray | None, margin: float, min_share: float) -> Candidates:
     """All (observation, object) pairs with any spatial contact, with their evidence.
     ``rows`` are the active objects and ``row_min``/``row_max``/... their columns (full-table
@@ -107,13 +117,13 @@ def candidates(fq: FrameQuery, voxels: VoxelIndex, rows: np.ndarray, row_min: np
     o_box, j_box = np.nonzero(touch)
     codes = np.union1d(exact_codes, o_box.astype(np.int64) * (1 << 32) + r[j_box])
     if len(codes) == 0:
-        e = np.zeros(0, dtype=np.int64)
-        return Candidates(e, e, np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0, dtype=bool))
+        e, z = np.zeros(0, dtype=np.int64), np.zeros(0)
+        return Candidates(e, e, z, z, z, z, z, np.zeros(0, dtype=bool))
     o, j = codes >> 32, codes & 0xFFFFFFFF
-    exact = np.zeros(len(codes))
-    pos = np.searchsorted(codes, exact_codes)
-    exact[pos] = exact_counts
-    exact /= sizes[o]
+    shared = np.zeros(len(codes))
+    shared[np.searchsorted(codes, exact_codes)] = exact_counts
+    inter = np.clip(np.minimum(hi[o], row_max[j]) - np.maximum(lo[o], row_min[j]), 0.0, None).prod(axis=1)
+    box_obj = inter / np.maximum((row_max[j] - row_min[j]).prod(axis=1), 1e-12)
     idx = _ranges(fq.starts[o], fq.starts[o + 1])
     pair_of = np.repeat(np.arange(len(codes)), sizes[o])
     pts = fq.centers[idx]
@@ -124,7 +134,8 @@ def candidates(fq: FrameQuery, voxels: VoxelIndex, rows: np.ndarray, row_min: np
         both = has_clip[j]
         semantic[both] = 0.5 * (semantic[both] + np.einsum("ij,ij->i", fq.clip[o[both]], clip[j[both]]))
     label_ok = label_agreement(fq.label_ids[o], j, vote_label, vote_weight, min_share)
-    return Candidates(o, j, exact, near, semantic, label_ok)
+    return Candidates(o, j, shared / sizes[o], near, shared / np.maximum(row_voxels[j], 1), box_obj, semantic,
+                      label_ok)
 
 
 def assign(c: Candidates, n_obs: int, cfg: AssociationConfig, distinct: set[tuple[int, int]]) -> Association:

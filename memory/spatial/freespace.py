@@ -4,17 +4,21 @@ that falls in view.
 Each stored voxel of an object in the view frustum is projected into the frame and its depth z
 compared with the measured depth D at that pixel (margin m = ``margin + margin_per_m * z``):
 - D < z - m: something is in front of it: occluded, no evidence;
-- D > z + m: the ray passed through the voxel: *seen through* - the voxel is empty;
-- |D - z| <= m on a pixel of this very object: present;
-- |D - z| <= m on a pixel of the background (walls, floor) or of another object this frame
-  associated: another surface is where the object was: absent (an apple taken off a table
-  leaves table top at the apple's lowest voxels, so "seen through" alone misses small things);
-- on an unknown pixel (no depth, or an instance perception dropped): no evidence.
-An object whose judged voxels are mostly absent, in a frame where it was not itself observed and
-where it would have covered enough pixels to be detected, collects one absence; ``absent_frames``
-of them retire it (memory.py). Voxels of objects that *were* observed this frame but are seen
-through are weakened one hit (voxels.py), so an object nudged a few centimetres sheds its old
-voxels instead of stretching.
+- D > z + m: the ray passed through the voxel: *seen through*, absent;
+- on a pixel of this very object (associated this frame): present;
+- on a pixel of another object associated this frame, at or behind the voxel: absent - an apple
+  taken off a table leaves table top where its lowest voxels were, which "seen through" misses;
+- on walls and floor within the margin: no evidence. An object flush with a wall of no
+  thickness has voxels on the wall's far side, which the next room would otherwise see as
+  "wall where the fridge was";
+- near a pixel of an instance perception dropped (too small or thin): no evidence. A voxel
+  centre can sit a few pixels off a pencil's silhouette (a pencil is 1 cm, a voxel 5).
+An object not observed in this frame collects one absence when most of its judged voxels are
+absent, enough of its in-view voxels were judged (a fridge seen past a wall's edge is no
+verdict) and it would have covered enough pixels to be detected; ``absent_frames`` absences
+retire it (memory.py). An observed object sheds voxels (one hit each, voxels.py) where the frame
+shows anything else at or behind them, so an object nudged a few centimetres follows its
+observations instead of stretching.
 """
 
 from __future__ import annotations
@@ -23,9 +27,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from perception.backproject import invert_pose, transform_points, voxel_centers
+from perception.backproject import invert_rigid, transform_points, voxel_centers
 from perception.observations import FrameObservations
-from perception.perceive import BACKGROUND
+from perception.perceive import BACKGROUND, UNKNOWN
 from memory.spatial.voxels import VoxelIndex
 
 
@@ -37,15 +41,20 @@ class FreeSpaceConfig:
     max_depth: float = 6.0  # beyond this a few centimetres of depth error decide nothing
     absent_share: float = 0.6
     min_judged: int = 3  # voxels that must be judged before the object is
-    min_expected_pixels: float = 60.0  # an object this small in view may just be missed by the segmenter
+    min_judged_share: float = 0.3  # of its voxels in view: seen past a wall's edge is no verdict
+    max_unknown_share: float = 0.1  # pixels of a dropped instance where it was: maybe it, too thin
+    max_window: int = 6  # pixels searched around a voxel's projection for a dropped instance
+    min_expected_pixels: float = 40.0  # ~2x the segmenter's smallest instance: smaller may be missed
     absent_frames: int = 2
 
 
 @dataclass
 class FreeSpaceEvidence:
     rows: np.ndarray  # objects judged
-    judged: np.ndarray  # voxels judged per row
+    in_view: np.ndarray  # voxels projecting into the image within the depth range, per row
+    judged: np.ndarray  # of which judged (not occluded, evidence either way)
     absent: np.ndarray  # of which absent
+    unknown: np.ndarray  # in view at a consistent depth on a pixel of a dropped instance
     expected_pixels: np.ndarray  # pixels the judged voxels would cover
     weaken_rows: np.ndarray  # (row, key) pairs seen through on observed objects
     weaken_keys: np.ndarray
@@ -59,7 +68,7 @@ def rows_in_view(frame: FrameObservations, rows: np.ndarray, aabb_min: np.ndarra
     intr = frame.intrinsics
     centre = 0.5 * (aabb_min[rows] + aabb_max[rows])
     radius = 0.5 * np.linalg.norm(aabb_max[rows] - aabb_min[rows], axis=1)
-    cam = transform_points(invert_pose(frame.world_from_camera), centre)
+    cam = transform_points(invert_rigid(frame.world_from_camera), centre)
     x, y, z = np.abs(cam[:, 0]), np.abs(cam[:, 1]), cam[:, 2]
     tan_h = max(intr.cx, intr.width - 1 - intr.cx) / intr.fx
     tan_v = max(intr.cy, intr.height - 1 - intr.cy) / intr.fy
@@ -76,10 +85,10 @@ def judge(frame: FrameObservations, voxels: VoxelIndex, rows: np.ndarray, row_of
     empty = np.zeros(0, dtype=np.int64)
     obj, keys = voxels.voxels_of_many(rows)
     if len(obj) == 0:
-        return FreeSpaceEvidence(rows, np.zeros(len(rows), np.int64), np.zeros(len(rows), np.int64),
-                                 np.zeros(len(rows)), empty, empty)
+        zero = np.zeros(len(rows), np.int64)
+        return FreeSpaceEvidence(rows, zero, zero, zero, zero, np.zeros(len(rows)), empty, empty)
     intr = frame.intrinsics
-    cam = transform_points(invert_pose(frame.world_from_camera), voxel_centers(keys, voxel_size))
+    cam = transform_points(invert_rigid(frame.world_from_camera), voxel_centers(keys, voxel_size))
     z = cam[:, 2]
     with np.errstate(divide="ignore", invalid="ignore"):
         u = np.rint(intr.fx * cam[:, 0] / z + intr.cx)
@@ -96,20 +105,53 @@ def judge(frame: FrameObservations, voxels: VoxelIndex, rows: np.ndarray, row_of
     occluded = measured & (d < z - m)
     through = measured & (d > z + m)
     own = pix_row == obj
-    other = (inst == BACKGROUND) | ((pix_row >= 0) & ~own)
+    # another object's surface at or behind where this voxel was; walls and floors count only
+    # when seen through, because an object flush with a (zero-thickness) wall has voxels on the
+    # wall's far side too, which the next room sees "at the same depth"
+    other = (pix_row >= 0) & ~own & (d >= z - 0.5 * voxel_size)
+    unknown = measured & ~occluded & ~through & (inst == UNKNOWN)
     judged = measured & ~occluded & (through | own | other)
     absent = judged & ~own & (through | other)
+    observed = np.isin(obj, row_of_instance[row_of_instance >= 0])
+    excused = _dropped_nearby(frame, np.flatnonzero(absent & ~observed), ui, vi, z, m, voxel_size, cfg.max_window)
+    judged[excused] = absent[excused] = False
+    unknown[excused] = True
     where = np.searchsorted(rows, obj) if np.all(rows[:-1] <= rows[1:]) else _position(rows, obj)
     n = len(rows)
-    observed = np.isin(obj, row_of_instance[row_of_instance >= 0])
-    weaken = through & ~own & observed
+    # An observed object sheds voxels where the frame shows anything else at or behind them,
+    # the floor included (its lowest voxels are never "seen through": the floor is right there).
+    behind = measured & (d >= z + 0.25 * voxel_size) & ((inst == BACKGROUND) | (pix_row >= 0))
+    weaken = observed & ~own & (through | behind)
     pixel_area = (voxel_size * intr.fx / np.maximum(z, 1e-6)) * (voxel_size * intr.fy / np.maximum(z, 1e-6))
+
+    def per_row(values: np.ndarray) -> np.ndarray:
+        return np.bincount(where, weights=values, minlength=n)
+
     return FreeSpaceEvidence(
-        rows=rows,
-        judged=np.bincount(where, weights=judged, minlength=n).astype(np.int64),
-        absent=np.bincount(where, weights=absent, minlength=n).astype(np.int64),
-        expected_pixels=np.bincount(where, weights=judged * pixel_area, minlength=n),
-        weaken_rows=obj[weaken], weaken_keys=keys[weaken])
+        rows=rows, in_view=per_row(np.ones(len(obj))).astype(np.int64), judged=per_row(judged).astype(np.int64),
+        absent=per_row(absent).astype(np.int64), unknown=per_row(unknown).astype(np.int64),
+        expected_pixels=per_row(judged * pixel_area), weaken_rows=obj[weaken], weaken_keys=keys[weaken])
+
+
+def _dropped_nearby(frame: FrameObservations, cand: np.ndarray, ui: np.ndarray, vi: np.ndarray, z: np.ndarray,
+                    m: np.ndarray, voxel_size: float, max_window: int) -> np.ndarray:
+    """Of the candidate voxels, those with a pixel of a dropped instance (too small or thin for
+    perception) at a consistent depth within the voxel's projected half-diagonal: a voxel centre
+    can sit up to that far off a thin object's pixels (a pencil is 1 cm, a voxel 5), so such a
+    voxel is no evidence of absence."""
+    if len(cand) == 0:
+        return cand
+    intr = frame.intrinsics
+    radius = np.minimum(np.ceil(0.866 * voxel_size * intr.fx / z[cand]), max_window).astype(np.int64)
+    big = int(radius.max())
+    dv, du = np.mgrid[-big:big + 1, -big:big + 1]
+    dv, du = dv.ravel(), du.ravel()
+    within = np.maximum(np.abs(dv), np.abs(du))[None, :] <= radius[:, None]
+    vv = np.clip(vi[cand, None] + dv[None, :], 0, intr.height - 1)
+    uu = np.clip(ui[cand, None] + du[None, :], 0, intr.width - 1)
+    wd = frame.depth[vv, uu]
+    hit = within & (frame.instance_of_pixel[vv, uu] == UNKNOWN) & (wd > 0) & (np.abs(wd - z[cand, None]) <= m[cand, None])
+    return cand[hit.any(axis=1)]
 
 
 def _position(rows: np.ndarray, values: np.ndarray) -> np.ndarray:

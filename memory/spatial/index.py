@@ -9,11 +9,12 @@ its detection count in place before it averages, which over-weights the old feat
 caller here passes both areas explicitly and the table is updated afterwards.
 
 Queries score s = (w_text * cos_text + w_clip * cos_clip) / (w_text + w_clip) (text only for rows
-without a CLIP vector). Up to ``exact_limit`` candidate rows every row is scored; above it the
-label vocabulary is the coarse quantiser of an inverted file: the query is scored against each
-label's prototype (the encoders' embedding of the label name), and only rows whose label is among
-the ``n_probe`` best are scored. Objects cluster by label, so this keeps recall high while a
-100,000-object map is scored in a few milliseconds; ``exact=True`` forces the full scan.
+without a CLIP vector). Up to ``exact_limit`` candidate rows (a few milliseconds of scoring)
+every row is scored. Above it, the label vocabulary is the coarse quantiser of an inverted
+file: the query is scored against each label's prototype (the encoders' embedding of the label
+name) and only rows whose label is among the ``n_probe`` best, and within ``probe_margin`` of the
+best, are scored. Objects cluster by label, so recall stays high while a 100,000-object map is
+searched in about a millisecond (benchmarks/bench_memory.py); ``exact=True`` forces the scan.
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ def blend(old: np.ndarray, new: np.ndarray, area_old: float, area_new: float) ->
     """a * old + (1 - a) * new with a = area_old / (area_old + area_new), renormalised."""
     total = area_old + area_new
     a = 0.5 if total <= 0 else area_old / total
-    return normalize_rows((a * old + (1.0 - a) * new)[None])[0]
+    out = (a * old + (1.0 - a) * new).astype(np.float32)
+    norm = float(np.sqrt(out @ out))
+    return out / norm if norm > 0 else out
 
 
 class SemanticIndex:
@@ -85,12 +88,20 @@ class SemanticIndex:
     # ---- scoring -------------------------------------------------------------------------
     def score_rows(self, rows: np.ndarray, q_text: np.ndarray, q_clip: np.ndarray | None,
                    w_text: float = 1.0, w_clip: float = 1.0) -> np.ndarray:
-        s = self.text[rows] @ np.asarray(q_text, np.float32)
+        # Scoring most rows: one contiguous matrix-vector product, then pick (a fancy-index
+        # gather would first copy the rows); scoring few: gather them.
+        dense = len(rows) > self.n // 2
+
+        def dot(matrix: np.ndarray, q: np.ndarray, which: np.ndarray) -> np.ndarray:
+            q = np.asarray(q, np.float32)
+            return (matrix[:self.n] @ q)[which] if dense else matrix[which] @ q
+
+        s = dot(self.text, q_text, rows)
         if q_clip is None or not self.clip_dim or w_clip <= 0:
             return s
         with_clip = self.has_clip[rows]
         if with_clip.any():
-            sc = self.clip[rows[with_clip]] @ np.asarray(q_clip, np.float32)
+            sc = dot(self.clip, q_clip, rows[with_clip])
             s[with_clip] = (w_text * s[with_clip] + w_clip * sc) / (w_text + w_clip)
         return s
 
@@ -103,7 +114,7 @@ class SemanticIndex:
 
     def query(self, rows: np.ndarray, row_labels: np.ndarray, q_text: np.ndarray, q_clip: np.ndarray | None,
               k: int, *, w_text: float = 1.0, w_clip: float = 1.0, exact: bool | None = None,
-              exact_limit: int = 20000, n_probe: int = 8) -> tuple[np.ndarray, np.ndarray]:
+              exact_limit: int = 5000, n_probe: int = 8, probe_margin: float = 0.25) -> tuple[np.ndarray, np.ndarray]:
         """Top-k (rows, scores) among ``rows`` (whose labels are ``row_labels``), best first."""
         rows = np.asarray(rows, dtype=np.int64)
         if exact is None:
@@ -111,6 +122,7 @@ class SemanticIndex:
         if not exact:
             label_scores = self.score_labels(q_text, q_clip, w_text, w_clip)
             probe = np.argpartition(-label_scores, n_probe - 1)[:n_probe]
+            probe = probe[label_scores[probe] >= label_scores[probe].max() - probe_margin]
             wanted = np.zeros(len(label_scores), dtype=bool)
             wanted[probe] = True
             rows = rows[wanted[row_labels]]
@@ -136,8 +148,9 @@ class SemanticIndex:
         self.text[:n] = arrays["text"]
         self.clip[:n] = arrays["clip"]
         self.has_clip[:n] = arrays["has_clip"]
-        self.label_text = np.array(arrays["label_text"], dtype=np.float32).reshape(-1, self.text_dim)
-        self.label_clip = np.array(arrays["label_clip"], dtype=np.float32).reshape(-1, self.clip_dim)
+        n_labels = len(arrays["label_text"])
+        self.label_text = np.array(arrays["label_text"], dtype=np.float32).reshape(n_labels, self.text_dim)
+        self.label_clip = np.array(arrays["label_clip"], dtype=np.float32).reshape(n_labels, self.clip_dim)
 
     def nbytes_per_row(self) -> int:
         return 4 * (self.text_dim + self.clip_dim) + 1

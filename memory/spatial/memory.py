@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from perception.perceive import Perception
 
 log = logging.getLogger(__name__)
+DIRECT_SUPPORT_BONUS = 0.05
 
 
 class MemoryInputError(ValueError):
@@ -53,8 +54,9 @@ class MemoryConfig:
     view_max_side: int = 160
     w_text: float = 1.0  # query weights of the two semantic halves
     w_clip: float = 1.0
-    exact_query_limit: int = 20000
-    n_probe: int = 8
+    exact_query_limit: int = 5000  # objects scored exhaustively; above: label-probed (index.py)
+    n_probe: int = 8  # labels probed at most, above exact_query_limit objects
+    probe_margin: float = 0.25  # ... and only those scoring within this of the best label
 
 
 @dataclass
@@ -153,7 +155,8 @@ class SpatialMemory:
             margin = cfg.association.near_margin_voxels * cfg.voxel_size
             active = t.active_rows()
             cands = candidates(fq, self.voxels, active, t.column("aabb_min"), t.column("aabb_max"),
-                               t.column("vote_label"), t.column("vote_weight"), self.index.text, self.index.clip,
+                               t.column("n_voxels"), t.column("vote_label"), t.column("vote_weight"),
+                               self.index.text, self.index.clip,
                                self.index.has_clip, margin, cfg.association.min_label_share)
             assoc = assign(cands, len(frame.objects), cfg.association, self.distinct)
             for keep, absorb in assoc.merges:
@@ -206,12 +209,11 @@ class SpatialMemory:
     def _note_distinct(self, rows: np.ndarray, margin: float) -> None:
         """Same-label objects observed side by side in one frame are two objects for good."""
         t = self.table
-        labels = t.label_id[rows]
         lo, hi = t.aabb_min[rows] - margin, t.aabb_max[rows] + margin
-        for a in range(len(rows)):
-            for b in range(a + 1, len(rows)):
-                if labels[a] == labels[b] and np.all(lo[a] <= hi[b]) and np.all(lo[b] <= hi[a]):
-                    self.distinct.add((int(min(rows[a], rows[b])), int(max(rows[a], rows[b]))))
+        touch = np.all((lo[:, None] <= hi[None]) & (lo[None] <= hi[:, None]), axis=2)
+        touch &= t.label_id[rows][:, None] == t.label_id[rows][None, :]
+        a, b = np.nonzero(np.triu(touch, 1))
+        self.distinct.update(zip(np.minimum(rows[a], rows[b]).tolist(), np.maximum(rows[a], rows[b]).tolist()))
 
     def _free_space(self, frame: FrameObservations, row_of_obs: np.ndarray, report: IntegrationReport) -> np.ndarray:
         """Judge objects in view; retire absent ones; returns rows whose voxels changed."""
@@ -224,7 +226,9 @@ class SpatialMemory:
         changed = self.voxels.weaken(ev.weaken_rows, ev.weaken_keys)
         observed = np.isin(ev.rows, row_of_obs)
         absent_col = t.column("absent")
-        enough = (ev.judged >= fs.min_judged) & (ev.expected_pixels >= fs.min_expected_pixels) & ~observed
+        enough = ((ev.judged >= fs.min_judged) & (ev.judged >= fs.min_judged_share * ev.in_view)
+                  & (ev.expected_pixels >= fs.min_expected_pixels) & (ev.unknown <= fs.max_unknown_share * ev.judged)
+                  & ~observed)
         gone = enough & (ev.absent >= fs.absent_share * np.maximum(ev.judged, 1))
         seen = enough & ~gone & (ev.absent < 0.5 * ev.judged)
         absent_col[ev.rows[gone]] += 1
@@ -281,9 +285,9 @@ class SpatialMemory:
         return (unpack_keys(self.voxels.voxels_of(int(object_id))) + 0.5) * self.config.voxel_size
 
     def _hits(self, rows: np.ndarray, scores: np.ndarray) -> list[QueryHit]:
-        centers = self.table.centers()
-        return [QueryHit(int(r), self.table.label_of(int(r)), float(s), centers[r].copy(),
-                         region_of(centers[r], self.regions)) for r, s in zip(rows, scores)]
+        centers = 0.5 * (self.table.aabb_min[rows] + self.table.aabb_max[rows])
+        return [QueryHit(int(r), self.table.label_of(int(r)), float(s), c, region_of(c, self.regions))
+                for r, s, c in zip(rows, scores, centers)]
 
     def _encode_query(self, text: str) -> tuple[np.ndarray, np.ndarray | None]:
         clip = self.encoders.clip
@@ -294,7 +298,7 @@ class SpatialMemory:
         cfg = self.config
         return self.index.query(rows, self.table.label_id[rows], q_text, q_clip, k, w_text=cfg.w_text,
                                 w_clip=cfg.w_clip, exact=exact, exact_limit=cfg.exact_query_limit,
-                                n_probe=cfg.n_probe)
+                                n_probe=cfg.n_probe, probe_margin=cfg.probe_margin)
 
     def query_text(self, text: str, k: int = 10, *, verifier: Verifier | None = None, verify_top: int = 10,
                    exact: bool | None = None) -> list[QueryHit]:
@@ -308,14 +312,7 @@ class SpatialMemory:
         wide = k if (parsed.anchor is None and verifier is None) else max(20 * k, 200)
         rows, scores = self._semantic(parsed.target, rows, wide, exact)
         if parsed.anchor is not None and len(rows):
-            arows, ascores = self._semantic(parsed.anchor, self.table.active_rows(), 50, exact)
-            arows = arows[ascores >= ascores[0] - 0.05] if len(arows) else arows
-            t = self.table
-            ok = supported_by(t.aabb_min[rows], t.aabb_max[rows], t.aabb_min[arows], t.aabb_max[arows],
-                              parsed.relation or "on")
-            ok &= rows[:, None] != arows[None, :]
-            keep = ok.any(axis=1)
-            rows, scores = rows[keep], scores[keep]
+            rows, scores = self._relate(rows, scores, parsed.anchor, parsed.relation or "on", exact)
         if verifier is not None:
             head = [(int(r), float(s)) for r, s in zip(rows[:verify_top], scores[:verify_top])]
             judged = [(r, s * float(verifier(text, self.record(r), self.views.get(r)))) for r, s in head]
@@ -324,6 +321,31 @@ class SpatialMemory:
             rows = np.array([r for r, _ in judged], dtype=np.int64)
             scores = np.array([s for _, s in judged])
         return self._hits(rows[:k], scores[:k])
+
+    def _relate(self, rows: np.ndarray, scores: np.ndarray, anchor: str, relation: str,
+                exact: bool | None) -> tuple[np.ndarray, np.ndarray]:
+        """Keep targets on/in/near an object matching ``anchor``. For on/in, among targets that
+        match the description about equally well (within ``DIRECT_SUPPORT_BONUS``), those whose
+        tightest support (the smallest object they rest on or in) is such an anchor rank first: a
+        knife in a sink also lies inside the counter top's box, but it is in the sink."""
+        t = self.table
+        active = t.active_rows()
+        arows, ascores = self._semantic(anchor, active, 50, exact)
+        if len(arows) == 0:
+            return rows[:0], scores[:0]
+        arows = arows[ascores >= ascores[0] - 0.05]
+        ok = supported_by(t.aabb_min[rows], t.aabb_max[rows], t.aabb_min[arows], t.aabb_max[arows], relation)
+        keep = (ok & (rows[:, None] != arows[None, :])).any(axis=1)
+        rows, scores = rows[keep], scores[keep]
+        if relation == "near" or len(rows) == 0:
+            return rows, scores
+        sup = supported_by(t.aabb_min[rows], t.aabb_max[rows], t.aabb_min[active], t.aabb_max[active], relation)
+        sup &= rows[:, None] != active[None, :]
+        volume = np.prod(t.aabb_max[active] - t.aabb_min[active], axis=1)
+        tightest = active[np.argmin(np.where(sup, volume[None, :], np.inf), axis=1)]
+        scores = scores - DIRECT_SUPPORT_BONUS * ~np.isin(tightest, arows)
+        order = np.lexsort((rows, -scores))
+        return rows[order], scores[order]
 
     def _in_regions(self, rows: np.ndarray, regions: Sequence[Region]) -> np.ndarray:
         centers = self.table.centers()[rows]

@@ -100,14 +100,18 @@ class ObjectTable:
     def vote(self, row: int, label_id: int, weight: float) -> None:
         """Add evidence for a label; the row's label becomes the heaviest slot."""
         labels, weights = self._cols["vote_label"][row], self._cols["vote_weight"][row]
-        hit = np.flatnonzero(labels == label_id)
-        if len(hit):
-            weights[hit[0]] += weight
+        lab, wts = labels.tolist(), weights.tolist()  # four slots: plain Python beats numpy calls
+        if label_id in lab:
+            slot = lab.index(label_id)
+            wts[slot] += weight
         else:
-            slot = int(np.argmin(weights)) if (labels >= 0).all() else int(np.flatnonzero(labels < 0)[0])
-            if labels[slot] < 0 or weights[slot] < weight:
-                labels[slot], weights[slot] = label_id, weight
-        self._cols["label_id"][row] = labels[int(np.argmax(np.where(labels >= 0, weights, -1.0)))]
+            slot = lab.index(-1) if -1 in lab else min(range(VOTE_SLOTS), key=wts.__getitem__)
+            if lab[slot] >= 0 and wts[slot] >= weight:
+                return
+            lab[slot], wts[slot] = label_id, weight
+        labels[slot], weights[slot] = lab[slot], wts[slot]
+        best = max((w, -i) for i, w in enumerate(wts) if lab[i] >= 0)
+        self._cols["label_id"][row] = lab[-best[1]]
 
     # ---- rows --------------------------------------------------------------------------
     def add(self, label: str, step: int) -> int:

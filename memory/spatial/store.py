@@ -116,7 +116,8 @@ def load_memory(path: str | os.PathLike[str], encoders: Encoders | None = None) 
         _check(enc_saved.get(key) == enc_now.get(key), path, f"header.encoders.{key}",
                f"saved with {enc_saved.get(key)!r}, loading with {enc_now.get(key)!r}; pass the same encoders")
     labels = header.get("labels")
-    _check(isinstance(labels, list) and all(isinstance(x, str) for x in labels), path, "header.labels", "not a list of strings")
+    _check(isinstance(labels, list) and all(isinstance(x, str) for x in labels), path, "header.labels",
+           "not a list of strings")
 
     columns = {}
     n = None
@@ -139,7 +140,11 @@ def load_memory(path: str | os.PathLike[str], encoders: Encoders | None = None) 
     for key in ("has_clip", "label_text", "label_clip"):
         _check(f"index/{key}" in data, path, f"index/{key}", "missing")
         index_arrays[key] = data[f"index/{key}"]
-    _check(index_arrays["has_clip"].shape == (n,), path, "index/has_clip", "wrong length")
+    _check(index_arrays["has_clip"].shape == (n,) and index_arrays["has_clip"].dtype == bool, path, "index/has_clip",
+           f"expected bool ({n},)")
+    for key, width in (("label_text", memory.index.text_dim), ("label_clip", memory.index.clip_dim)):
+        _check(index_arrays[key].shape == (len(labels), width), path, f"index/{key}",
+               f"expected ({len(labels)}, {width}), got {index_arrays[key].shape}")
 
     by_object, hits = data.get("voxels/by_object"), data.get("voxels/hits")
     _check(by_object is not None and by_object.dtype == np.int64 and by_object.ndim == 1, path, "voxels/by_object",

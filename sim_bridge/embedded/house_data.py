@@ -45,12 +45,15 @@ def data_dirs(extra: str | os.PathLike[str] | None = None) -> list[Path]:
 
 
 def resolve_data_file(name: str | os.PathLike[str], data_dir: str | os.PathLike[str] | None = None) -> Path:
+    """A path (absolute, or with a folder in it) is used as given; a bare file name is looked up
+    in the data folders (``data_dirs``) and then in the working directory, so a stray copy in the
+    working directory never shadows the data set."""
     path = Path(name)
-    if path.is_absolute() or path.exists():
+    if path.is_absolute() or len(path.parts) > 1:
         if not path.exists():
             raise FileNotFoundError(f"houses file {path} does not exist")
         return path
-    searched = data_dirs(data_dir)
+    searched = data_dirs(data_dir) + [Path.cwd()]
     for d in searched:
         if (d / path).exists():
             return d / path
@@ -71,8 +74,9 @@ def iter_house_lines(path: Path) -> Iterator[tuple[int, str]]:
 
 
 def load_houses_file(path: str | os.PathLike[str], data_dir: str | os.PathLike[str] | None = None) -> HouseFileReport:
-    """Load every house in a file. A malformed line is reported and skipped, never fatal, and
-    keeps its index slot (None is not stored; use ``load_house`` for index lookups)."""
+    """Load every house in a file. A malformed line is reported (file:line) and skipped, never
+    fatal; list positions then no longer match line numbers, but each house's ``id`` does
+    (``<file>#<line>``), and ``load_house`` looks houses up by line."""
     resolved = resolve_data_file(path, data_dir)
     report = HouseFileReport(resolved)
     for lineno, line in iter_house_lines(resolved):

@@ -148,8 +148,10 @@ class HabitatEnvironment:
         self._place_agent(spec)
         self.held, self.step_count, self.stopped = None, 0, False
         self._frame = self.sim.get_sensor_observations()
-        for _ in range(round(abs(spec.start_horizon_deg) / self.config.look_step)):
-            self._act("LookDown" if spec.start_horizon_deg > 0 else "LookUp", self.config.look_step)
+        looks = round(spec.start_horizon_deg / self.config.look_step)  # sensors start level
+        for _ in range(abs(looks)):
+            self._act("LookDown" if looks > 0 else "LookUp", self.config.look_step)
+        self.horizon = looks * self.config.look_step
         self._feedback = ActionFeedback(None, True, "")
         return self._observe()
 
@@ -174,7 +176,7 @@ class HabitatEnvironment:
         objects = [item.metadata(camera, item.semantic_id in visible) for item in self.items.values()]
         state = self.sim.get_agent(0).get_state()
         pos = THOR_FROM_HABITAT @ np.asarray(state.position, dtype=float)
-        agent = {"name": "agent", "position": dict(zip("xyz", map(float, pos))),
+        agent = {"name": "agent", "position": dict(zip("xyz", map(float, pos), strict=True)),
                  "rotation": {"x": 0.0, "y": float((-self._yaw_ros(state)) % 360.0), "z": 0.0},
                  "cameraHorizon": self.horizon, "isStanding": True}
         return WorldState(objects, agent, list(self.rooms), self.held.id if self.held else None, self.scene)
@@ -218,7 +220,7 @@ class HabitatEnvironment:
         sim_cfg.allow_sliding = False
         sim_cfg.random_seed = cfg.seed
         specs = []
-        for uuid, kind in zip(SENSORS, (hs.SensorType.COLOR, hs.SensorType.DEPTH, hs.SensorType.SEMANTIC)):
+        for uuid, kind in zip(SENSORS, (hs.SensorType.COLOR, hs.SensorType.DEPTH, hs.SensorType.SEMANTIC), strict=True):
             spec = hs.CameraSensorSpec()
             spec.uuid, spec.sensor_type = uuid, kind
             spec.resolution = [cfg.height, cfg.width]
@@ -288,7 +290,6 @@ class HabitatEnvironment:
         state.position = position
         state.rotation = self.hs.utils.common.quat_from_coeffs([0.0, math.sin(half), 0.0, math.cos(half)])
         self.sim.get_agent(0).set_state(state)
-        self.horizon = 0.0
 
     # ---- actions -----------------------------------------------------------------------------
     def _act(self, name: str, amount: float) -> bool:

@@ -57,7 +57,7 @@ class SceneItem:
         pos = THOR_FROM_HABITAT @ (camera if self.held else self.center)
         return {
             "objectId": self.id, "name": self.id, "objectType": self.type,
-            "position": dict(zip("xyz", map(float, pos))),
+            "position": dict(zip("xyz", map(float, pos), strict=True)),
             "rotation": {"x": 0.0, "y": float(-self.spec.yaw_deg % 360.0) if self.spec else 0.0, "z": 0.0},
             "visible": visible, "pickupable": self.affords("pickupable"), "isPickedUp": self.held,
             "receptacle": self.affords("receptacle"), "parentReceptacles": list(self.parents) or None,

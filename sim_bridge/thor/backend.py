@@ -18,9 +18,10 @@ Where the player comes from (``ThorConfig``):
   ``~/.ai2thor/releases/thor-<platform>-<commit>/`` and downloads on first use. The default
   is CloudRendering when no display is configured, else Linux64.
 
-The Controller is started on the first ``reset`` (it needs the house), from a watchdog thread:
-ai2thor blocks forever in ``open()`` on its FIFO when the player never connects, so the start
-is bounded by ``start_timeout_s`` whatever the player does.
+The Controller is started on the first ``reset`` (it needs the house) under the supervision of
+``sim_bridge.thor.player``, so neither a player that never answers nor one that dies can hang
+the caller: start-up is bounded by ``start_timeout_s``, a crash mid-episode is reported at once.
+Errors: ``sim_bridge.thor.errors``.
 """
 
 from __future__ import annotations
@@ -30,37 +31,30 @@ import os
 import shlex
 import shutil
 import threading
-import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from sim_bridge.embedded.house_data import load_asset_database
 from sim_bridge.thor.actions import ActionError, StepSizes, to_thor_call
 from sim_bridge.thor.conversion import InstanceIds, observation_from_event, rooms_from_house, world_state_from_metadata
+from sim_bridge.thor.errors import (
+    ThorConnectionError,
+    ThorHouseError,
+    ThorStartError,
+    ThorUnavailableError,
+)
+from sim_bridge.thor.player import (
+    download_build,
+    log_hint,
+    no_build_message,
+    release_folder,
+    shutdown,
+    start_controller,
+    watch_player,
+)
 from sim_bridge.types import Action, ActionFeedback, Observation, RoomInfo, StepResult, WorldState
 
 PLATFORMS = ("CloudRendering", "Linux64")
-
-
-class ThorError(RuntimeError):
-    """Base of the thor backend's errors."""
-
-
-class ThorUnavailableError(ThorError, ImportError):
-    """ai2thor (or msgpack) is not installed, or is not the 5.x API this backend speaks."""
-
-
-class ThorStartError(ThorError):
-    """No player could be started: missing build, no Vulkan/X display, timeout, early exit."""
-
-
-class ThorHouseError(ThorError):
-    """THOR rejected the house (e.g. an assetId its build does not know) or the agent start."""
-
-
-class ThorConnectionError(ThorError):
-    """The player stopped answering mid-episode; the episode cannot go on."""
 
 
 @dataclass
@@ -147,6 +141,7 @@ class ThorEnvironment:
     def reset(self, episode: Any) -> Observation:
         house = _house_of(episode, self.config.data_dir)
         rooms, floor_y = rooms_from_house(house)  # HouseError for a broken house, before THOR sees it
+        self._event = None  # a failed reset leaves no stale world to step in
         if self.controller is None:
             event = self._start(house)
         else:
@@ -154,7 +149,9 @@ class ThorEnvironment:
         house_id = str(house.get("id", "<inline house>"))
         if not event.metadata["lastActionSuccess"]:
             unknown = unknown_assets(house)
-            hint = (f"; assetIds missing from the ProcTHOR asset database: {', '.join(unknown)}" if unknown else "")
+            hint = (f"; assetIds not in the ProcTHOR asset database (sim_bridge/data/asset-database.json.gz): "
+                    f"{', '.join(unknown)}; use assets of that database or a THOR build that ships them"
+                    if unknown else "")
             raise ThorHouseError(f"THOR rejected house {house_id} (CreateHouse): "
                                  f"{event.metadata.get('errorMessage') or 'no message'}{hint}")
         start = getattr(episode, "agent_start", None)
@@ -198,7 +195,7 @@ class ThorEnvironment:
         """Stop the player. The environment can be reset again (which starts a new one)."""
         self._watch_stop.set()
         if self.controller is not None:
-            _shutdown(self.controller)
+            shutdown(self.controller)
             self.controller = None
             self._event = None
 
@@ -223,13 +220,14 @@ class ThorEnvironment:
             raise
         except Exception as exc:
             proc = self.controller.server.unity_proc if self.controller.server is not None else None
+            status = proc.poll() if proc is not None else None
             self.close()
             if isinstance(exc, TimeoutError):
                 why = f"did not answer within {self.config.action_timeout_s:g} s"
             else:
-                why = f"exited (status {proc.returncode if proc is not None else 'unknown'})"
+                why = f"exited (status {status})" if status is not None else "failed"
             raise ThorConnectionError(f"the THOR player {why} during {what} ({type(exc).__name__}: {exc}); "
-                                      f"see {_log_hint()}") from exc
+                                      f"see {log_hint()}") from exc
 
     def _teleport(self, start: dict[str, Any], house_id: str) -> Any:
         call = {"action": "TeleportFull", "position": start["position"], "rotation": start["rotation"],
@@ -276,126 +274,18 @@ class ThorEnvironment:
         if platform == "Linux64" and not display:
             raise ThorStartError("platform Linux64 needs an X server with GLX: set $DISPLAY or pass "
                                  "x_display=':0' (e.g. after `sudo ai2thor-xorg start`), or use CloudRendering")
-        folder = Path.home() / ".ai2thor" / "releases" / f"thor-{platform}-{commit}"
-        if not folder.is_dir() and not cfg.download:
-            raise ThorStartError(_no_build_message(folder))
         kwargs.update(platform=STR_PLATFORM_MAP[platform], commit_id=commit, x_display=display,
                       gpu_device=cfg.gpu_device)
+        if not release_folder(kwargs).is_dir() and not cfg.download:
+            raise ThorStartError(no_build_message(release_folder(kwargs)))
         return kwargs
 
     def _start(self, house: dict[str, Any]) -> Any:
-        from ai2thor.controller import Controller
-
         kwargs = self._controller_kwargs(house)
-        controller = Controller.__new__(Controller)  # so the watchdog can reach its server mid-start
-        outcome: dict[str, BaseException] = {}
-
-        def run() -> None:
-            try:
-                controller.__init__(**kwargs)
-            except BaseException as exc:  # handed to the caller's thread below
-                outcome["error"] = exc
-
-        thread = threading.Thread(target=run, name="thor-controller-start", daemon=True)
-        thread.start()
-        deadline = time.monotonic() + self.config.start_timeout_s
-        problem = ""
-        while thread.is_alive() and not problem:
-            thread.join(0.05)
-            proc = getattr(getattr(controller, "server", None), "unity_proc", None)
-            if thread.is_alive() and proc is not None and proc.poll() is not None:
-                problem = f"the THOR player exited with status {proc.returncode} before it answered"
-            elif thread.is_alive() and time.monotonic() > deadline:
-                problem = f"the THOR player did not answer within {self.config.start_timeout_s:g} s"
-        if problem:
-            _abandon(controller, thread)
-        elif "error" in outcome:
-            _shutdown(controller)
-            problem = _explain(outcome["error"], kwargs)
-        if problem:
-            raise ThorStartError(f"{problem} ({_player_label(kwargs)}); see {_log_hint()}. A CloudRendering build "
-                                 "needs Vulkan and a GPU, a Linux64 build an X server with GLX")
-        self.controller = controller
+        if "platform" in kwargs and not release_folder(kwargs).is_dir():
+            download_build(kwargs)  # outside the start-up time limit: a build is a large download
+        self.controller = start_controller(kwargs, self.config.start_timeout_s)
         self._watch_stop = threading.Event()
-        threading.Thread(target=_watch_player, args=(controller.server, self._watch_stop),
+        threading.Thread(target=watch_player, args=(self.controller.server, self._watch_stop),
                          name="thor-player-watch", daemon=True).start()
-        return controller.last_event
-
-
-def _player_label(kwargs: dict[str, Any]) -> str:
-    if "local_executable_path" in kwargs:
-        return f"local_executable_path={kwargs['local_executable_path']!r}"
-    return f"platform={kwargs['platform'].name()}, commit {kwargs['commit_id']}"
-
-
-def _log_hint() -> str:
-    return (f"{Path.home() / '.ai2thor' / 'log' / 'unity.log'} (the player's output) and Unity's "
-            "~/.config/unity3d/Allen Institute for Artificial Intelligence/AI2-THOR/Player.log")
-
-
-def _no_build_message(folder: Path) -> str:
-    return (f"no AI2-THOR build at {folder}: ai2thor downloads it from its public bucket on first use, "
-            "which needs network access. Run once where the network is reachable, copy an unzipped build "
-            "(with its metadata.json) to that folder, or pass local_executable_path=<build executable>")
-
-
-def _explain(exc: BaseException, kwargs: dict[str, Any]) -> str:
-    """ai2thor's start-up exceptions, reworded to say what is missing."""
-    text = f"{type(exc).__name__}: {exc}"
-    if isinstance(exc, ValueError) and "no build exists" in str(exc):
-        platform = kwargs["platform"].name()
-        return _no_build_message(Path.home() / ".ai2thor" / "releases" / f"thor-{platform}-{kwargs['commit_id']}") \
-            + f" (ai2thor: {text})"
-    if isinstance(exc, TimeoutError):
-        return f"the THOR player did not answer in time ({text})"
-    if isinstance(exc, FileNotFoundError):
-        return f"the THOR player could not be started ({text})"
-    return f"AI2-THOR did not start ({text})"
-
-
-def _shutdown(controller: Any) -> None:
-    """Stop a (possibly half-started) Controller and its player."""
-    if getattr(controller, "server", None) is None:
-        return
-    try:
-        controller.stop()
-    except (OSError, AttributeError):  # half-initialised: the pipes or the build lock never existed
-        controller.server.stop()
-
-
-def _watch_player(server: Any, stop: threading.Event) -> None:
-    """ai2thor reads its FIFO with select() and a timeout; once the player is dead the pipe is at
-    end-of-file and the read spins until ``action_timeout_s``. Closing the pipe when the player
-    exits makes that read fail at once, so a crash is reported in a fraction of a second."""
-    while not stop.wait(0.2):
-        if server.unity_proc.poll() is not None:
-            pipe = server.server_pipe
-            if pipe is not None and not pipe.closed:
-                pipe.close()
-            return
-
-
-def _abandon(controller: Any, thread: threading.Thread) -> None:
-    """Free a start-up thread stuck on the FIFOs: kill the player, wake any ``open()`` blocked
-    on a FIFO with a partner that leaves at once, and close the read pipe so a ``select()`` loop
-    spinning on end-of-file fails instead of running until its timeout."""
-    server = getattr(controller, "server", None)
-    if server is None:
-        thread.join(1.0)
-        return
-    proc = server.unity_proc
-    if proc is not None and proc.poll() is None:
-        proc.kill()
-        proc.wait(5)
-    for path, flags in ((server.server_pipe_path, os.O_WRONLY), (server.client_pipe_path, os.O_RDONLY)):
-        try:
-            os.close(os.open(path, flags | os.O_NONBLOCK))
-        except OSError:  # no FIFO yet, or nobody is waiting on it (ENXIO)
-            pass
-    end = time.monotonic() + 5.0
-    while thread.is_alive() and time.monotonic() < end:
-        pipe = server.server_pipe
-        if pipe is not None and not pipe.closed:
-            pipe.close()
-        thread.join(0.05)
-    _shutdown(controller)
+        return self.controller.last_event

@@ -64,14 +64,14 @@ def command(log_path: str | None = None, stall: str | None = None) -> str:
 def object_color(object_id: str, taken: set[tuple[int, int, int]]) -> tuple[int, int, int]:
     """A colour derived from the id (like THOR, not from any index the bridge could guess),
     never black (background) and unique within the scene."""
-    digest = hashlib.sha1(object_id.encode()).digest()
-    i = 0
+    salt = 0
     while True:
-        color = (digest[i % 18], digest[(i % 18) + 1], digest[(i % 18) + 2] | 1)
+        digest = hashlib.sha1(f"{object_id}#{salt}".encode()).digest()
+        color = (digest[0], digest[1], digest[2] | 1)
         if color not in taken:
             taken.add(color)
             return color
-        i += 1
+        salt += 1
 
 
 class Player:

@@ -1,0 +1,307 @@
+"""Memory evaluation on the embedded simulator: explore a house, score the spatial memory
+against ground truth, move objects, explore again, score again.
+
+The explorer is an *oracle* and privileged: it teleports the agent (``env.pose``) to free cells
+of a coarse grid in every room and turns 360 degrees at each, at each camera horizon, taking
+rendered observations through ``env.step(RotateRight)``. Perception gets ground-truth instance
+segmentation (the simulator's instance ids with their types); the memory associates by geometry
+and labels only, never by the simulator's object ids. The object moves are privileged too (the
+object table's pickup/put). Ground truth (evaluation_only): ``env.table``.
+
+    run_memory_eval("houses_dev.jsonl.gz", 0, "runs/memory_eval")      # from Python
+    python -m evaluation.memory_eval --house houses_dev.jsonl.gz --index 0-2 --out DIR
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from evaluation.memory_metrics import GTObject, make_queries, match, object_metrics, query_metrics
+from evaluation.report import atomic_write_text, scrub
+from memory.spatial.memory import MemoryConfig, SpatialMemory
+from memory.spatial.query import Region
+from perception.encoders import Encoders, make_encoders
+from perception.perceive import Perception, PerceptionConfig
+from sim_bridge.embedded.env import AgentPose, EmbeddedConfig, EmbeddedEnvironment
+from sim_bridge.embedded.house_data import HouseError, load_house
+from sim_bridge.embedded.interactions import find_placement
+from sim_bridge.frames import thor_to_ros_points
+from sim_bridge.types import Action, point_in_polygon
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class MemoryEvalConfig:
+    grid_step: float = 1.0  # metres between viewpoints
+    horizons: tuple[float, ...] = (30.0, 0.0)  # camera pitch (down positive) at each viewpoint
+    rotations: int = 12  # views per 360-degree turn
+    match_distance: float = 0.5
+    duplicate_distance: float = 1.0
+    move_objects: int = 5
+    seed: int = 0
+    max_viewpoints: int | None = None  # cap (tests); None = all
+    width: int = 320
+    height: int = 240
+
+
+def viewpoints(env: EmbeddedEnvironment, step: float) -> list[tuple[float, float]]:
+    """Free THOR (x, z) cells of a grid in every room (at least one per room if any is free)."""
+    free = env.collision.free_grid()
+    out: list[tuple[float, float]] = []
+    for room in env.layout.rooms:
+        poly = list(room.polygon)
+        xs, zs = [p[0] for p in poly], [p[1] for p in poly]
+        for s in (step, step / 4.0):
+            cells = [(float(x), float(z)) for x in np.arange(min(xs) + s / 2, max(xs), s)
+                     for z in np.arange(min(zs) + s / 2, max(zs), s)
+                     if point_in_polygon(x, z, poly) and free.is_free(x, z)]
+            if cells:
+                out.extend(cells if s == step else cells[len(cells) // 2:len(cells) // 2 + 1])
+                break
+    return out
+
+
+def rooms_as_regions(env: EmbeddedEnvironment) -> list[Region]:
+    """The house's rooms as memory regions in REP 103 (x, y)."""
+    regions = []
+    for room in env.layout.rooms:
+        pts = thor_to_ros_points(np.array([[x, 0.0, z] for x, z in room.polygon]))
+        regions.append(Region(room.id, room.room_type, tuple((float(p[0]), float(p[1])) for p in pts)))
+    return regions
+
+
+def ground_truth(env: EmbeddedEnvironment) -> list[GTObject]:
+    """Every object in the scene (not held, not sliced away), in REP 103."""
+    table = env.table
+    types = {r.id: r.room_type for r in env.layout.rooms}
+    out = []
+    for o in table.objects.values():
+        if not o.active or o.is_picked_up:
+            continue
+        centre, _ = o.render_box()
+        corners = thor_to_ros_points(o.corners())
+        low = corners[np.argsort(corners[:, 2])[:4]][:, :2]
+        order = np.argsort(np.arctan2(low[:, 1] - low[:, 1].mean(), low[:, 0] - low[:, 0].mean()))
+        room = env.collision.room_at(float(o.position[0]), float(o.position[2]))
+        parent = table.objects.get(o.parent) if o.parent else None
+        out.append(GTObject(o.id, o.type, thor_to_ros_points(centre), thor_to_ros_points(o.position), low[order],
+                            room, types.get(room) if room else None, parent.type if parent else None,
+                            o.affords("pickupable")))
+    return out
+
+
+@dataclass
+class Exploration:
+    frames: int = 0
+    skipped: int = 0
+    perception_s: float = 0.0
+    memory_s: float = 0.0
+    render_s: float = 0.0
+
+
+def explore(env: EmbeddedEnvironment, memory: SpatialMemory, perception: Perception, points: Sequence[tuple[float, float]],
+            cfg: MemoryEvalConfig, visible: set[str], progress: Progress | None = None) -> Exploration:
+    """Privileged oracle exploration: teleport to each point, turn around at each horizon."""
+    log = Exploration()
+    turn = Action("RotateRight", args={"degrees": 360.0 / cfg.rotations})
+    last = time.monotonic()
+    for n, (x, z) in enumerate(points):
+        for horizon in cfg.horizons:
+            env.pose = AgentPose(x, z, 0.0, horizon)
+            for _ in range(cfg.rotations):
+                t0 = time.perf_counter()
+                obs = env.step(turn).observation
+                t1 = time.perf_counter()
+                try:
+                    frame = perception.process(obs)
+                except ValueError as exc:
+                    log.skipped += 1
+                    print(f"memory-eval: skipped frame {obs.step}: {exc}", file=sys.stderr)
+                    continue
+                t2 = time.perf_counter()
+                report = memory.integrate(frame)
+                t3 = time.perf_counter()
+                log.skipped += report.skipped
+                visible.update(o.source_id for o in frame.objects)
+                log.frames += 1
+                log.render_s += t1 - t0
+                log.perception_s += t2 - t1
+                log.memory_s += t3 - t2
+        if progress and (time.monotonic() - last > 5.0 or n + 1 == len(points)):
+            last = time.monotonic()
+            progress(f"viewpoint {n + 1}/{len(points)}: {log.frames} frames, {len(memory)} objects")
+    return log
+
+
+def move_objects(env: EmbeddedEnvironment, n: int, rng: np.random.Generator, visible: set[str]) -> list[dict[str, Any]]:
+    """Privileged: move ``n`` visible pickupable objects onto visible receptacles, preferring
+    another room. Returns what moved where."""
+    table = env.table
+    room = {o.id: env.collision.room_at(float(o.position[0]), float(o.position[2])) for o in table.objects.values()}
+    movable = [o for o in table.objects.values() if o.active and not o.is_picked_up and o.affords("pickupable")
+               and o.id in visible and table.enclosed_by_closed(o) is None and not table.descendants(o.id)]
+    targets = [o for o in table.objects.values() if o.active and o.id in visible and o.affords("receptacle")
+               and not o.affords("pickupable") and not (o.is_container and not o.is_open)]
+    rng.shuffle(movable)
+    moved: list[dict[str, Any]] = []
+    for obj in movable:
+        if len(moved) == n:
+            break
+        order = sorted(targets, key=lambda r: (room[r.id] == room[obj.id], float(rng.random())))
+        for rec in order:
+            if rec.id == obj.parent or not table.catalog.accepts(rec.type, obj.type):
+                continue
+            if find_placement(obj, rec, table.children(rec.id)) is None:
+                continue
+            before = thor_to_ros_points(obj.position)
+            table.pickup(obj.id, obj.position)
+            table.put(rec.id, find_placement)
+            moved.append({"object_id": obj.id, "type": obj.type, "to": rec.id, "to_type": rec.type,
+                          "from_ros": before.round(3).tolist(), "to_ros": thor_to_ros_points(obj.position).round(3).tolist(),
+                          "distance_m": round(float(np.linalg.norm(thor_to_ros_points(obj.position) - before)), 3)})
+            break
+    return moved
+
+
+def score(memory: SpatialMemory, env: EmbeddedEnvironment, visible: set[str],
+          cfg: MemoryEvalConfig) -> tuple[dict[str, Any], Any, list[GTObject]]:
+    gt = ground_truth(env)
+    m = match(memory, gt, cfg.match_distance, cfg.duplicate_distance)
+    metrics = object_metrics(m, gt, visible)
+    metrics["queries"] = query_metrics(memory, make_queries(gt, visible), m)
+    metrics["retired_objects"] = len(memory.objects("retired"))
+    metrics["merged_objects"] = len(memory.objects("merged"))
+    return metrics, m, gt
+
+
+def _timing(log: Exploration) -> dict[str, Any]:
+    f = max(log.frames, 1)
+    return {"frames": log.frames, "skipped_frames": log.skipped, "render_ms_per_frame": 1e3 * log.render_s / f,
+            "perception_ms_per_frame": 1e3 * log.perception_s / f, "memory_ms_per_frame": 1e3 * log.memory_s / f}
+
+
+def run_memory_eval(house_file: str, index: int, out_dir: str | Path, *, config: MemoryEvalConfig | None = None,
+                    memory_config: MemoryConfig | None = None, encoders: Encoders | None = None,
+                    data_dir: str | None = None, progress: Progress | None = None,
+                    save_memory: bool = False) -> dict[str, Any]:
+    """Explore house ``index`` of ``house_file``, score, move objects, re-explore, score; writes
+    memory_eval.json and memory_topdown.png (+ _moved) into ``out_dir`` and returns the JSON."""
+    from evaluation.memory_plot import render_memory_png
+
+    cfg = config or MemoryEvalConfig()
+    out = Path(out_dir)
+    house = load_house(house_file, index, data_dir)
+    env = EmbeddedEnvironment(EmbeddedConfig(width=cfg.width, height=cfg.height, render=True))
+    env.reset(house)
+    mcfg = memory_config or MemoryConfig()
+    encoders = encoders or make_encoders("hash")
+    perception = Perception(PerceptionConfig(voxel_size=mcfg.voxel_size), encoders)
+    memory = SpatialMemory(encoders, mcfg, rooms_as_regions(env))
+    points = viewpoints(env, cfg.grid_step)[:cfg.max_viewpoints]
+    visible: set[str] = set()
+    started = time.monotonic()
+    log = explore(env, memory, perception, points, cfg, visible, progress)
+    first, m1, gt1 = score(memory, env, visible, cfg)
+    first["timing"] = _timing(log)
+    render_memory_png(out / "memory_topdown.png", memory, gt1, m1, visible, env, title=f"{env.layout.house_id}: explored")
+    result: dict[str, Any] = {
+        "house_file": str(house_file), "index": index, "house_id": env.layout.house_id,
+        "privileged": "oracle explorer (teleport + 360 turns), ground-truth instance segmentation, oracle object moves",
+        "config": asdict(cfg), "memory_config": asdict(mcfg), "encoders": encoders.describe(),
+        "viewpoints": len(points), "explored": first,
+    }
+    if cfg.move_objects > 0:
+        moved = move_objects(env, cfg.move_objects, np.random.default_rng(cfg.seed), visible)
+        log2 = explore(env, memory, perception, points, cfg, visible, progress)
+        second, m2, gt2 = score(memory, env, visible, cfg)
+        second["timing"] = _timing(log2)
+        found = {gt2[g].object_id for g in m2.gt_of_mem if g >= 0}
+        second["moved"] = moved
+        second["moved_found_at_new_place"] = sum(mv["object_id"] in found for mv in moved)
+        render_memory_png(out / "memory_topdown_moved.png", memory, gt2, m2, visible, env,
+                          title=f"{env.layout.house_id}: after moving {len(moved)} objects and re-exploring")
+        result["after_move"] = second
+    result["wall_time_s"] = round(time.monotonic() - started, 2)
+    if save_memory:
+        memory.save(out / "memory.npz")
+    atomic_write_text(out / "memory_eval.json", json.dumps(scrub(result), indent=2) + "\n")
+    return result
+
+
+def _fmt(v: Any) -> str:
+    return "n/a" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))
+
+
+def summary_lines(result: dict[str, Any]) -> list[str]:
+    lines = [f"house {result['house_id']} (index {result['index']}), {result['viewpoints']} viewpoints"]
+    for phase in ("explored", "after_move"):
+        r = result.get(phase)
+        if not r:
+            continue
+        q = r["queries"]
+        lines.append(
+            f"  {phase:10s} recall(visible) {_fmt(r['recall_visible'])} recall(all) {_fmt(r['recall_all'])} "
+            f"precision {_fmt(r['precision'])} centroid err {_fmt(r['centroid_error_mean'])} m "
+            f"duplicates {_fmt(r['duplicate_rate'])} | objects {r['memory_objects']} (gt {r['gt_objects']}, "
+            f"visible {r['gt_visible']}) | frames {r['timing']['frames']}")
+        lines.append("             queries top-1: " + ", ".join(
+            f"{k} {_fmt(v['top1_accuracy'])} ({v['queries']})" for k, v in q.items() if k != "failures"))
+        if phase == "after_move":
+            lines.append(f"             moved {len(r['moved'])}, found at the new place {r['moved_found_at_new_place']}")
+    return lines
+
+
+def main_memory_eval(argv: Sequence[str] | None = None) -> int:
+    """``worldmind memory-eval``: exit 0 on success, 2 on bad input."""
+    from worldmind.cli import CliError, parse_indices
+
+    ap = argparse.ArgumentParser(prog="worldmind memory-eval", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--house", default="houses_dev.jsonl.gz", help="houses file (.jsonl[.gz])")
+    ap.add_argument("--index", default="0", help="house index or ranges, e.g. 0 or 0-2,5")
+    ap.add_argument("--out", required=True, help="output folder")
+    ap.add_argument("--data-dir", default=None)
+    ap.add_argument("--grid-step", type=float, default=1.0)
+    ap.add_argument("--horizons", default="30,0", help="camera pitches in degrees, down positive")
+    ap.add_argument("--voxel-size", type=float, default=0.05)
+    ap.add_argument("--move", type=int, default=5, help="objects to move before re-exploring (0: none)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--text-encoder", default="hash", help="hash | minilm (needs worldmind[text])")
+    ap.add_argument("--clip-model", default=None, help="open_clip model name (needs worldmind[clip])")
+    ap.add_argument("--clip-weights", default=None, help="checkpoint file, or 'random' (speed only)")
+    ap.add_argument("--save-memory", action="store_true", help="also write memory.npz")
+    args = ap.parse_args(argv)
+    try:
+        indices = parse_indices(args.index)
+        horizons = tuple(float(h) for h in args.horizons.split(","))
+        if not args.grid_step > 0 or not args.voxel_size > 0 or not all(math.isfinite(h) for h in horizons):
+            raise CliError("--grid-step and --voxel-size must be positive, --horizons finite numbers")
+        encoders = make_encoders(args.text_encoder, args.clip_model, args.clip_weights)
+        cfg = MemoryEvalConfig(grid_step=args.grid_step, horizons=horizons, move_objects=args.move, seed=args.seed)
+        results = []
+        for i in indices:
+            out = Path(args.out) / f"house_{i:03d}" if len(indices) > 1 else Path(args.out)
+            res = run_memory_eval(args.house, i, out, config=cfg, memory_config=MemoryConfig(voxel_size=args.voxel_size),
+                                  encoders=encoders, data_dir=args.data_dir, save_memory=args.save_memory,
+                                  progress=lambda msg, i=i: print(f"[house {i}] {msg}", file=sys.stderr))
+            print("\n".join(summary_lines(res)), flush=True)
+            results.append(res)
+    except (CliError, HouseError, FileNotFoundError, IndexError, ValueError, RuntimeError) as exc:
+        problems = exc.problems if isinstance(exc, CliError) else [str(exc)]
+        for p in problems:
+            print(f"worldmind memory-eval: error: {p}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main_memory_eval())

@@ -1,0 +1,151 @@
+"""Save/load: lossless (every field compared, and the loaded memory behaves identically),
+atomic (a failed save keeps the old file), and refusing corrupt, truncated, version-mismatched or
+encoder-mismatched files with errors that name the file and the field."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from spatial_scene import Box, render
+from test_spatial_memory import ROOM, SPOTS, explore
+
+from memory.spatial import MemoryFileError, Region, SpatialMemory
+from memory.spatial.memory import MemoryConfig
+from memory.spatial.store import load_memory
+from perception.encoders import Encoders, HashTextEncoder
+from perception.perceive import Perception
+
+
+def everything(mem: SpatialMemory) -> dict[str, object]:
+    out: dict[str, object] = {f"table/{k}": v for k, v in mem.table.export().items()}
+    out.update({f"index/{k}": v for k, v in mem.index.export().items()})
+    out.update({f"views/{k}": v for k, v in mem.views.export().items()})
+    out.update({"voxels/by_object": mem.voxels.by_object, "voxels/by_voxel": mem.voxels.by_voxel,
+                "voxels/hits": mem.voxels.hits, "voxels/max_hits": mem.voxels.max_hits,
+                "distinct": sorted(mem.distinct), "regions": mem.regions, "labels": mem.table.labels,
+                "config": mem.config, "frames": mem.frames, "encoders": mem.encoders.describe()})
+    return out
+
+
+def assert_same(a: SpatialMemory, b: SpatialMemory) -> None:
+    ea, eb = everything(a), everything(b)
+    assert ea.keys() == eb.keys()
+    for key in ea:
+        va, vb = ea[key], eb[key]
+        if isinstance(va, np.ndarray):
+            assert va.dtype == vb.dtype and va.shape == vb.shape and np.array_equal(va, vb), key
+        else:
+            assert va == vb, key
+
+
+@pytest.fixture(scope="module")
+def built() -> SpatialMemory:
+    room = Region("room|1", "Kitchen", ((-1.0, -3.0), (5.0, -3.0), (5.0, 3.0), (-1.0, 3.0)))
+    mem = SpatialMemory(config=MemoryConfig(max_views=2), regions=[room])
+    step = explore(mem, ROOM)
+    explore(mem, ROOM[:2] + ROOM[3:], spots=SPOTS[:2], start=step)  # the mug goes: a retired row
+    assert mem.objects("retired") and mem.distinct and len(mem.views)
+    return mem
+
+
+def test_round_trip_is_lossless_and_behaves_the_same(built: SpatialMemory, tmp_path: Path) -> None:
+    path = built.save(tmp_path / "mem.npz")
+    loaded = SpatialMemory.load(path)
+    assert_same(built, loaded)
+    for a, b in zip(built.objects("retired"), loaded.objects("retired")):
+        assert a.object_id == b.object_id and a.status == b.status
+    frame = Perception().process(render(ROOM, (0.5, -1.0, 1.5), 30.0, 25.0, step=999))
+    copy = SpatialMemory.load(path)
+    ra, rb = copy.integrate(frame), loaded.integrate(frame)
+    assert (ra.created, ra.updated, ra.retired) == (rb.created, rb.updated, rb.retired)
+    assert_same(copy, loaded)
+    assert [(h.object_id, h.score) for h in copy.query_text("apple on the dining table")] == \
+        [(h.object_id, h.score) for h in loaded.query_text("apple on the dining table")]
+    assert built.query_text("apple on the dining table")[0].object_id == loaded.query_text("apple")[0].object_id
+
+
+def test_failed_save_keeps_the_previous_file(built: SpatialMemory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = built.save(tmp_path / "mem.npz")
+    before = path.read_bytes()
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(np, "savez_compressed", boom)
+    with pytest.raises(OSError, match="disk full"):
+        built.save(path)
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["mem.npz"]  # no temporary left behind
+
+
+def rewrite(src: Path, dst: Path, edit) -> Path:
+    with np.load(src, allow_pickle=False) as npz:
+        data = {k: npz[k] for k in npz.files}
+    edit(data)
+    with open(dst, "wb") as fh:
+        np.savez(fh, **data)
+    return dst
+
+
+def test_bad_files_are_refused_with_the_field_named(built: SpatialMemory, tmp_path: Path) -> None:
+    good = built.save(tmp_path / "good.npz")
+    junk = tmp_path / "junk.npz"
+    junk.write_bytes(b"not a zip at all")
+    with pytest.raises(MemoryFileError, match="junk.npz: not a readable memory file"):
+        load_memory(junk)
+    truncated = tmp_path / "truncated.npz"
+    truncated.write_bytes(good.read_bytes()[: len(good.read_bytes()) // 2])
+    with pytest.raises(MemoryFileError, match="truncated.npz"):
+        load_memory(truncated)
+    with pytest.raises(MemoryFileError, match="no such memory file"):
+        load_memory(tmp_path / "missing.npz")
+
+    def set_header(data: dict, **changes: object) -> None:
+        header = json.loads(data["header"].tobytes())
+        header.update(changes)
+        data["header"] = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
+
+    future = rewrite(good, tmp_path / "v99.npz", lambda d: set_header(d, version=99))
+    with pytest.raises(MemoryFileError, match=r"v99.npz: header.version: file version 99"):
+        load_memory(future)
+    other = rewrite(good, tmp_path / "other.npz", lambda d: set_header(d, format="something.else"))
+    with pytest.raises(MemoryFileError, match="header.format"):
+        load_memory(other)
+    missing = rewrite(good, tmp_path / "nocol.npz", lambda d: d.pop("table/area"))
+    with pytest.raises(MemoryFileError, match="table/area: missing"):
+        load_memory(missing)
+    unsorted = rewrite(good, tmp_path / "unsorted.npz",
+                       lambda d: d.__setitem__("voxels/by_object", d["voxels/by_object"][::-1].copy()))
+    with pytest.raises(MemoryFileError, match="voxels/by_object: not strictly sorted"):
+        load_memory(unsorted)
+    short = rewrite(good, tmp_path / "short.npz", lambda d: d.__setitem__("index/text", d["index/text"][:-1]))
+    with pytest.raises(MemoryFileError, match="index/text"):
+        load_memory(short)
+    with pytest.raises(MemoryFileError, match="header.encoders.text"):
+        load_memory(good, Encoders(HashTextEncoder(64)))
+    assert zipfile.is_zipfile(good)
+
+
+def test_a_failed_load_leaves_the_memory_in_use_untouched(built: SpatialMemory, tmp_path: Path) -> None:
+    before = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in everything(built).items()}
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"\x00" * 100)
+    with pytest.raises(MemoryFileError):
+        SpatialMemory.load(bad)
+    after = everything(built)
+    for k, v in before.items():
+        assert (np.array_equal(v, after[k]) if isinstance(v, np.ndarray) else v == after[k]), k
+
+
+def test_empty_memory_round_trips(tmp_path: Path) -> None:
+    mem = SpatialMemory()
+    loaded = SpatialMemory.load(mem.save(tmp_path / "empty.npz"))
+    assert_same(mem, loaded)
+    assert len(loaded) == 0
+    box = Box("b", "Cabinet", (2.0, 0.0, 1.5), (0.4, 0.6, 0.5))
+    loaded.integrate(Perception().process(render([box], (0.0, 0.0, 1.5), 0.0, 0.0)))
+    assert len(loaded) == 1
