@@ -255,7 +255,7 @@ class OraclePlanner:
         if env.interactable(obj.id):
             return
         reach = env.config.reach - 0.05
-        center = obj.current_center()
+        center = obj.position
         cx, cz = float(center[0]), float(center[2])
         grid = env.collision.free_grid()
         near = reachable_region(env, obj, grid, reach)
@@ -265,7 +265,7 @@ class OraclePlanner:
         # The box distance in pure Python: this runs for every expanded lattice state.
         rot = obj.rotation()
         ux, uz = float(rot[0, 0]), float(rot[2, 0])  # local x axis in world (x, z)
-        hx, hy, hz = (float(v) / 2.0 for v in obj.current_size())
+        hx, hy, hz = (float(v) / 2.0 for v in obj.size)
         cy = float(center[1])
         cam_y = env.config.camera_height
         dy = max(abs(cam_y - cy) - hy, 0.0)

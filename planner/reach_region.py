@@ -73,8 +73,8 @@ def reachable_region(env: EmbeddedEnvironment, obj: SimObject, grid: FreeGrid, r
     seeds the walking-distance heuristic."""
     mask = grid.mask
     # Only a window around the object can be within reach: keeps this to a few ms.
-    span = reach + float(np.linalg.norm(obj.current_size())) / 2.0
-    c = obj.current_center()
+    span = reach + float(np.linalg.norm(obj.size)) / 2.0
+    c = obj.position
     i0 = max(int((c[0] - span - grid.x0) / grid.resolution), 0)
     i1 = min(int((c[0] + span - grid.x0) / grid.resolution) + 2, mask.shape[0])
     j0 = max(int((c[2] - span - grid.z0) / grid.resolution), 0)
@@ -84,7 +84,7 @@ def reachable_region(env: EmbeddedEnvironment, obj: SimObject, grid: FreeGrid, r
     gx, gz = np.meshgrid(xs, zs, indexing="ij")
     pts = np.stack([gx, np.full_like(gx, env.config.camera_height), gz], axis=-1).reshape(-1, 3)
     local = (pts - c) @ obj.rotation()
-    dist = np.linalg.norm(np.maximum(np.abs(local) - obj.current_size() / 2.0, 0.0), axis=1)
+    dist = np.linalg.norm(np.maximum(np.abs(local) - obj.size / 2.0, 0.0), axis=1)
     near = np.zeros_like(mask)
     near[i0:i1, j0:j1] = dist.reshape(len(xs), len(zs)) <= reach
     near &= mask

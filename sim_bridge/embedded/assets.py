@@ -50,7 +50,6 @@ class AssetInfo:
     asset_id: str
     object_type: str
     size: tuple[float, float, float]  # bounding box extents (x, y, z) in the asset's frame
-    open_size: tuple[float, float, float] | None
     primary: str
     secondary: frozenset[str]
 
@@ -121,12 +120,10 @@ class AssetCatalog:
         self._by_type: dict[str, list[AssetInfo]] = {}
         for object_type, assets in database.items():
             for a in assets:
-                open_box = (a.get("states") or {}).get("open", {}).get("boundingBox")
                 info = AssetInfo(
                     asset_id=a["assetId"],
                     object_type=a.get("objectType", object_type),
                     size=_size(a["boundingBox"]),
-                    open_size=_size(open_box) if open_box else None,
                     primary=a.get("primaryProperty", "Static"),
                     secondary=frozenset(a.get("secondaryProperties") or ()),
                 )

@@ -65,7 +65,7 @@ class CollisionMap:
             lo, _ = obj.aabb()
             if lo[1] > _MAX_OBSTACLE_BOTTOM:
                 continue
-            c = obj.current_center()
+            c = obj.position
             yaw = np.radians(obj.yaw_deg)
             # columns: world (x, z) directions of the local x and local z axes
             rots.append(np.array([[np.cos(yaw), np.sin(yaw)], [-np.sin(yaw), np.cos(yaw)]]))

@@ -25,7 +25,10 @@ class SimObject:
     asset: AssetInfo
     position: np.ndarray  # box centre (x, y, z), THOR frame
     yaw_deg: float
-    size: np.ndarray  # extents (x, y, z) in the object's frame
+    # Extents (x, y, z) in the object's frame, closed. An open door is not part of the body: the
+    # database's open box covers the whole swept area in front (a fridge grows 0.8 m), which
+    # would wall the agent off from the contents; an open container is drawn without its front.
+    size: np.ndarray
     parent: str | None = None
     kinematic: bool = False
     is_open: bool = False
@@ -62,15 +65,6 @@ class SimObject:
         """Closed, it hides its contents and takes nothing new (a fridge, not a toilet lid)."""
         return self.type in MUST_BE_OPEN_TYPES and self.affords("openable")
 
-    def current_size(self) -> np.ndarray:
-        """Extents of the body. An open door is not part of it: the database's open box covers
-        the whole swept area in front (a fridge grows 0.8 m), which would wall the agent off
-        from the contents; an open container is instead drawn without its front face."""
-        return self.size
-
-    def current_center(self) -> np.ndarray:
-        return self.position
-
     def surface_y(self) -> float:
         """World height objects rest at when put on this receptacle."""
         bottom = self.position[1] - self.size[1] / 2.0
@@ -94,29 +88,29 @@ class SimObject:
 
     def corners(self) -> np.ndarray:
         """(8, 3) corners of the oriented box, THOR frame."""
-        half = self.current_size() / 2.0
+        half = self.size / 2.0
         signs = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], dtype=float)
-        return (signs * half) @ self.rotation().T + self.current_center()
+        return (signs * half) @ self.rotation().T + self.position
 
     def aabb(self) -> tuple[np.ndarray, np.ndarray]:
         c = self.corners()
         return c.min(axis=0), c.max(axis=0)
 
     def footprint_half_extents(self) -> tuple[float, float]:
-        size = self.current_size()
+        size = self.size
         return float(size[0] / 2.0), float(size[2] / 2.0)
 
     def contains_xz(self, x: float, z: float, margin: float = 0.0) -> bool:
         """Is (x, z) inside the rotated footprint (grown by margin)?"""
-        c = self.current_center()
+        c = self.position
         d = np.array([x - c[0], 0.0, z - c[2]]) @ self.rotation()  # to local
         hx, hz = self.footprint_half_extents()
         return abs(d[0]) <= hx + margin and abs(d[2]) <= hz + margin
 
     def distance_to_point(self, p: np.ndarray) -> float:
         """Distance from a THOR point to the oriented box (0 inside)."""
-        local = (np.asarray(p, dtype=float) - self.current_center()) @ self.rotation()
-        half = self.current_size() / 2.0
+        local = (np.asarray(p, dtype=float) - self.position) @ self.rotation()
+        half = self.size / 2.0
         return float(np.linalg.norm(np.maximum(np.abs(local) - half, 0.0)))
 
 
