@@ -15,7 +15,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from evaluation.checklist import ChecklistItem, ItemResult, evaluate_checklist, evaluate_item
+from evaluation.checklist import ChecklistItem, ItemResult, evaluate_checklist
 from planner.lattice_nav import LatticeState, plan_lattice
 from planner.reach_region import reachable_region, walking_distance_to
 from sim_bridge.embedded.assets import SLICER_TYPES
@@ -96,9 +96,13 @@ class OraclePlanner:
 
     # ---- the script -------------------------------------------------------------------------
     def _run(self) -> Iterator[Action]:
+        solved: tuple[int, ItemResult] | None = None  # the item just worked on, with its before-result
         while True:
-            world = self.env.ground_truth()
-            result = evaluate_checklist(self.checklist, world)
+            result = evaluate_checklist(self.checklist, self.env.ground_truth())
+            if solved is not None:
+                # Judge the last item on this same read of the world (nothing acted in between).
+                self._judge(*solved, result.items[solved[0]])
+                solved = None
             todo = [(i, r) for i, r in enumerate(result.items) if not r.satisfied and i not in self.given_up]
             if not todo:
                 return
@@ -129,12 +133,15 @@ class OraclePlanner:
                 self.given_up[index] = str(exc)
                 self.notes.append(f"gave up on checklist[{index}]: {exc}")
                 continue
-            after = evaluate_item(item, self.env.ground_truth(), index)
-            if after.satisfied:
-                self._solved[index] = self._solved.get(index, 0) + 1
-            if after.satisfied_units <= item_result.satisfied_units:
-                self.given_up[index] = "no progress"
-                self.notes.append(f"gave up on checklist[{index}]: no progress ({item.describe()})")
+            solved = (index, item_result)
+
+    def _judge(self, index: int, before: ItemResult, after: ItemResult) -> None:
+        """Count a success, or give the item up when solving it changed nothing."""
+        if after.satisfied:
+            self._solved[index] = self._solved.get(index, 0) + 1
+        if after.satisfied_units <= before.satisfied_units:
+            self.given_up[index] = "no progress"
+            self.notes.append(f"gave up on checklist[{index}]: no progress ({self.checklist[index].describe()})")
 
     def _solve_item(self, item: ChecklistItem, res: ItemResult, protected: set[str]) -> Iterator[Action]:
         table = self.env.table

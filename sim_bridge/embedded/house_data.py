@@ -73,6 +73,18 @@ def iter_house_lines(path: Path) -> Iterator[tuple[int, str]]:
             yield lineno, line
 
 
+def _parse_house_line(path: Path, lineno: int, line: str) -> dict[str, Any]:
+    """One house line; its ``id`` defaults to ``<file>#<line>``. Errors name file:line."""
+    try:
+        house = json.loads(line)
+        if not isinstance(house, dict):
+            raise ValueError("line is not a JSON object")
+    except ValueError as exc:
+        raise HouseError(f"{path}:{lineno + 1}: malformed house JSON ({exc})") from exc
+    house.setdefault("id", f"{path.name}#{lineno}")
+    return house
+
+
 def load_houses_file(path: str | os.PathLike[str], data_dir: str | os.PathLike[str] | None = None) -> HouseFileReport:
     """Load every house in a file. A malformed line is reported (file:line) and skipped, never
     fatal; list positions then no longer match line numbers, but each house's ``id`` does
@@ -83,14 +95,9 @@ def load_houses_file(path: str | os.PathLike[str], data_dir: str | os.PathLike[s
         if not line.strip():
             continue
         try:
-            house = json.loads(line)
-            if not isinstance(house, dict):
-                raise ValueError("line is not a JSON object")
-        except ValueError as exc:
-            report.errors.append(f"{resolved}:{lineno + 1}: malformed house JSON ({exc})")
-            continue
-        house.setdefault("id", f"{resolved.name}#{lineno}")
-        report.houses.append(house)
+            report.houses.append(_parse_house_line(resolved, lineno, line))
+        except HouseError as exc:
+            report.errors.append(str(exc))
     return report
 
 
@@ -99,14 +106,7 @@ def load_house(path: str | os.PathLike[str], index: int, data_dir: str | os.Path
     resolved = resolve_data_file(path, data_dir)
     for lineno, line in iter_house_lines(resolved):
         if lineno == index:
-            try:
-                house = json.loads(line)
-            except ValueError as exc:
-                raise HouseError(f"{resolved}:{lineno + 1}: malformed house JSON ({exc})") from exc
-            if not isinstance(house, dict):
-                raise HouseError(f"{resolved}:{lineno + 1}: house line is not a JSON object")
-            house.setdefault("id", f"{resolved.name}#{index}")
-            return house
+            return _parse_house_line(resolved, lineno, line)
     raise HouseError(f"{resolved}: no house at index {index}")
 
 
