@@ -419,6 +419,13 @@ def build_parser() -> argparse.ArgumentParser:
                            help="WorldLines memory QA and planning probe: belief tracker vs flat baselines "
                                 "(options: worldmind eval worldlines --help)")
     wl.set_defaults(func=None)  # main() hands these argv to the harness, which owns its options
+
+    for name, text in (("record", "run an episode and record it as an MCAP bag (options: worldmind record --help)"),
+                       ("replay", "replay a bag through perception, memory and belief and score it "
+                                  "(options: worldmind replay --help)"),
+                       ("ros", "start the ROS 2 node graph: worldmind ros up sim|robot|replay "
+                               "(options: worldmind ros --help)")):
+        sub.add_parser(name, add_help=False, help=text).set_defaults(func=None)  # delegated in main()
     return parser
 
 
@@ -426,6 +433,9 @@ def build_parser() -> argparse.ArgumentParser:
 DELEGATED = {
     ("eval", "worldlines"): ("evaluation.worldlines.harness", "main_worldlines"),
     ("memory-eval",): ("evaluation.memory_eval", "main_memory_eval"),
+    ("record",): ("worldmind.cli_bags", "main_record"),
+    ("replay",): ("worldmind.cli_bags", "main_replay"),
+    ("ros",): ("worldmind.cli_ros", "main_ros"),
 }
 
 

@@ -1,0 +1,141 @@
+"""The planner's roles and the records that flow between them (DESIGN.md, "Planner (HoloMind)").
+
+Every role has two implementations behind the same Protocol: a deterministic one (the offline
+default and the baseline, ``planner.deterministic``) and one that asks an LLM through litellm
+(``planner.llm``). The agent (``planner.holomind``) only talks to these Protocols, so a run can
+mix them (e.g. an LLM decomposer with a deterministic critic) and an ablation swaps one out.
+
+Goals are written in the checklist vocabulary (``evaluation.checklist.ChecklistItem``): a goal is
+"make these propositions true", which is what both the instruction means and what the critic can
+check against the agent's own memory. The checklist is never shown to the agent; the decomposer
+produces these items from the instruction text alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from evaluation.checklist import ChecklistItem
+
+Verdict = Literal["pass", "refine", "replan"]
+ReplanLevel = Literal["low", "high"]
+
+# The skills the executor compiles to atomic actions (planner.skills).
+SKILLS = (
+    "navigate_to",  # args: object_id                 walk to a pose that sees and reaches it
+    "search",  # args: object_type, room?             explore / open containers until one is seen
+    "inspect",  # args: object_id                     look at it again (refresh its state)
+    "pick",  # args: object_id
+    "place",  # args: receptacle_id
+    "open",  # args: object_id
+    "close",  # args: object_id
+    "toggle_on",  # args: object_id
+    "toggle_off",  # args: object_id
+    "slice",  # args: object_id                      needs a knife in hand
+    "put_down",  # args: -                            free the hand on any nearby surface
+)
+
+
+@dataclass(frozen=True)
+class Goal:
+    """One node of the goal DAG: propositions to make true, from one clause of the instruction."""
+
+    id: str
+    items: tuple[ChecklistItem, ...]
+    text: str  # the clause of the instruction it came from (for reports and LLM prompts)
+    # Search hints that are not propositions, e.g. {"object_room": "Bathroom"} for "take a towel
+    # from the bathroom ..." (where to look first; the final state does not depend on it).
+    hints: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.id, "text": self.text, "items": [i.to_dict() for i in self.items]}
+        if self.hints:
+            out["hints"] = dict(self.hints)
+        return out
+
+
+@dataclass(frozen=True)
+class KnownObject:
+    """What the agent's memory knows of one object (never ground truth)."""
+
+    object_id: str
+    object_type: str
+    room: str | None  # room type the agent believes it is in ("Kitchen"), None if unknown
+    position: tuple[float, float, float]  # REP 103 world frame
+    state: dict[str, Any] = field(default_factory=dict)  # last observed flags (isOpen, isToggled, ...)
+    last_seen_step: int = -1
+
+
+@dataclass
+class PlannerContext:
+    """What a role may read: the agent's own knowledge, never ground truth."""
+
+    step: int
+    held_object_id: str | None
+    held_object_type: str | None
+    known_objects: list[KnownObject]
+    rooms_seen: list[str]  # room types the agent has identified so far
+    history: list[str]  # completed subgoals, newest last
+    experience: list[str]  # rules distilled from earlier failures (episodic memory)
+    object_types: list[str]  # every type the asset database knows (the vocabulary)
+
+
+@dataclass(frozen=True)
+class Subgoal:
+    """One skill call; ``args`` per ``SKILLS``."""
+
+    skill: str
+    args: dict[str, Any]
+    goal_id: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"skill": self.skill, "args": dict(self.args), "goal_id": self.goal_id}
+
+
+@dataclass(frozen=True)
+class Grounding:
+    """Which objects a goal's roles are bound to; None where the agent has not seen one yet."""
+
+    goal_id: str
+    bindings: dict[str, str | None]  # role ("object", "target", "tool") -> object id or None
+
+
+@dataclass(frozen=True)
+class CriticEvent:
+    """What the critic judges: one action's feedback, or a finished subgoal."""
+
+    kind: Literal["action", "subgoal"]
+    subgoal: Subgoal | None
+    action: str | None
+    success: bool
+    error: str
+    context_note: str = ""  # e.g. "held: Mug|1|2", "target not visible after navigate"
+
+
+@dataclass(frozen=True)
+class CriticDecision:
+    verdict: Verdict
+    diagnosis: str  # one sentence, written to reports and the experience pool
+    fix: tuple[Subgoal, ...] = ()  # for "refine": subgoals to run before retrying
+    replan_level: ReplanLevel = "low"  # for "replan"
+
+
+class Decomposer(Protocol):
+    def decompose(self, instruction: str, context: PlannerContext) -> list[Goal]: ...
+
+
+class Refiner(Protocol):
+    def refine(self, goal: Goal, context: PlannerContext) -> Goal: ...
+
+
+class GroundingRole(Protocol):
+    def ground(self, goal: Goal, context: PlannerContext) -> Grounding: ...
+
+
+class Translator(Protocol):
+    def translate(self, goal: Goal, grounding: Grounding, context: PlannerContext) -> list[Subgoal]: ...
+
+
+class Critic(Protocol):
+    def critique(self, event: CriticEvent, context: PlannerContext) -> CriticDecision: ...
