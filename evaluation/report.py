@@ -1,9 +1,10 @@
 """Episode and summary reports: JSON for machines, Markdown and PNG for people.
 
 ``write_episode_report`` writes report.json, report.md and report.png into one folder;
-``write_summary`` writes summary.json and summary.md over many episodes. Every file is written
-to a temporary file in the same folder and moved into place with ``os.replace``, so a crash or a
-reader never sees half a report. Reports hold results only: ``extra`` is scrubbed of keys that
+``write_summary`` writes summary.json and summary.md over many episodes (GC, SR, Steps, IR, and
+the agent statistics of AGENT_KEYS: failed actions, critic interventions, experience reuse, LLM
+usage). Every file is written to a temporary file in the same folder and moved into place with
+``os.replace``, so a crash or a reader never sees half a report. Reports hold results only: ``extra`` is scrubbed of keys that
 look like credentials, and nothing from the environment is written.
 """
 
@@ -29,6 +30,16 @@ from sim_bridge.types import WorldState
 _SECRET_KEY = re.compile(r"api[_-]?key|secret|passw(or)?d|authorization|access[_-]?token|bearer|credential", re.I)
 
 METRIC_KEYS = ("gc", "sr", "steps_nav", "steps_manip", "steps_total", "ir")
+# Agent statistics in summaries: what the planner did besides scoring (HoloMind's critic and
+# experience pool, LLM usage). Read from ``extra`` (written by the agent's ``report_extra``), except
+# failed actions, which the runner counts the same way for every planner (an oracle's 0 is a
+# measurement, not missing data). None (Markdown "-") where an episode has no such number.
+AGENT_KEYS = ("failed_actions", "critic_interventions", "experience_reused",
+              "llm_calls", "llm_prompt_tokens", "llm_completion_tokens", "llm_cost_usd")
+LLM_KEYS = ("llm_calls", "llm_prompt_tokens", "llm_completion_tokens", "llm_cost_usd")
+# extra["llm"] key (planner.llm.client.LLMClient.usage()) for each LLM_KEYS entry.
+_LLM_USAGE = {"llm_calls": "calls", "llm_prompt_tokens": "prompt_tokens",
+              "llm_completion_tokens": "completion_tokens", "llm_cost_usd": "cost_usd"}
 REPORT_FILE_MODE = 0o644
 
 
@@ -94,6 +105,23 @@ class EpisodeResult:
     def metrics(self) -> dict[str, float]:
         return {key: float(getattr(self, key)) for key in METRIC_KEYS}
 
+    def agent_stats(self) -> dict[str, float | None]:
+        """AGENT_KEYS for this episode; None where the planner recorded nothing (the oracle has
+        no critic, no experience pool and no model). A cost litellm could not price (an
+        unknown or mocked model: ``cost_status`` "unknown") is None too, not a misleading 0."""
+        extra = self.extra or {}
+        llm = extra.get("llm") if isinstance(extra.get("llm"), dict) else None
+        out: dict[str, float | None] = {
+            "failed_actions": float(self.failed_actions),
+            "critic_interventions": _number(extra.get("critic_interventions")),
+            "experience_reused": _number(extra.get("experience_reused")),
+        }
+        for key, usage_key in _LLM_USAGE.items():
+            out[key] = _number(llm.get(usage_key)) if llm is not None else None
+        if llm is not None and llm.get("cost_status") == "unknown":
+            out["llm_cost_usd"] = None
+        return out
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "episode_id": self.episode_id, "scenario": self.scenario, "instruction_kind": self.instruction_kind,
@@ -105,7 +133,9 @@ class EpisodeResult:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "EpisodeResult":
-        """Read a report.json back (e.g. to rebuild a summary without rerunning)."""
+        """Read a report.json back (e.g. to rebuild a summary without rerunning). Reports written
+        before the agent statistics existed read the same: those live in ``extra``, which may be
+        missing or empty."""
         return cls(
             episode_id=str(data["episode_id"]), scenario=str(data["scenario"]),
             instruction_kind=str(data["instruction_kind"]), planner=str(data["planner"]),
@@ -199,10 +229,33 @@ def write_episode_report(out_dir: str | os.PathLike[str], result: EpisodeResult,
 
 # --- summary -----------------------------------------------------------------------------------
 
+def _number(value: Any) -> float | None:
+    """A finite number from ``extra`` as float, else None (a bool is not a count)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def _agent_totals(results: list[EpisodeResult]) -> tuple[dict[str, float | None], dict[str, float | None]]:
+    """Per-episode means and totals of AGENT_KEYS over the episodes that have each number (so a
+    group mixing oracle and HoloMind runs is not diluted by the oracle's missing values); None
+    where no episode has it."""
+    means: dict[str, float | None] = {}
+    totals: dict[str, float | None] = {}
+    stats = [r.agent_stats() for r in results]
+    for key in AGENT_KEYS:
+        values = [s[key] for s in stats if s[key] is not None]
+        totals[key] = sum(values) if values else None
+        means[key] = sum(values) / len(values) if values else None
+    return means, totals
+
+
 def _means(results: list[EpisodeResult]) -> dict[str, float | None]:
+    agent_means = _agent_totals(results)[0]
     if not results:
-        return {key: None for key in METRIC_KEYS}
-    return {key: sum(float(getattr(r, key)) for r in results) / len(results) for key in METRIC_KEYS}
+        return {**{key: None for key in METRIC_KEYS}, **agent_means}
+    return {**{key: sum(float(getattr(r, key)) for r in results) / len(results) for key in METRIC_KEYS},
+            **agent_means}
 
 
 def summarize(results: list[EpisodeResult]) -> dict[str, Any]:
@@ -214,35 +267,68 @@ def summarize(results: list[EpisodeResult]) -> dict[str, Any]:
     return {
         "count": len(results),
         "means": _means(results),
-        "groups": [{"planner": p, "instruction_kind": k, "count": len(rs), "means": _means(rs)}
+        "totals": _agent_totals(results)[1],
+        "groups": [{"planner": p, "instruction_kind": k, "count": len(rs), "means": _means(rs),
+                    "totals": _agent_totals(rs)[1]}
                    for (p, k), rs in sorted(groups.items())],
         "episodes": [{"episode_id": r.episode_id, "scenario": r.scenario, "instruction_kind": r.instruction_kind,
-                      "planner": r.planner, **r.metrics()} for r in results],
+                      "planner": r.planner, **r.metrics(), **r.agent_stats()} for r in results],
     }
 
 
+def _stat(value: float | None, digits: int = 0) -> str:
+    """An agent-statistics cell: "-" where the planner recorded nothing (not "n/a", which the
+    metric columns use for an empty summary), integers for counts, more digits for means."""
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+# (key, header, digits in per-episode cells and totals, digits in means)
+_AGENT_COLUMNS = (("failed_actions", "Failed actions", 0, 2), ("critic_interventions", "Critic interventions", 0, 2),
+                  ("experience_reused", "Experience reused", 0, 2), ("llm_calls", "LLM calls", 0, 2),
+                  ("llm_prompt_tokens", "Prompt tokens", 0, 1), ("llm_completion_tokens", "Completion tokens", 0, 1),
+                  ("llm_cost_usd", "Cost (USD)", 4, 4))
+
+
+def _agent_columns(summary: dict[str, Any]) -> tuple[tuple[str, str, int, int], ...]:
+    """LLM columns appear only when some episode used a model, so oracle and deterministic
+    summaries stay narrow; the critic and experience columns are always there ("-" for the oracle)."""
+    rows = summary["episodes"]
+    has_llm = any(row.get(key) is not None for row in rows for key in LLM_KEYS)
+    return tuple(c for c in _AGENT_COLUMNS if has_llm or c[0] not in LLM_KEYS)
+
+
 def _summary_markdown(summary: dict[str, Any]) -> str:
-    head = "| Episode | Planner | Instruction | GC | SR | Steps (nav) | Steps (manip) | Steps (total) | IR |"
-    rule = "|---|---|---|---:|---:|---:|---:|---:|---:|"
+    cols = _agent_columns(summary)
+    agent_head = "".join(f" {title} |" for _, title, _, _ in cols)
+    agent_rule = "---:|" * len(cols)
+    head = "| Episode | Planner | Instruction | GC | SR | Steps (nav) | Steps (manip) | Steps (total) | IR |" + agent_head
+    rule = "|---|---|---|---:|---:|---:|---:|---:|---:|" + agent_rule
     count = summary["count"]
     lines = [f"# LongAct summary ({count} episode{'' if count == 1 else 's'})", "", head, rule]
     for row in summary["episodes"]:
+        stats = "".join(f" {_stat(row.get(key), d)} |" for key, _, d, _ in cols)
         lines.append(f"| {_cell(row['episode_id'])} | {_cell(row['planner'])} | {_cell(row['instruction_kind'])} | "
                      f"{row['gc']:.3f} | {row['sr']:.0f} | {row['steps_nav']:.2f} | {row['steps_manip']:.0f} | "
-                     f"{row['steps_total']:.2f} | {row['ir']:+.5f} |")
-    m = summary["means"]
+                     f"{row['steps_total']:.2f} | {row['ir']:+.5f} |" + stats)
+    m, t = summary["means"], summary["totals"]
     lines.append(f"| **mean** | | | {_fmt(m['gc'])} | {_fmt(m['sr'])} | {_fmt(m['steps_nav'], 2)} | "
-                 f"{_fmt(m['steps_manip'], 2)} | {_fmt(m['steps_total'], 2)} | {_fmt(m['ir'], 5, '+')} |")
+                 f"{_fmt(m['steps_manip'], 2)} | {_fmt(m['steps_total'], 2)} | {_fmt(m['ir'], 5, '+')} |"
+                 + "".join(f" {_stat(m.get(key), d)} |" for key, _, _, d in cols))
+    if cols:
+        lines.append("| **total** | | | | | | | | |" + "".join(f" {_stat(t.get(key), d)} |" for key, _, d, _ in cols))
     if len(summary["groups"]) > 1:
         lines += ["", "## Means by planner and instruction", "",
-                  "| Planner | Instruction | Episodes | GC | SR | Steps (nav) | Steps (manip) | Steps (total) | IR |",
+                  "| Planner | Instruction | Episodes | GC | SR | Steps (nav) | Steps (manip) | Steps (total) | IR |"
+                  + "".join(f" {title} (mean / total) |" for _, title, _, _ in cols),
                   rule]
         for g in summary["groups"]:
-            gm = g["means"]
+            gm, gt = g["means"], g["totals"]
+            stats = "".join(f" {_stat(gm.get(key), dm)} / {_stat(gt.get(key), d)} |"
+                            if gm.get(key) is not None else " - |" for key, _, d, dm in cols)
             lines.append(f"| {_cell(g['planner'])} | {_cell(g['instruction_kind'])} | {g['count']} | "
                          f"{_fmt(gm['gc'])} | "
                          f"{_fmt(gm['sr'])} | {_fmt(gm['steps_nav'], 2)} | {_fmt(gm['steps_manip'], 2)} | "
-                         f"{_fmt(gm['steps_total'], 2)} | {_fmt(gm['ir'], 5, '+')} |")
+                         f"{_fmt(gm['steps_total'], 2)} | {_fmt(gm['ir'], 5, '+')} |" + stats)
     lines.append("")
     return "\n".join(lines)
 

@@ -79,6 +79,8 @@ class PlannerContext:
     history: list[str]  # completed subgoals, newest last
     experience: list[str]  # rules distilled from earlier failures (episodic memory)
     object_types: list[str]  # every type the asset database knows (the vocabulary)
+    agent_position: tuple[float, float, float] | None = None  # REP 103, from the agent's pose
+    excluded_ids: list[str] = field(default_factory=list)  # serve finished goals or failed twice: not to ground
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 The CLI (and launch files) should not know each backend's module or config class, and optional
 backends must not be imported unless chosen: ai2thor and habitat_sim are optional extras, and the
 embedded simulator pulls in open3d. Options are the fields of the backend's config dataclass
-(``EmbeddedConfig``, ``ThorConfig``, ``HabitatConfig``); a misspelt option is an error that lists
+(``EmbeddedConfig``, ``ThorConfig``, ``HabitatConfig``, ``ReplayEnvConfig``); a misspelt option is an error that lists
 the valid ones instead of being silently ignored.
 """
 
@@ -46,16 +46,25 @@ def _habitat(options: dict[str, Any]) -> Environment:
     return HabitatEnvironment(_config("habitat", HabitatConfig, options))
 
 
+def _replay(options: dict[str, Any]) -> Environment:
+    """A recorded bag played back (option ``bag``); it cannot act, so it serves consumers of
+    observations (perception, memory, the ROS graph in replay mode), not closed-loop runs."""
+    from sim_bridge.replay.backend import ReplayEnvConfig, ReplayEnvironment
+
+    return ReplayEnvironment(_config("replay", ReplayEnvConfig, options))
+
+
 BACKENDS: dict[str, Callable[[dict[str, Any]], Environment]] = {
     "embedded": _embedded,
     "thor": _thor,
     "habitat": _habitat,
+    "replay": _replay,
 }
 KINDS = tuple(BACKENDS)
 
 
 def make_environment(kind: str, **options: Any) -> Environment:
-    """A ready backend of ``kind`` ("embedded", "thor" or "habitat").
+    """A ready backend of ``kind`` ("embedded", "thor", "habitat" or "replay").
 
     Raises UnknownEnvironmentError for an unknown kind, TypeError for an unknown option, and the
     backend's own errors for a missing optional dependency (``ThorUnavailableError``,

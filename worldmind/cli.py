@@ -1,12 +1,19 @@
 """The ``worldmind`` command line: run one LongAct episode, generate episodes, evaluate a set.
 
-    worldmind run [--episode FILE] [--planner oracle] [--instruction detailed|concise]
+    worldmind run [--episode FILE] [--planner oracle|deterministic|llm:<model>] [--instruction detailed|concise]
+                  [--ablate critic|episodic|high-level ...] [--experience FILE] [--llm-config FILE]
                   [--sim embedded] [--out DIR] [--data-dir DIR] [--move-step M] [--no-render]
     worldmind generate --houses FILE --indices 0-29 [--per-house N] [--seed S] [--out DIR] [--prefix dev]
-    worldmind eval longact --episodes DIR_OR_FILE --out DIR [--planner oracle]
-                  [--instruction detailed|concise] [--limit N]
+    worldmind eval longact --episodes DIR_OR_FILE --out DIR [--planner oracle|deterministic|llm:<model>]
+                  [--instruction detailed|concise] [--limit N] [--ablate ...] [--experience FILE]
+                  [--llm-config FILE]
     worldmind eval worldlines [--houses 0-9] [--days 30] [--seed 0] [--memory belief,bm25,...] [--out DIR]
     worldmind memory-eval [--index 0-2] [--out DIR] [--move 5] ...
+
+Planners: ``oracle`` reads the simulator (privileged; an upper bound), ``deterministic`` is the
+HoloMind agent with its rule-based roles (observations only, offline), ``llm:<model>`` is the
+same agent with its five roles asking a litellm model (any litellm model string), each falling
+back to the deterministic role when the model's answers stay invalid.
 
 Bad input (a missing file, a malformed or infeasible episode, a broken house) is reported as one
 line per problem on stderr, naming the file, episode and field, with exit status 2 and no
@@ -23,12 +30,18 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import Any, Sequence, TextIO
+from typing import Any, Iterable, Sequence, TextIO
 
 import evaluation
 
 PROG = "worldmind"
-PLANNERS = ("oracle",)
+PLANNERS = ("oracle", "deterministic")  # plus "llm:<model>" (LLM_PREFIX + any litellm model string)
+LLM_PREFIX = "llm:"
+PLANNER_HELP = "oracle, deterministic, llm:<model> (e.g. llm:openai/gpt-4o-mini)"
+PRIVILEGED_PLANNERS = ("oracle",)  # read the simulator; everything else sees rendered observations only
+# Mirrors planner.holomind.ABLATIONS; kept here so argument checking does not import the planner.
+ABLATIONS = ("critic", "episodic", "high-level")
+EXPERIENCE_FILE = "experience_pool.json"  # eval longact's default pool, inside --out
 SIMULATORS = ("embedded", "thor", "habitat")
 INSTRUCTION_KINDS = ("detailed", "concise")
 DEFAULT_EPISODES_DIR = Path(evaluation.__file__).resolve().parent / "data" / "episodes_dev"  # package data
@@ -82,8 +95,56 @@ def default_episode_file() -> Path:
     return files[0]
 
 
-def make_agent(name: str, env: Any) -> Any:
+def check_planner(name: str) -> None:
+    """Raise CliError unless ``name`` is a planner make_agent can build: one of PLANNERS, or
+    ``llm:`` followed by a non-empty model string (not checked further here: litellm knows its
+    providers, and an unknown one fails on the first call and falls back per role)."""
+    if name in PLANNERS:
+        return
+    if isinstance(name, str) and name.startswith(LLM_PREFIX):
+        if not name[len(LLM_PREFIX):].strip():
+            raise CliError(f"--planner {name!r}: llm: needs a litellm model string after the colon, "
+                           "e.g. llm:openai/gpt-4o-mini")
+        return
+    raise CliError(f"unknown planner {name!r} (available planners: {PLANNER_HELP})")
+
+
+def is_privileged(name: str) -> bool:
+    """True for planners that read the simulator instead of observations (they need no rendering)."""
+    return name in PRIVILEGED_PLANNERS
+
+
+def _env_move_step(env: Any) -> float | None:
+    """The backend's move step, so the agent's navigator plans in the steps the simulator takes."""
+    step = getattr(getattr(env, "config", None), "move_step", None)
+    return float(step) if isinstance(step, (int, float)) and step > 0 else None
+
+
+def _deterministic_fallbacks() -> dict[str, Any]:
+    """The rule-based roles each LLM role falls back to (keys: planner.llm.ROLE_NAMES), so a model
+    that keeps answering invalid JSON makes an llm run degrade to the deterministic planner."""
+    from planner.critic import RuleCritic
+    from planner.deterministic import NearestGrounder, RecipeTranslator, RuleRefiner
+    from planner.instruction_parser import InstructionParser
+    from sim_bridge.embedded.assets import default_catalog
+
+    catalog = default_catalog()
+    return {"decomposer": InstructionParser(catalog), "refiner": RuleRefiner(), "grounder": NearestGrounder(catalog),
+            "translator": RecipeTranslator(), "critic": RuleCritic()}
+
+
+def make_agent(name: str, env: Any, *, instruction_kind: str = "detailed", ablate: Iterable[str] = (),
+               experience_path: str | Path | None = None, llm_config: str | Path | None = None) -> Any:
+    """The agent for a ``--planner`` name. ``env`` is used by the oracle (it plans on the
+    simulator) and, for the others, only for its move step. ``experience_path`` is the
+    persisted experience pool (None: in memory for this agent only); ``llm_config`` is the
+    LLM config file for ``llm:<model>`` (see planner.llm.factory.load_llm_config)."""
+    check_planner(name)
+    ablate = frozenset(ablate)
     if name == "oracle":
+        if ablate:
+            raise CliError(f"--ablate {', '.join(sorted(ablate))}: ablations apply to deterministic and llm: "
+                           "planners, not to the oracle")
         from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
 
         if isinstance(env, EmbeddedEnvironment):
@@ -96,7 +157,31 @@ def make_agent(name: str, env: Any) -> Any:
         config = getattr(env, "config", None)
         return TwinOracle(EmbeddedConfig(render=False, move_step=getattr(config, "move_step", 0.25),
                                          data_dir=getattr(config, "data_dir", None)))
-    raise CliError(f"unknown planner {name!r} (available planners: {', '.join(PLANNERS)})")
+    unknown = sorted(ablate - set(ABLATIONS))
+    if unknown:
+        raise CliError(f"--ablate: unknown ablation {', '.join(map(repr, unknown))} (available: {', '.join(ABLATIONS)})")
+    from planner.critic import ExperiencePool
+    from planner.holomind import AgentConfig, HoloMindAgent
+
+    options: dict[str, Any] = {"ablate": ablate, "instruction_kind": instruction_kind}
+    move_step = _env_move_step(env)
+    if move_step is not None:
+        options["move_step"] = move_step
+    config = AgentConfig(**options)
+    try:
+        experience = ExperiencePool.load(experience_path)
+    except ValueError as exc:  # a corrupt or foreign pool file: bad input, not a crash
+        raise CliError(f"--experience: {exc}") from None
+    if name == "deterministic":
+        return HoloMindAgent(config, experience=experience)
+    from planner.llm import make_llm_roles, model_spec_from_planner
+
+    try:
+        spec = model_spec_from_planner(name)
+        roles = make_llm_roles(spec, _deterministic_fallbacks(), config_path=llm_config)
+    except (ValueError, TypeError) as exc:  # bad config file contents or fields
+        raise CliError(f"--planner {name}: {exc}") from None
+    return HoloMindAgent(config, roles=roles, experience=experience, name=f"llm:{spec}")
 
 
 def report_layout(env: Any, world: Any) -> Any:
@@ -113,8 +198,21 @@ def report_layout(env: Any, world: Any) -> Any:
 def check_choices(args: argparse.Namespace) -> None:
     """Checked by hand (not argparse ``choices``) so the message says what exists and main()
     returns 2 instead of raising SystemExit."""
-    if getattr(args, "planner", None) not in PLANNERS:
-        raise CliError(f"unknown planner {args.planner!r} (available planners: {', '.join(PLANNERS)})")
+    planner = getattr(args, "planner", None)
+    check_planner(planner)
+    ablate = getattr(args, "ablate", None) or []
+    unknown = sorted(set(ablate) - set(ABLATIONS))
+    if unknown:
+        raise CliError(f"--ablate: unknown ablation {', '.join(map(repr, unknown))} (available: {', '.join(ABLATIONS)})")
+    if ablate and is_privileged(planner):
+        raise CliError(f"--ablate applies to the deterministic and llm: planners, not to {planner}")
+    if getattr(args, "no_render", False) and not is_privileged(planner):
+        raise CliError(f"--no-render: planner {planner} sees only rendered observations; drop --no-render "
+                       "(only the privileged oracle runs without rendering)")
+    if getattr(args, "llm_config", None) and not planner.startswith(LLM_PREFIX):
+        raise CliError(f"--llm-config is for llm:<model> planners, not {planner}")
+    if getattr(args, "experience", None) and is_privileged(planner):
+        raise CliError(f"--experience: planner {planner} keeps no experience pool; it is for deterministic and llm:")
     if getattr(args, "sim", "embedded") not in SIMULATORS:
         raise CliError(f"unknown simulator {args.sim!r} (available: {', '.join(SIMULATORS)})")
     move_step = getattr(args, "move_step", None)
@@ -125,11 +223,14 @@ def check_choices(args: argparse.Namespace) -> None:
 class StepReporter:
     """Progress of one episode. On a terminal: one line rewritten in place (at most 10 times a
     second) showing step/max, GC and the last action. Otherwise: a plain line every
-    ``every_steps`` steps or ``every_s`` seconds, whichever comes first."""
+    ``every_steps`` steps or ``every_s`` seconds, whichever comes first. With ``bar`` (eval
+    longact's tqdm bar over episodes, which owns the terminal's last line) the step text becomes
+    the bar's postfix instead, so two writers never fight over one line."""
 
     def __init__(self, stream: TextIO | None = None, label: str = "", every_steps: int = 100,
-                 every_s: float = 10.0) -> None:
+                 every_s: float = 10.0, bar: Any = None) -> None:
         self.stream = stream if stream is not None else sys.stderr
+        self.bar = bar
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.label = f"{label} " if label else ""
         self.every_steps = every_steps
@@ -141,7 +242,11 @@ class StepReporter:
         now = time.monotonic()
         ok = "" if p.success else " (failed)"
         text = f"{self.label}step {p.step}/{p.max_steps}  GC {p.gc:.3f}  {p.action}{ok}"
-        if self.tty:
+        if self.bar is not None:
+            if now - self._last >= 0.1 or p.step == p.max_steps:
+                self.bar.set_postfix_str(text)
+                self._last = now
+        elif self.tty:
             if now - self._last >= 0.1 or p.step == p.max_steps:
                 self.stream.write("\r" + text + "\x1b[K")
                 self.stream.flush()
@@ -198,6 +303,41 @@ def _fmt_result(result: Any) -> list[str]:
     ]
 
 
+def _agent_for(args: argparse.Namespace, env: Any, experience_path: str | Path | None) -> Any:
+    """make_agent with the planner options of ``run`` / ``eval longact``."""
+    return make_agent(args.planner, env, instruction_kind=args.instruction, ablate=args.ablate or (),
+                      experience_path=experience_path, llm_config=args.llm_config)
+
+
+def _save_experience(agent: Any) -> None:
+    """Persist the agent's experience pool now: the agent saves it when its goal loop ends, but an
+    episode cut off by its step budget never reaches that point, and the next episode (or rerun)
+    should still start from what this one learned. A pool without a file is a no-op."""
+    pool = getattr(agent, "experience", None)
+    if pool is not None and callable(getattr(pool, "save", None)):
+        pool.save()
+
+
+def _planner_label(args: argparse.Namespace) -> str:
+    """The label the agent writes into its reports (``agent.name``, e.g. "deterministic-no-critic"),
+    known before any simulator starts so that resume checks can run first. Built the way
+    make_agent builds it, with no environment (only the oracle needs one, and it is "oracle")."""
+    if is_privileged(args.planner):
+        return args.planner
+    return str(_agent_for(args, None, None).name)
+
+
+def _episode_bar(total: int) -> Any:
+    """A tqdm bar over episodes on stderr when stderr is a terminal, else None: piped or logged
+    output keeps only the plain per-episode lines on stdout."""
+    if not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc="episodes", unit="ep", file=sys.stderr, dynamic_ncols=True,
+                leave=True)
+
+
 # --- worldmind run -------------------------------------------------------------------------------
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -211,16 +351,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     from evaluation.report import write_episode_report
 
     env = _make_env(args)
-    agent = make_agent(args.planner, env)
+    agent = _agent_for(args, env, args.experience)
     print(f"Episode {episode.id} ({path}): house {episode.house_label}, scenario {episode.scenario}, "
           f"{len(episode.checklist)} checklist items, budget {episode.max_steps} steps")
-    print(f"Planner {args.planner}, {args.instruction} instruction: {episode.instruction(args.instruction)}")
+    print(f"Planner {agent.name}, {args.instruction} instruction: {episode.instruction(args.instruction)}")
     sys.stdout.flush()
     reporter = StepReporter()
     try:
         result, world = runner.run_episode(env, agent, episode, instruction_kind=args.instruction, progress=reporter)
     finally:
         reporter.close()
+    _save_experience(agent)
     paths = write_episode_report(out, result, report_layout(env, world), world)
     print(f"Episode {episode.id} done:")
     for line in _fmt_result(result):
@@ -297,47 +438,69 @@ def cmd_eval_longact(args: argparse.Namespace) -> int:
         episodes = episodes[: args.limit]
     out = Path(args.out)
     n = len(episodes)
+    label = _planner_label(args)
+    # The pool persists across this run's episodes and across reruns into the same --out (none for
+    # the oracle, and none under --ablate episodic: that agent neither loads nor saves one).
+    experience_path = None if is_privileged(args.planner) or "episodic" in (args.ablate or ()) else (
+        Path(args.experience) if args.experience else out / EXPERIENCE_FILE)
     # Look at every earlier report before running anything, so a wrong --out fails at once.
-    done = {ep.id: _existing_result(out / safe_dir_name(ep.id) / "report.json", args.planner, args.instruction)
+    done = {ep.id: _existing_result(out / safe_dir_name(ep.id) / "report.json", label, args.instruction)
             for ep in episodes}
     resumed = sum(r is not None for r in done.values())
-    print(f"LongAct eval: {n} episode(s) from {args.episodes}, planner {args.planner}, {args.instruction} "
-          f"instruction -> {out}" + (f" ({resumed} already done, resuming)" if resumed else ""))
+    print(f"LongAct eval: {n} episode(s) from {args.episodes}, planner {label}, {args.instruction} "
+          f"instruction -> {out}" + (f" ({resumed} already done, resuming)" if resumed else "")
+          + (f"; experience pool {experience_path}" if experience_path is not None else ""))
     sys.stdout.flush()
     asset_db = load_asset_database()
     env = None
     results = []
     failed: list[str] = []
-    for i, episode in enumerate(episodes, start=1):
-        tag = f"[{i}/{n}] {episode.id}"
-        result = done[episode.id]
-        if result is None:
-            try:
-                episode.instruction(args.instruction)
-                validate_episode(episode, episode.resolve_house(args.data_dir), asset_db)
-                env = env or _make_env(args)
-                agent = make_agent(args.planner, env)
-                reporter = StepReporter(label=tag)
+    bar = _episode_bar(n)
+    try:
+        for i, episode in enumerate(episodes, start=1):
+            tag = f"[{i}/{n}] {episode.id}"
+            result = done[episode.id]
+            if result is None:
                 try:
-                    result, world = runner.run_episode(env, agent, episode, instruction_kind=args.instruction,
-                                                       progress=reporter)
-                finally:
-                    reporter.close()
-            except (EpisodeError, HouseError, FileNotFoundError) as exc:
-                for line in str(exc).splitlines():
-                    print(f"{PROG}: skipped: {line}", file=sys.stderr)
-                failed.append(episode.id)
-                continue
-            write_episode_report(out / safe_dir_name(episode.id), result, report_layout(env, world), world)
-            how = f"{result.wall_time_s:.1f} s"
-        else:
-            how = "done earlier"
-        results.append(result)
-        write_summary(out, results)  # after every episode: an interrupted run still leaves a summary
-        mean_gc = sum(r.gc for r in results) / len(results)
-        mean_sr = sum(r.sr for r in results) / len(results)
-        print(f"{tag}: GC {result.gc:.3f} SR {result.sr:.0f} steps {result.steps_total:.1f} ({how})   "
-              f"mean GC {mean_gc:.3f} SR {mean_sr:.3f} over {len(results)}", flush=True)
+                    episode.instruction(args.instruction)
+                    validate_episode(episode, episode.resolve_house(args.data_dir), asset_db)
+                    env = env or _make_env(args)
+                    # A fresh agent per episode; what it learned reaches the next one through the pool file.
+                    agent = _agent_for(args, env, experience_path)
+                    reporter = StepReporter(label=tag if bar is None else episode.id, bar=bar)
+                    try:
+                        result, world = runner.run_episode(env, agent, episode, instruction_kind=args.instruction,
+                                                           progress=reporter)
+                    finally:
+                        reporter.close()
+                    _save_experience(agent)
+                except (EpisodeError, HouseError, FileNotFoundError) as exc:
+                    for line in str(exc).splitlines():
+                        print(f"{PROG}: skipped: {line}", file=sys.stderr)
+                    failed.append(episode.id)
+                    if bar is not None:
+                        bar.update(1)
+                    continue
+                write_episode_report(out / safe_dir_name(episode.id), result, report_layout(env, world), world)
+                how = f"{result.wall_time_s:.1f} s"
+            else:
+                how = "done earlier"
+            results.append(result)
+            write_summary(out, results)  # after every episode: an interrupted run still leaves a summary
+            mean_gc = sum(r.gc for r in results) / len(results)
+            mean_sr = sum(r.sr for r in results) / len(results)
+            line = (f"{tag}: GC {result.gc:.3f} SR {result.sr:.0f} steps {result.steps_total:.1f} ({how})   "
+                    f"mean GC {mean_gc:.3f} SR {mean_sr:.3f} over {len(results)}")
+            if bar is not None:
+                bar.write(line, file=sys.stdout)  # clears the bar first, so the line is not written through it
+                sys.stdout.flush()
+                bar.set_postfix_str(f"GC {mean_gc:.3f} SR {mean_sr:.3f}", refresh=False)
+                bar.update(1)
+            else:
+                print(line, flush=True)
+    finally:
+        if bar is not None:
+            bar.close()
     paths = write_summary(out, results)
     print(f"Summary of {len(results)} episode(s)" + (f" ({len(failed)} skipped: {', '.join(failed)})" if failed else "")
           + ": " + ", ".join(str(paths[k]) for k in ("json", "md")))
@@ -352,16 +515,24 @@ def cmd_eval_longact(args: argparse.Namespace) -> int:
 # --- parser and entry point ----------------------------------------------------------------------
 
 def _add_sim_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--planner", default="oracle", help=f"planner to run (available: {', '.join(PLANNERS)})")
+    p.add_argument("--planner", default="oracle",
+                   help=f"planner to run: {PLANNER_HELP} (default: oracle, the privileged upper bound; "
+                        "deterministic is the offline HoloMind agent)")
     p.add_argument("--instruction", default="detailed", choices=INSTRUCTION_KINDS,
                    help="which instruction the planner gets (default: detailed)")
+    p.add_argument("--ablate", action="append", default=[], metavar="{" + ",".join(ABLATIONS) + "}",
+                   help="deterministic/llm: switch off one HoloMind component (repeatable; "
+                        "the planner label gets -no-<component>)")
+    p.add_argument("--llm-config", default=None, metavar="FILE",
+                   help="llm:<model>: LLM config file (YAML or JSON; also $WORLDMIND_LLM_CONFIG); "
+                        "name the API key's environment variable there, never the key")
     p.add_argument("--sim", default="embedded", help=f"simulator backend (available: {', '.join(SIMULATORS)})")
     p.add_argument("--data-dir", default=None,
                    help="folder holding houses files that are not shipped (also: $WORLDMIND_DATA_DIR)")
     p.add_argument("--move-step", type=float, default=None, metavar="M",
                    help="metres per MoveAhead/Back/Left/Right (default: 0.25)")
     p.add_argument("--no-render", action="store_true",
-                   help="skip RGB-D rendering (faster; the oracle does not need images)")
+                   help="skip RGB-D rendering (faster; oracle only: the other planners need images)")
     p.add_argument("--thor-build", default=None, metavar="PATH",
                    help="--sim thor: an AI2-THOR 5.0 build executable (default: ai2thor's own build under "
                         "~/.ai2thor; see sim_bridge/thor/README.md)")
@@ -382,6 +553,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--episode", default=None, metavar="FILE",
                      help=f"episode JSON file (default: the first file of {DEFAULT_EPISODES_DIR})")
     run.add_argument("--out", default=None, metavar="DIR", help="report folder (default: runs/<episode id>)")
+    run.add_argument("--experience", default=None, metavar="FILE",
+                     help="deterministic/llm: experience pool file, read and updated (default: none, in memory)")
     _add_sim_options(run)
     run.set_defaults(func=cmd_run)
 
@@ -412,6 +585,9 @@ def build_parser() -> argparse.ArgumentParser:
     la.add_argument("--episodes", required=True, metavar="DIR_OR_FILE", help="episode folder or file")
     la.add_argument("--out", required=True, metavar="DIR", help="output folder (one subfolder per episode)")
     la.add_argument("--limit", type=int, default=None, metavar="N", help="run only the first N episodes")
+    la.add_argument("--experience", default=None, metavar="FILE",
+                    help=f"deterministic/llm: experience pool file shared by the episodes and reruns "
+                         f"(default: <out>/{EXPERIENCE_FILE})")
     _add_sim_options(la)
     la.set_defaults(func=cmd_eval_longact)
 

@@ -1,0 +1,191 @@
+"""The deterministic critic and the experience pool (HoloMind's critic and episodic "experience").
+
+After every action the critic reads the feedback (success, the backend's error text) and answers
+Pass, Refine (a local fix run before retrying: open the receptacle first, free the hand, come
+closer, look again) or Replan (back to grounding for another object, or to the goal level). The
+diagnosis is rule-based: the backend's error text is classified into a small set of situations
+(``classify``), each with one fix.
+
+The experience pool remembers situations and fixes by (action, situation, object type). A fix
+that made the retried action succeed is *validated* and distilled into a rule the executor
+applies BEFORE acting the next time ("PutObject on a Fridge: open it first"), so a recurring
+situation costs no failed step. The pool is a JSON file that survives episodes and runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from planner.roles import CriticDecision, CriticEvent, PlannerContext, Subgoal
+
+# Situations recognised in backend error texts (THOR's and the embedded simulator's wording).
+_PATTERNS: tuple[tuple[str, str], ...] = (
+    ("already_state", r"is already (on|off|open|closed|sliced)"),
+    ("closed", r"is closed; open it|which is closed|is closed"),
+    ("hand_full", r"hand is already holding|already holding"),
+    ("not_holding", r"not holding any object"),
+    ("out_of_reach", r"out of reach|too far|distance"),
+    ("not_visible", r"not visible|not in view|cannot see"),
+    ("no_room", r"no valid positions|no room|does not fit"),
+    ("wrong_receptacle", r"only accepts|not a receptacle"),
+    ("not_capable", r"is not (openable|pickupable|toggleable|sliceable)"),
+    ("needs_knife", r"needs a knife|knife or butterknife"),
+    ("running", r"is running; turn it off"),
+    ("is_open_device", r"is open; close it before"),
+    ("blocked", r"blocked|collide"),
+    ("unknown_object", r"invalid|does not exist|no longer exists"),
+)
+
+
+def classify(error: str) -> str:
+    text = error.lower()
+    for name, pattern in _PATTERNS:
+        if re.search(pattern, text):
+            return name
+    return "unknown"
+
+
+@dataclass
+class Experience:
+    action: str
+    situation: str
+    object_type: str
+    fix: str  # a skill name the executor can run before the action ("open", "close", ...)
+    seen: int = 0
+    validated: int = 0  # times the fix made the retried action succeed
+
+    @property
+    def key(self) -> str:
+        return f"{self.action}|{self.situation}|{self.object_type}"
+
+    @property
+    def rule(self) -> str:
+        return f"before {self.action} on a {self.object_type}: {self.fix} first ({self.situation})"
+
+
+@dataclass
+class ExperiencePool:
+    """Failures and their fixes, persisted as JSON (written atomically after each change)."""
+
+    path: Path | None = None
+    entries: dict[str, Experience] = field(default_factory=dict)
+    reused: int = 0  # times a validated rule was applied proactively (this episode)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str] | None) -> "ExperiencePool":
+        pool = cls(Path(path) if path else None)
+        if pool.path is not None and pool.path.exists():
+            try:
+                data = json.loads(pool.path.read_text())
+                for raw in data.get("entries", []):
+                    exp = Experience(**raw)
+                    pool.entries[exp.key] = exp
+            except (ValueError, TypeError, KeyError) as exc:
+                raise ValueError(f"{pool.path}: not an experience pool file ({exc})") from exc
+        return pool
+
+    def save(self) -> None:
+        if self.path is None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        payload = {"schema": "worldmind/experience_pool", "version": 1,
+                   "entries": [asdict(e) for e in sorted(self.entries.values(), key=lambda e: e.key)]}
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".experience-")
+        with os.fdopen(fd, "w") as fh:
+            json.dump(payload, fh, indent=1)
+        os.replace(tmp, self.path)
+
+    def record(self, action: str, situation: str, object_type: str, fix: str) -> Experience:
+        key = f"{action}|{situation}|{object_type}"
+        exp = self.entries.get(key)
+        if exp is None:
+            exp = self.entries[key] = Experience(action, situation, object_type, fix)
+        exp.seen += 1
+        return exp
+
+    def validate(self, exp: Experience) -> None:
+        exp.validated += 1
+        self.save()
+
+    def proactive_fix(self, action: str, object_type: str) -> str | None:
+        """A validated fix to run before ``action`` on this type, if experience has one."""
+        for situation in ("closed", "is_open_device", "running"):
+            exp = self.entries.get(f"{action}|{situation}|{object_type}")
+            if exp is not None and exp.validated > 0:
+                return exp.fix
+        return None
+
+    def avoid(self, action: str, object_type: str, target_type: str) -> bool:
+        """Experience says this object type does not go on/in this receptacle type."""
+        for situation in ("no_room", "wrong_receptacle"):
+            exp = self.entries.get(f"{action}|{situation}|{object_type}>{target_type}")
+            if exp is not None and exp.seen > 0:
+                return True
+        return False
+
+    def rules(self) -> list[str]:
+        return [e.rule for e in self.entries.values() if e.validated > 0]
+
+
+class RuleCritic:
+    """Pass / Refine / Replan from the action feedback; implements ``planner.roles.Critic``."""
+
+    def critique(self, event: CriticEvent, context: PlannerContext) -> CriticDecision:
+        if event.success:
+            return CriticDecision("pass", "the action succeeded")
+        situation = classify(event.error)
+        target = (event.subgoal.args.get("object_id") or event.subgoal.args.get("receptacle_id")) if event.subgoal else None
+        held = context.held_object_id
+        if situation == "already_state":
+            return CriticDecision("pass", f"{event.action}: the object was already in the wanted state")
+        if situation == "closed":
+            opener = _closed_container(event.error) or target
+            return CriticDecision("refine", f"{event.action} failed because {opener} is closed: open it first",
+                                  (Subgoal("open", {"object_id": opener}),))
+        if situation == "hand_full":
+            return CriticDecision("refine", f"{event.action} failed with {held} in hand: put it down first",
+                                  (Subgoal("put_down", {}),))
+        if situation in ("out_of_reach", "not_visible"):
+            return CriticDecision("refine", f"{event.action} on {target}: {situation.replace('_', ' ')}; "
+                                  "come closer and look again", (Subgoal("navigate_to", {"object_id": target,
+                                                                                          "closer": True}),))
+        if situation == "running":
+            return CriticDecision("refine", f"{target} is running: turn it off first",
+                                  (Subgoal("toggle_off", {"object_id": target}),))
+        if situation == "is_open_device":
+            return CriticDecision("refine", f"{target} is open: close it first", (Subgoal("close", {"object_id": target}),))
+        if situation == "needs_knife":
+            return CriticDecision("replan", "slicing needs a knife in hand: ground a knife", replan_level="low")
+        if situation in ("no_room", "wrong_receptacle"):
+            return CriticDecision("replan", f"{target} cannot take the object ({situation}): choose another receptacle",
+                                  replan_level="low")
+        if situation == "not_capable":
+            return CriticDecision("replan", f"{target} cannot do {event.action}: ground another object of the type",
+                                  replan_level="low")
+        if situation == "not_holding":
+            return CriticDecision("replan", "nothing in hand: fetch the object again", replan_level="low")
+        if situation == "blocked":
+            return CriticDecision("replan", "the path is blocked: mark it and plan around", replan_level="low")
+        if situation == "unknown_object":
+            return CriticDecision("replan", f"{target} is not an object any more: ground another", replan_level="low")
+        return CriticDecision("replan", f"unexpected failure ({event.error[:80]}): try another way", replan_level="low")
+
+
+def _closed_container(error: str) -> str | None:
+    """The id of the closed receptacle an error names ("X is inside Y, which is closed")."""
+    m = re.search(r"inside (\S+), which is closed", error)
+    if m:
+        return m.group(1)
+    m = re.search(r"^(?:\w+: )?(\S+) \([A-Za-z]+\) is closed", error)
+    return m.group(1) if m else None
+
+
+def to_dict(decision: CriticDecision) -> dict[str, Any]:
+    return {"verdict": decision.verdict, "diagnosis": decision.diagnosis,
+            "fix": [s.to_dict() for s in decision.fix], "replan_level": decision.replan_level}

@@ -1,0 +1,177 @@
+"""Deterministic (no-LLM) refine, ground and translate roles: the offline default and the baseline.
+
+- Refine: makes a goal self-contained from memory: a receptacle named without a room gets none
+  (any instance will do), a source room in the hints is kept for the search, and an object
+  already used by a finished goal is not the one meant by "a mug" in a later one.
+- Ground: binds each role of the goal to the nearest fitting object the agent has SEEN (type,
+  room when the goal names one, not excluded); None where nothing fits yet, which the executor
+  answers with a search.
+- Translate: one recipe per predicate, in skills (``planner.roles.SKILLS``), mirroring how THOR
+  effects work: water comes from a running faucet over a sink, coffee from a running coffee
+  machine, cooking from a running microwave, slicing needs a knife in hand.
+"""
+
+from __future__ import annotations
+
+import math
+
+from evaluation.checklist import ChecklistItem
+from planner.roles import Goal, Grounding, KnownObject, PlannerContext, Subgoal
+from sim_bridge.embedded.assets import AssetCatalog, default_catalog
+
+KNIVES = ("Knife", "ButterKnife")
+_PUT_DOWN_EXCLUDED = {"Bed", "Sofa", "ArmChair", "Chair", "Toilet", "Sink", "SinkBasin", "Bathtub",
+                      "BathtubBasin", "Microwave", "Toaster", "CoffeeMachine", "StoveBurner", "Pan", "Pot"}
+
+
+def _dist(a: KnownObject, p: tuple[float, float, float] | None) -> float:
+    if p is None:
+        return 0.0
+    return math.dist(a.position[:2], p[:2])
+
+
+class RuleRefiner:
+    def refine(self, goal: Goal, context: PlannerContext) -> Goal:
+        return goal  # the parser's goals carry type, room and hints already; grounding excludes used ids
+
+
+class NearestGrounder:
+    """Implements ``planner.roles.GroundingRole`` over the agent's known objects."""
+
+    def __init__(self, catalog: AssetCatalog | None = None) -> None:
+        self.catalog = catalog or default_catalog()
+
+    def candidates(self, object_type: str, context: PlannerContext, room: str | None = None,
+                   near: tuple[float, float, float] | None = None) -> list[KnownObject]:
+        out = [o for o in context.known_objects if o.object_type == object_type
+               and o.object_id not in context.excluded_ids and (room is None or o.room == room)]
+        anchor = near or context.agent_position
+        out.sort(key=lambda o: _dist(o, anchor))
+        return out
+
+    def ground(self, goal: Goal, context: PlannerContext) -> Grounding:
+        item = goal.items[0]
+        b: dict[str, str | None] = {}
+        hint_room = goal.hints.get("object_room")
+        held = context.held_object_id
+        if item.object.id:
+            b["object"] = item.object.id
+        elif held and context.held_object_type == item.object.type and held not in context.excluded_ids:
+            b["object"] = held
+        else:
+            cands = self.candidates(item.object.type, context, item.object.room)
+            if hint_room:
+                cands.sort(key=lambda o: o.room != hint_room)  # stable: nearest within the hinted room first
+            b["object"] = cands[0].object_id if cands else None
+        obj = next((o for o in context.known_objects if o.object_id == b["object"]), None)
+        near = obj.position if obj else None
+        if item.predicate == "inReceptacle" and item.target is not None:
+            t = self.candidates(item.target.type, context, item.target.room, near)
+            b["target"] = t[0].object_id if t else None
+        elif item.predicate == "inRoom":
+            b["target"] = self._receptacle_in_room(item, str(item.value), context, near)
+        elif item.predicate == "isSliced":
+            knives = [k for t in KNIVES for k in self.candidates(t, context, near=context.agent_position)]
+            if held and context.held_object_type in KNIVES:
+                b["tool"] = held
+            else:
+                b["tool"] = min(knives, key=lambda o: _dist(o, context.agent_position)).object_id if knives else None
+        elif item.predicate in ("isFilledWithLiquid", "isDirty"):
+            if item.expected == "coffee":
+                cm = self.candidates("CoffeeMachine", context, near=near)
+                b["target"] = cm[0].object_id if cm else None
+                b["switch"] = b["target"]
+            else:
+                sinks = self.candidates("Sink", context, near=near) + self.candidates("SinkBasin", context, near=near)
+                faucets = self.candidates("Faucet", context, near=near)
+                pair = None
+                for s in sinks:
+                    f = min(faucets, key=lambda f: math.dist(f.position[:2], s.position[:2]), default=None)
+                    if f is not None and math.dist(f.position[:2], s.position[:2]) <= 1.2:
+                        pair = (s, f)
+                        break
+                b["target"] = pair[0].object_id if pair else None
+                b["switch"] = pair[1].object_id if pair else None
+        elif item.predicate == "isCooked":
+            m = self.candidates("Microwave", context, near=near)
+            b["target"] = m[0].object_id if m else None
+        return Grounding(goal.id, b)
+
+    def _receptacle_in_room(self, item: ChecklistItem, room: str, context: PlannerContext,
+                            near: tuple[float, float, float] | None) -> str | None:
+        best = None
+        for o in context.known_objects:
+            if o.room != room or o.object_id in context.excluded_ids or o.object_type in _PUT_DOWN_EXCLUDED:
+                continue
+            info = self.catalog.type_info(o.object_type)
+            if info is None or not info.receptacle or info.openable or not self.catalog.accepts(o.object_type, item.object.type):
+                continue
+            d = _dist(o, near or context.agent_position)
+            if best is None or d < best[0]:
+                best = (d, o.object_id)
+        return best[1] if best else None
+
+    def put_down_spot(self, context: PlannerContext, object_type: str) -> str | None:
+        """The nearest open surface that takes the held object (to free the hand)."""
+        best = None
+        for o in context.known_objects:
+            info = self.catalog.type_info(o.object_type)
+            if (info is None or not info.receptacle or info.openable or info.pickupable or o.object_type in _PUT_DOWN_EXCLUDED
+                    or not self.catalog.accepts(o.object_type, object_type) or o.object_id in context.excluded_ids):
+                continue
+            d = _dist(o, context.agent_position)
+            if best is None or d < best[0]:
+                best = (d, o.object_id)
+        return best[1] if best else None
+
+
+class RecipeTranslator:
+    """Implements ``planner.roles.Translator``: one recipe of skills per predicate."""
+
+    def translate(self, goal: Goal, grounding: Grounding, context: PlannerContext) -> list[Subgoal]:
+        item = goal.items[0]
+        b = grounding.bindings
+        obj, target = b.get("object"), b.get("target")
+        pred, value = item.predicate, item.expected
+        g = goal.id
+
+        def s(skill: str, **args) -> Subgoal:
+            return Subgoal(skill, args, g)
+
+        if pred in ("inReceptacle", "inRoom"):
+            return [s("pick", object_id=obj), s("place", receptacle_id=target)]
+        if pred == "isToggled":
+            return [s("toggle_on" if value else "toggle_off", object_id=obj)]
+        if pred == "isOpen":
+            return [s("open" if value else "close", object_id=obj)]
+        if pred == "isHeld":
+            return [s("pick", object_id=obj)] if value else [s("put_down")]
+        if pred == "isSliced":
+            return [s("pick", object_id=b.get("tool")), s("slice", object_id=obj)]
+        if pred == "isCooked":
+            return [s("pick", object_id=obj), s("place", receptacle_id=target), s("close", object_id=target),
+                    s("toggle_on", object_id=target), s("toggle_off", object_id=target)]
+        if pred in ("isFilledWithLiquid", "isDirty"):
+            switch = b.get("switch")
+            return [s("pick", object_id=obj), s("place", receptacle_id=target), s("toggle_on", object_id=switch),
+                    s("toggle_off", object_id=switch)]
+        return []
+
+
+def required_roles(goal: Goal) -> list[tuple[str, str, str | None]]:
+    """(role, object type to search for, room) for each binding the goal needs."""
+    item = goal.items[0]
+    out = [("object", item.object.type, item.object.room)]
+    if item.predicate == "inReceptacle" and item.target is not None:
+        out.append(("target", item.target.type, item.target.room))
+    elif item.predicate == "inRoom":
+        out.append(("target", "", str(item.value)))  # any surface in that room
+    elif item.predicate == "isSliced":
+        out.append(("tool", "Knife", None))
+    elif item.predicate in ("isFilledWithLiquid", "isDirty"):
+        out.append(("target", "CoffeeMachine" if item.expected == "coffee" else "Sink", None))
+    elif item.predicate == "isCooked":
+        out.append(("target", "Microwave", None))
+    if item.predicate in ("isToggled", "isOpen") or (item.predicate == "isHeld" and item.expected is False):
+        pass
+    return out

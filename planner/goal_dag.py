@@ -1,0 +1,89 @@
+"""The goal DAG: which goals must precede which, and which ready goal to do next.
+
+Edges (networkx DiGraph, each with a ``kind``):
+- causal: a state change of a type (slice, cook, fill, clean) before moving that type around,
+  since "put the apple slice on the plate" needs the slicing done and a filled mug is carried
+  full; opening a receptacle before putting into it, closing it after;
+- object: a goal that puts something into/onto a receptacle of type T before the goal that moves
+  T itself (objects in a bowl travel with the bowl);
+- temporal: explicit ordering words are rare in household instructions and the decomposer already
+  emits goals in text order, which the DAG keeps as the tie-breaker.
+Among ready goals the agent picks the cheapest next one from where it stands (``order_key``), so
+spatially close goals are done together and goals whose objects are still unseen wait while the
+agent works (and explores) elsewhere.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable
+
+import networkx as nx
+
+from planner.roles import Goal
+
+_STATE_CHANGES = {"isSliced", "isCooked", "isFilledWithLiquid", "isDirty"}
+_MOVES = {"inReceptacle", "inRoom", "isHeld"}
+
+
+def build_goal_dag(goals: list[Goal]) -> nx.DiGraph:
+    dag = nx.DiGraph()
+    for order, goal in enumerate(goals):
+        dag.add_node(goal.id, goal=goal, order=order)
+    for a in goals:
+        for b in goals:
+            if a.id == b.id:
+                continue
+            kind = _edge(a, b)
+            if kind and not dag.has_edge(b.id, a.id):
+                dag.add_edge(a.id, b.id, kind=kind)
+    if not nx.is_directed_acyclic_graph(dag):  # defensive: drop edges closing a cycle
+        for u, v in list(nx.find_cycle(dag)):
+            dag.remove_edge(u, v)
+    return dag
+
+
+def _edge(a: Goal, b: Goal) -> str | None:
+    for ia in a.items:
+        for ib in b.items:
+            same_object = ia.object.type == ib.object.type
+            if same_object and ia.predicate in _STATE_CHANGES and ib.predicate in _MOVES:
+                return "causal"
+            if ia.predicate == "isOpen" and ia.expected is True and ib.target is not None \
+                    and ib.target.type == ia.object.type:
+                return "causal"
+            if ib.predicate == "isOpen" and ib.expected is False and ia.target is not None \
+                    and ia.target.type == ib.object.type:
+                return "causal"
+            if ia.predicate == "inReceptacle" and ia.target is not None and ib.predicate in _MOVES \
+                    and ib.object.type == ia.target.type:
+                return "object"
+    return None
+
+
+def ready_goals(dag: nx.DiGraph, finished: Iterable[str]) -> list[Goal]:
+    done = set(finished)
+    out = []
+    for node in dag.nodes:
+        if node in done:
+            continue
+        if all(p in done for p in dag.predecessors(node)):
+            out.append(dag.nodes[node]["goal"])
+    return out
+
+
+def next_goal(dag: nx.DiGraph, finished: Iterable[str], cost: Callable[[Goal], float] | None = None,
+              spatial: bool = True) -> Goal | None:
+    """The ready goal to do next: cheapest by ``cost`` (travel from the agent, unseen objects
+    last), instruction order on ties; instruction order only when ``spatial`` is off."""
+    ready = ready_goals(dag, finished)
+    if not ready:
+        return None
+    if not spatial or cost is None:
+        return min(ready, key=lambda g: dag.nodes[g.id]["order"])
+    return min(ready, key=lambda g: (cost(g), dag.nodes[g.id]["order"]))
+
+
+def dag_to_dict(dag: nx.DiGraph) -> dict:
+    """JSON-ready form for reports and the ROS plan topic."""
+    return {"nodes": [dag.nodes[n]["goal"].to_dict() for n in dag.nodes],
+            "edges": [{"from": u, "to": v, "kind": d.get("kind", "")} for u, v, d in dag.edges(data=True)]}

@@ -1,0 +1,355 @@
+"""The HoloMind agent in closed loop: instruction -> goal DAG -> grounding -> skills, watched by a
+critic, from observations only.
+
+Per step the agent integrates the frame into its own occupancy map (``planner.occupancy``),
+room segmentation (``planner.rooms``), object tracker (``planner.object_tracker``) and, when
+enabled, the spatial semantic memory (``memory.spatial``); ground truth is never read. The goal
+loop (``_run``) is a generator that yields atomic actions and receives observations:
+for the next ready goal of the DAG it refines, grounds (searching for what is not yet seen:
+frontier exploration, then opening containers that could hold it), translates into skills and
+runs them. Failures go to the critic: Refine fixes run in the skill, Replan goes back to
+grounding (low) or to the DAG (high: the goal is set aside and retried once after the others).
+
+Ablations (LongAct Table 4): ``critic`` (no diagnosis: a failed action just fails its goal
+attempt), ``episodic`` (no experience pool and no memory of what the agent's own actions did to
+object states), ``high-level`` (no DAG ordering or refinement: goals in instruction order).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Generator
+
+import numpy as np
+
+from planner.critic import ExperiencePool, RuleCritic
+from planner.deterministic import NearestGrounder, RecipeTranslator, RuleRefiner, required_roles
+from planner.goal_dag import build_goal_dag, dag_to_dict, next_goal
+from planner.navigation import Navigator, Pose
+from planner.object_tracker import ObjectTracker
+from planner.occupancy import OccupancyConfig, OccupancyMap
+from planner.roles import CriticDecision, CriticEvent, Goal, KnownObject, PlannerContext
+from planner.rooms import RoomSegmenter
+from planner.skills import Replan, Skills
+from sim_bridge.embedded.assets import default_catalog
+from sim_bridge.frames import ros_to_thor_points, ros_yaw_to_thor, thor_to_ros_points
+from sim_bridge.types import Action, Observation
+
+ABLATIONS = ("critic", "episodic", "high-level")
+
+
+@dataclass
+class AgentConfig:
+    reach: float = 1.5
+    approach_reach: float = 1.4
+    move_step: float = 0.25
+    rotate_step: float = 30.0
+    goal_step_cap: int = 500  # steps one goal may take before it is set aside
+    search_step_cap: int = 350  # steps of exploration for one missing object
+    ablate: frozenset[str] = frozenset()
+    instruction_kind: str = "detailed"
+
+
+class HoloMindAgent:
+    privileged = False
+
+    def __init__(self, config: AgentConfig | None = None, roles: dict[str, Any] | None = None,
+                 experience: ExperiencePool | None = None, name: str = "deterministic") -> None:
+        self.config = config or AgentConfig()
+        self.name = name if not self.config.ablate else f"{name}-no-{'-no-'.join(sorted(self.config.ablate))}"
+        self.catalog = default_catalog()
+        self.grounder = NearestGrounder(self.catalog)
+        roles = dict(roles or {})
+        for long, short in (("decomposer", "decompose"), ("refiner", "refine"), ("grounder", "ground"),
+                            ("translator", "translate"), ("critic", "critique")):
+            if long in roles:  # planner.llm.factory's keys
+                roles.setdefault(short, roles.pop(long))
+        self.decomposer = roles.get("decompose")
+        self.refiner = roles.get("refine") or RuleRefiner()
+        self.ground_role = roles.get("ground") or self.grounder
+        self.translator = roles.get("translate") or RecipeTranslator()
+        self.critic = roles.get("critique") or RuleCritic()
+        # The LLM roles share one client; its usage is reported per episode.
+        self.llm_client = next((r.client for r in (self.decomposer, self.refiner, self.ground_role, self.translator,
+                                                   self.critic) if getattr(r, "client", None) is not None), None)
+        self.experience = experience if experience is not None else ExperiencePool()
+        if "episodic" in self.config.ablate:
+            self.experience = ExperiencePool()  # nothing loaded, nothing saved
+        self.move_step = self.config.move_step
+        self._events: list[tuple[str, dict]] = []
+
+    # ---- agent interface ---------------------------------------------------------------------
+    def reset(self, episode: Any, observation: Observation) -> None:
+        if self.decomposer is None:
+            from planner.instruction_parser import InstructionParser
+            self.decomposer = InstructionParser(self.catalog)
+        self.instruction = episode.instruction(self.config.instruction_kind)
+        p = ros_to_thor_points(np.array(observation.agent.position))
+        self.occupancy = OccupancyMap((float(p[0]), float(p[2])), OccupancyConfig(robot_radius=0.2))
+        self.rooms = RoomSegmenter(self.occupancy)
+        self.tracker = ObjectTracker()
+        self.navigator = Navigator(self.occupancy, self.config.move_step, self.config.rotate_step,
+                                   camera_height=float(observation.world_from_camera[2, 3]))
+        self.skills = Skills(self)
+        self.obs = observation
+        self.stats: Counter = Counter()
+        self.notes_log: list[str] = []
+        self.history: list[str] = []
+        self.excluded_now: set[str] = set()
+        self.used_ids: set[str] = set()
+        self._failed_frontiers: list[tuple[float, float]] = []
+        self._opened_for_search: set[str] = set()
+        self.goal_status: dict[str, str] = {}
+        self.critic_log: list[dict[str, Any]] = []
+        self.experience.reused = 0
+        if self.llm_client is not None:
+            self.llm_client.reset_usage()
+        self._integrate(observation)
+        goals = self.decomposer.decompose(self.instruction, self.context())
+        self.goals = goals
+        self.dag = build_goal_dag(goals)
+        self._emit("plan", {"instruction": self.instruction, "dag": dag_to_dict(self.dag)})
+        self._script = self._run()
+        self._started = False
+
+    def act(self, observation: Observation) -> Action:
+        if self._started:
+            self._integrate(observation)
+        self.obs = observation
+        try:
+            action = self._script.send(observation) if self._started else next(self._script)
+        except StopIteration:
+            return Action("Stop")
+        self._started = True
+        return action
+
+    def drain_events(self) -> list[tuple[str, dict]]:
+        out, self._events = self._events, []
+        return out
+
+    def report_extra(self) -> dict[str, Any]:
+        return {"goals": {g.id: {"text": g.text, "status": self.goal_status.get(g.id, "not reached")} for g in self.goals},
+                "goals_parsed": len(self.goals),
+                "critic_interventions": int(self.stats["critic_refine"] + self.stats["critic_replan"]),
+                "critic_refine": int(self.stats["critic_refine"]), "critic_replan": int(self.stats["critic_replan"]),
+                "failed_actions": int(self.stats["failed_actions"]), "experience_reused": int(self.stats["experience_reused"]),
+                "experience_rules": len(self.experience.rules()), "blocked_moves": int(self.stats["blocked_moves"]),
+                "unparsed": [str(u) for u in getattr(self.decomposer, "unparsed", [])][:10],
+                **({"llm": self.llm_client.usage()} if self.llm_client is not None else {}),
+                "agent_notes": self.notes_log[-60:]}
+
+    # ---- perception into the agent's own state ---------------------------------------------------
+    def _integrate(self, obs: Observation) -> None:
+        self.occupancy.integrate(obs)
+        self.tracker.integrate(obs)
+        if not obs.feedback.success and obs.feedback.action:
+            self.stats["failed_actions"] += 1
+
+    @property
+    def pose(self) -> Pose:
+        p = ros_to_thor_points(np.array(self.obs.agent.position))
+        return Pose(float(p[0]), float(p[2]), ros_yaw_to_thor(self.obs.agent.yaw_deg), float(self.obs.agent.horizon_deg))
+
+    def camera_thor(self) -> np.ndarray:
+        return ros_to_thor_points(self.obs.world_from_camera[:3, 3])
+
+    @property
+    def held_id(self) -> str | None:
+        return self.obs.agent.held_object_id
+
+    @property
+    def held_type(self) -> str | None:
+        return self.obs.agent.held_object_type
+
+    def context(self) -> PlannerContext:
+        objs = [o for o in self.tracker.objects.values() if not o.gone]
+        self.rooms.update([(o.object_type, float(o.centroid[0]), float(o.centroid[2])) for o in objs])
+        known = []
+        for o in objs:
+            ros = thor_to_ros_points(o.centroid)
+            known.append(KnownObject(o.object_id, o.object_type, self.rooms.room_type_at(float(o.centroid[0]), float(o.centroid[2])),
+                                     (float(ros[0]), float(ros[1]), float(ros[2])),
+                                     {} if "episodic" in self.config.ablate else dict(o.state), o.last_seen))
+        agent = self.obs.agent.position
+        return PlannerContext(self.obs.step, self.held_id, self.held_type, known, self.rooms.rooms_seen(),
+                              self.history[-20:], [] if "episodic" in self.config.ablate else self.experience.rules(),
+                              list(self.catalog.object_types), tuple(agent), sorted(self.used_ids | self.excluded_now))
+
+    def note(self, text: str) -> None:
+        self.notes_log.append(f"step {self.obs.step}: {text}")
+
+    def _emit(self, kind: str, payload: dict) -> None:
+        self._events.append((kind, payload))
+
+    # ---- critic and experience -------------------------------------------------------------------
+    def critique(self, event: CriticEvent) -> CriticDecision:
+        if "critic" in self.config.ablate:
+            return CriticDecision("replan", f"no critic: {event.action} failed ({event.error[:60]})")
+        decision = self.critic.critique(event, self.context())
+        if decision.verdict != "pass":
+            self.stats[f"critic_{decision.verdict}"] += 1
+        entry = {"step": self.obs.step, "action": event.action, "error": event.error, "verdict": decision.verdict,
+                 "diagnosis": decision.diagnosis}
+        self.critic_log.append(entry)
+        self._emit("critic", entry)
+        return decision
+
+    def experience_fix(self, action: str, object_type: str) -> str | None:
+        if "episodic" in self.config.ablate:
+            return None
+        return self.experience.proactive_fix(action, object_type)
+
+    def learn(self, action: str, situation: str, object_type: str, fix: str, worked: bool) -> None:
+        if "episodic" in self.config.ablate:
+            return
+        exp = self.experience.record(action, situation, object_type, fix)
+        if worked:
+            self.experience.validate(exp)
+
+    def learn_avoid(self, action: str, situation: str, held_type: str, target_type: str) -> None:
+        if "episodic" not in self.config.ablate:
+            self.experience.record(action, situation, f"{held_type}>{target_type}", "choose another receptacle")
+            self.experience.save()
+
+    def after_interaction(self, name: str, object_id: str, obs: Observation) -> None:
+        """Remember what the agent's own successful actions did (episodic status)."""
+        self.obs = obs  # act() has integrated the frame already
+        if not obs.feedback.success:
+            return
+        t = self.tracker
+        if name == "PickupObject":
+            t.note_moved(object_id)
+        elif name == "PutObject" and self._last_held:
+            rec = t.get(object_id)
+            t.note_moved(self._last_held, rec.centroid if rec is not None else None)
+        elif name in ("OpenObject", "CloseObject"):
+            t.note_state(object_id, "isOpen", name == "OpenObject")
+        elif name in ("ToggleObjectOn", "ToggleObjectOff"):
+            t.note_state(object_id, "isToggled", name == "ToggleObjectOn")
+        elif name == "SliceObject":
+            t.note_gone(object_id)
+        self._last_held = self.held_id
+
+    _last_held: str | None = None
+
+    # ---- frontiers --------------------------------------------------------------------------------
+    def frontier_failed(self, x: float, z: float) -> bool:
+        """Reached before, or unreachable twice (a plan can fail on a map that later grows)."""
+        return sum(w for fx, fz, w in self._failed_frontiers if math.hypot(x - fx, z - fz) < 0.6) >= 2
+
+    def fail_frontier(self, x: float, z: float, reached: bool = False) -> None:
+        self._failed_frontiers.append((x, z, 2 if reached else 1))
+
+    # ---- the goal loop ------------------------------------------------------------------------------
+    def _run(self) -> Generator[Action, Observation, None]:
+        yield from self.skills.look_around()
+        finished: list[str] = []
+        deferred: dict[str, int] = {}
+        spatial = "high-level" not in self.config.ablate
+        while True:
+            goal = next_goal(self.dag, finished, self._goal_cost, spatial=spatial)
+            if goal is None:
+                break
+            if spatial:
+                goal = self.refiner.refine(goal, self.context())
+            ok = yield from self._do_goal(goal)
+            if not ok and spatial and deferred.get(goal.id, 0) == 0 and len(finished) + 1 < len(self.dag):
+                deferred[goal.id] = 1  # set aside; come back once the others are done (more is known then)
+                self.goal_status[goal.id] = "deferred"
+                self.dag.nodes[goal.id]["order"] += 1000
+                self._requeue(goal.id, finished)
+                continue
+            finished.append(goal.id)
+            self.goal_status[goal.id] = "done" if ok else "failed"
+            self.history.append(f"{goal.text} -> {'done' if ok else 'failed'}")
+        self.experience.save()
+
+    def _requeue(self, goal_id: str, finished: list[str]) -> None:
+        """A deferred goal waits until every other ready goal is finished."""
+        for other in self.dag.nodes:
+            if other != goal_id and other not in finished and not self.dag.has_edge(goal_id, other):
+                if not self.dag.has_edge(other, goal_id):
+                    self.dag.add_edge(other, goal_id, kind="deferred")
+
+    def _goal_cost(self, goal: Goal) -> float:
+        ctx_objs = {o.object_id: o for o in self.tracker.objects.values() if not o.gone}
+        pose = self.pose
+        best = math.inf
+        for o in ctx_objs.values():
+            if o.object_type == goal.items[0].object.type and o.object_id not in self.used_ids:
+                best = min(best, math.hypot(o.centroid[0] - pose.x, o.centroid[2] - pose.z))
+        return best if best < math.inf else 1e3
+
+    def _do_goal(self, goal: Goal) -> Generator[Action, Observation, bool]:
+        start_step = self.obs.step
+        self._emit("plan", {"goal": goal.to_dict(), "status": "started"})
+        for attempt in range(3):
+            if self.obs.step - start_step > self.config.goal_step_cap:
+                self.note(f"{goal.id}: step cap reached")
+                return False
+            ground = self.ground_role.ground(goal, self.context())
+            missing = [(role, t, room) for role, t, room in required_roles(goal) if ground.bindings.get(role) is None]
+            if missing:
+                found = yield from self._search(goal, missing)
+                if not found:
+                    self.note(f"{goal.id}: could not find {missing}")
+                    return False
+                continue
+            subgoals = self.translator.translate(goal, ground, self.context())
+            self._emit("plan", {"goal_id": goal.id, "subgoals": [s.to_dict() for s in subgoals]})
+            try:
+                for sub in subgoals:
+                    ok = yield from self.skills.run(sub)
+                    if not ok:
+                        raise Replan("low", f"{sub.skill} did not succeed")
+                    self.history.append(f"{sub.skill} {sub.args}")
+            except Replan as exc:
+                self.note(f"{goal.id}: replan ({exc.level}): {exc.diagnosis}")
+                named = [b for b in ground.bindings.values() if b and b in exc.diagnosis]
+                decisive = any(s in exc.diagnosis for s in ("cannot take", "not an object", "cannot do"))
+                if named and (decisive or attempt >= 1):
+                    self.excluded_now.update(named)  # this object will not do: ground another
+                elif attempt >= 1 and ground.bindings.get("object"):
+                    self.excluded_now.add(ground.bindings["object"])
+                if exc.level == "high":
+                    return False
+                continue
+            for role in ("object", "target"):
+                if ground.bindings.get(role) and goal.items[0].predicate in ("inReceptacle", "inRoom") and role == "object":
+                    self.used_ids.add(ground.bindings[role])
+            return True
+        return False
+
+    def _search(self, goal: Goal, missing: list[tuple[str, str, str | None]]) -> Generator[Action, Observation, bool]:
+        """Explore until every missing role has a candidate; then open containers that could hold it."""
+        start = self.obs.step
+        self.stats["searches"] += 1
+        while self.obs.step - start < self.config.search_step_cap:
+            ground = self.ground_role.ground(goal, self.context())
+            if all(ground.bindings.get(role) is not None for role, _, _ in missing):
+                return True
+            progressed = yield from self.skills.explore_once()
+            if not progressed:
+                break
+        # Explored everything reachable: look inside closed containers that could hold it.
+        for role, t, _ in missing:
+            if not t:
+                continue
+            containers = [o for o in self.tracker.objects.values() if not o.gone and o.object_id not in self._opened_for_search
+                          and (info := self.catalog.type_info(o.object_type)) is not None and info.openable and info.receptacle
+                          and self.catalog.accepts(o.object_type, t)]
+            p = self.pose
+            containers.sort(key=lambda o: math.hypot(o.centroid[0] - p.x, o.centroid[2] - p.z))
+            for box in containers[:6]:
+                self._opened_for_search.add(box.object_id)
+                ok = yield from self.skills.navigate_to(box.object_id)
+                if not ok:
+                    continue
+                obs = yield Action("OpenObject", box.object_id)
+                self.after_interaction("OpenObject", box.object_id, obs)
+                if self.tracker.of_type(t):
+                    return True
+        ground = self.ground_role.ground(goal, self.context())
+        return all(ground.bindings.get(role) is not None for role, _, _ in missing)

@@ -1,0 +1,543 @@
+"""One JSON-returning LLM call per role invocation, over litellm, with repair, accounting and a cache.
+
+Why this shape:
+- litellm fetches its model cost map from the network at import unless
+  LITELLM_LOCAL_MODEL_COST_MAP is set, so this module sets it (setdefault, so a user can still
+  opt in) before anything imports litellm, and imports litellm lazily inside the client: merely
+  importing the planner never touches litellm, and nothing reaches the network unless a remote
+  model is chosen.
+- Models answer with malformed JSON often enough (empty output, truncation at max_tokens, prose,
+  refusals, schema violations, invented object ids) that every call is parsed and validated, and
+  a bounded number of repair turns quote the exact error back. After the bound the client raises
+  ``LLMRoleError``; the role catches it and uses its deterministic fallback, so a bad model makes
+  a run worse, never crash.
+- Every raw answer (valid or not) is cached on disk under sha256(model, api_base, messages,
+  schema, temperature). Repair turns are calls with longer message lists, so a whole repair
+  conversation replays exactly; ``cache_mode="replay_only"`` reproduces a recorded run offline
+  and fails loudly (``LLMCacheMissError``, never caught by the roles) when the prompts diverged.
+- The API key is read from the environment variable *named* by ``api_key_env`` at call time. It
+  is not part of the cache key or the cache entry, not in ``usage()``, and it is scrubbed from
+  every exception message this module raises.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+import hashlib  # noqa: E402  (the env var above must be set before anything can import litellm)
+import json  # noqa: E402
+import re  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from dataclasses import asdict, dataclass, field  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any, Callable, Literal, Sequence  # noqa: E402
+
+CacheMode = Literal["off", "read_write", "replay_only"]
+ResponseFormatMode = Literal["auto", "json_schema", "json_object", "prompt"]
+FailureKind = Literal["empty", "truncated", "not_json", "refusal", "schema", "semantic", "api_error"]
+
+CACHE_MODES: tuple[str, ...] = ("off", "read_write", "replay_only")
+RESPONSE_FORMATS: tuple[str, ...] = ("auto", "json_schema", "json_object", "prompt")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_REFUSAL = re.compile(
+    r"\b(i'?m sorry|i am sorry|i apologi[sz]e|i can(?:'|no)t|i cannot|i am unable|i'm unable|i won'?t|"
+    r"as an ai|unable to (?:help|assist|comply))\b",
+    re.IGNORECASE,
+)
+
+# Validators return human-readable problems (empty list = valid); they run after the JSON schema.
+Validator = Callable[[Any], list[str]]
+
+
+class LLMRoleError(RuntimeError):
+    """A role's call failed after the bounded repairs (or on a transport error after the bounded
+    retries). ``kind`` says why, for reports and for the fallback record; the message never holds
+    the API key."""
+
+    def __init__(self, role: str, kind: FailureKind, message: str, attempts: int) -> None:
+        super().__init__(f"LLM role {role!r} failed after {attempts} attempt(s) [{kind}]: {message}")
+        self.role = role
+        self.kind = kind
+        self.detail = message
+        self.attempts = attempts
+
+
+class LLMCacheMissError(RuntimeError):
+    """``cache_mode="replay_only"`` and no cached answer for this call. Deliberately not an
+    ``LLMRoleError``: a replay that silently fell back would no longer be a replay."""
+
+
+class MockResponsesExhaustedError(RuntimeError):
+    """A test configured fewer ``mock_responses`` than the run needed (a test bug, so it is
+    raised through, never retried or turned into a fallback)."""
+
+
+@dataclass
+class LLMConfig:
+    """How to reach a model and how hard to try.
+
+    ``model`` is any litellm model string ("openai/gpt-4o-mini", "ollama/llama3",
+    "hosted_vllm/Qwen2.5-7B-Instruct", or a provider registered in-process). ``api_key_env`` is
+    the NAME of the environment variable holding the key, never the key. ``mock_responses`` is for
+    tests: each real (non-cached) call consumes the next entry and passes it to litellm as
+    ``mock_response=``, which keeps litellm's real code path (message handling, usage) offline.
+    """
+
+    model: str
+    api_base: str | None = None
+    api_key_env: str | None = None
+    temperature: float = 0.0
+    max_tokens: int = 1024
+    timeout: float = 60.0
+    max_repairs: int = 2
+    cache_dir: str | Path | None = None
+    cache_mode: CacheMode = "read_write"
+    response_format: ResponseFormatMode = "auto"
+    # Prompt size limits: memory can hold hundreds of objects; the schema still admits every id.
+    max_objects_in_prompt: int = 80
+    max_history_in_prompt: int = 12
+    mock_responses: Sequence[Any] | None = field(default=None, repr=False)  # test data, kept out of logs
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.model, str) or not self.model.strip():
+            raise ValueError("LLMConfig.model must be a non-empty litellm model string, e.g. 'openai/gpt-4o-mini'")
+        if self.api_key_env is not None and not _ENV_NAME.fullmatch(self.api_key_env):
+            # Never echo the value: a user may have pasted the key itself here.
+            raise ValueError("LLMConfig.api_key_env must be the NAME of an environment variable "
+                             "(e.g. OPENAI_API_KEY), not the key itself; the given value is not shown")
+        if self.cache_mode not in CACHE_MODES:
+            raise ValueError(f"LLMConfig.cache_mode must be one of {CACHE_MODES}, got {self.cache_mode!r}")
+        if self.cache_mode == "replay_only" and self.cache_dir is None:
+            raise ValueError("LLMConfig.cache_mode='replay_only' needs a cache_dir to replay from")
+        if self.response_format not in RESPONSE_FORMATS:
+            raise ValueError(f"LLMConfig.response_format must be one of {RESPONSE_FORMATS}, "
+                             f"got {self.response_format!r}")
+        if isinstance(self.max_repairs, bool) or not isinstance(self.max_repairs, int) or self.max_repairs < 0:
+            raise ValueError(f"LLMConfig.max_repairs must be an integer >= 0, got {self.max_repairs!r}")
+        if self.max_tokens < 1 or self.timeout <= 0:
+            raise ValueError("LLMConfig.max_tokens must be >= 1 and timeout > 0")
+        if self.cache_dir is not None:
+            self.cache_dir = Path(self.cache_dir)
+        if self.mock_responses is not None:
+            self.mock_responses = list(self.mock_responses)
+
+
+@dataclass
+class RoleUsage:
+    """Counters for one role (and, summed, for the episode)."""
+
+    calls: int = 0  # real litellm calls (cache hits excluded)
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    cost_known_calls: int = 0
+    cost_unknown_calls: int = 0
+    latency_s: float = 0.0
+    repairs: int = 0  # repair prompts sent after an invalid answer
+    retries: int = 0  # re-sends after a transport error
+    failures: int = 0  # LLMRoleError raised (bound reached)
+    fallbacks: int = 0  # the role then used its deterministic fallback
+
+    def add(self, other: "RoleUsage") -> None:
+        for name, value in asdict(other).items():
+            setattr(self, name, getattr(self, name) + value)
+
+
+def _cost_status(u: RoleUsage) -> str:
+    if u.cost_known_calls == 0 and u.cost_unknown_calls == 0:
+        return "none"
+    if u.cost_unknown_calls == 0:
+        return "known"
+    return "unknown" if u.cost_known_calls == 0 else "partial"
+
+
+@dataclass(frozen=True)
+class _Answer:
+    text: str
+    finish_reason: str | None
+    refusal: str | None
+    from_cache: bool
+
+
+class LLMClient:
+    """Sends one role's messages, returns its validated JSON value (see the module docstring)."""
+
+    def __init__(self, config: LLMConfig) -> None:
+        self.config = config
+        self._litellm_mod: Any = None
+        self._mock_index = 0
+        self._by_role: dict[str, RoleUsage] = {}
+        self._fallback_events: list[dict[str, str]] = []
+        self._schema_support: bool | None = None
+
+    # ----------------------------------------------------------------- public API
+
+    def call_json(self, role: str, messages: list[dict[str, str]], schema: dict[str, Any],
+                  validate: Validator | None = None) -> Any:
+        """Ask, parse, validate; on failure send up to ``max_repairs`` repair prompts quoting the
+        error, then raise ``LLMRoleError``. Returns the parsed JSON object."""
+        messages = self._with_format_instruction(messages, schema)
+        conversation = list(messages)
+        usage = self._role(role)
+        attempts = 0
+        kind: FailureKind = "empty"
+        detail = ""
+        for attempt in range(self.config.max_repairs + 1):
+            attempts = attempt + 1
+            try:
+                answer = self._complete(role, conversation, schema)
+            except (LLMCacheMissError, MockResponsesExhaustedError):
+                raise
+            except Exception as exc:  # transport / provider errors: retry the same conversation
+                kind, detail = "api_error", self._redact(f"{type(exc).__name__}: {exc}")[:500]
+                if attempt < self.config.max_repairs:
+                    usage.retries += 1
+                continue
+            value, problem = self._check(answer, schema, validate)
+            if problem is None:
+                return value
+            kind, detail = problem
+            if attempt < self.config.max_repairs:
+                usage.repairs += 1
+                conversation = conversation + [
+                    {"role": "assistant", "content": answer.text if answer.text.strip() else "(empty answer)"},
+                    {"role": "user", "content": _repair_prompt(kind, detail)},
+                ]
+        usage.failures += 1
+        raise LLMRoleError(role, kind, detail, attempts) from None
+
+    def record_fallback(self, role: str, reason: str) -> None:
+        """Called by a role that gave up on the model; the reason goes to ``usage()``."""
+        self._role(role).fallbacks += 1
+        self._fallback_events.append({"role": role, "reason": self._redact(reason)[:500]})
+
+    def usage(self) -> dict[str, Any]:
+        """Per-episode counters for reports (no secrets: the key's env-var name at most)."""
+        total = RoleUsage()
+        for u in self._by_role.values():
+            total.add(u)
+        out: dict[str, Any] = {
+            "model": self.config.model,
+            "api_base": self.config.api_base,
+            "cache_mode": self.config.cache_mode if self.config.cache_dir is not None else "off",
+            **_usage_dict(total),
+            "by_role": {name: _usage_dict(u) for name, u in sorted(self._by_role.items())},
+            "fallback_events": list(self._fallback_events),
+        }
+        return out
+
+    def reset_usage(self) -> None:
+        """Start a new episode's counters (the cache and mock position are kept)."""
+        self._by_role = {}
+        self._fallback_events = []
+
+    def cache_key(self, messages: list[dict[str, str]], schema: dict[str, Any]) -> str:
+        """sha256 over exactly what determines the answer at temperature 0 (no key, no role)."""
+        payload = {
+            "model": self.config.model,
+            "api_base": self.config.api_base,
+            "messages": messages,
+            "schema": schema,
+            "temperature": self.config.temperature,
+        }
+        blob = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+    # ----------------------------------------------------------------- internals
+
+    def _role(self, role: str) -> RoleUsage:
+        return self._by_role.setdefault(role, RoleUsage())
+
+    def _litellm(self) -> Any:
+        if self._litellm_mod is None:
+            os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+            import litellm  # lazy: see the module docstring
+
+            self._litellm_mod = litellm
+        return self._litellm_mod
+
+    def _api_key(self) -> str | None:
+        if self.config.api_key_env is None:
+            return None
+        value = os.environ.get(self.config.api_key_env)
+        return value or None
+
+    def _redact(self, text: str) -> str:
+        key = self._api_key()
+        if key and len(key) >= 4:
+            text = text.replace(key, "***")
+        return text
+
+    def _supports_schema(self) -> bool:
+        mode = self.config.response_format
+        if mode != "auto":
+            return mode == "json_schema"
+        if self._schema_support is None:
+            try:
+                self._schema_support = bool(self._litellm().supports_response_schema(model=self.config.model))
+            except Exception:
+                self._schema_support = False
+        return self._schema_support
+
+    def _with_format_instruction(self, messages: list[dict[str, str]], schema: dict[str, Any]) -> list[dict[str, str]]:
+        """Where the provider cannot enforce the schema, state it in the prompt (last user turn)."""
+        if self._supports_schema():
+            note = "Answer with one JSON object only."
+        else:
+            note = ("Answer with one JSON object only, no prose and no code fences, matching this JSON schema:\n"
+                    + json.dumps(schema, separators=(",", ":"), sort_keys=True))
+        out = [dict(m) for m in messages]
+        for m in reversed(out):
+            if m.get("role") == "user":
+                m["content"] = f"{m['content']}\n\n{note}"
+                break
+        else:
+            out.append({"role": "user", "content": note})
+        return out
+
+    def _response_format(self, role: str, schema: dict[str, Any]) -> dict[str, Any] | None:
+        if self._supports_schema():
+            # strict=False: OpenAI's strict mode forbids optional properties, which the records have.
+            return {"type": "json_schema", "json_schema": {"name": f"worldmind_{role}", "schema": schema,
+                                                           "strict": False}}
+        if self.config.response_format == "json_object":
+            return {"type": "json_object"}
+        return None
+
+    def _cache_path(self, key: str) -> Path | None:
+        if self.config.cache_dir is None or self.config.cache_mode == "off":
+            return None
+        return Path(self.config.cache_dir) / key[:2] / f"{key}.json"
+
+    def _complete(self, role: str, messages: list[dict[str, str]], schema: dict[str, Any]) -> _Answer:
+        usage = self._role(role)
+        key = self.cache_key(messages, schema)
+        path = self._cache_path(key)
+        if path is not None and path.is_file():
+            entry = json.loads(path.read_text(encoding="utf-8"))
+            usage.cache_hits += 1
+            return _Answer(str(entry.get("text") or ""), entry.get("finish_reason"), entry.get("refusal"), True)
+        if self.config.cache_mode == "replay_only":
+            raise LLMCacheMissError(
+                f"replay_only: no cached answer for role {role!r} (key {key}) under {self.config.cache_dir}. "
+                "Either the run was never recorded there (record it with cache_mode='read_write'), or the "
+                "prompt differs from the recorded one (model, api_base, messages, schema or temperature changed).")
+
+        kwargs: dict[str, Any] = {
+            "model": self.config.model,
+            "messages": messages,
+            "temperature": self.config.temperature,
+            "max_tokens": self.config.max_tokens,
+            "timeout": self.config.timeout,
+            "drop_params": True,  # providers without response_format etc. ignore it instead of failing
+        }
+        if self.config.api_base:
+            kwargs["api_base"] = self.config.api_base
+        key_value = self._api_key()
+        if key_value:
+            kwargs["api_key"] = key_value
+        response_format = self._response_format(role, schema)
+        if response_format is not None:
+            kwargs["response_format"] = response_format
+        mocked = self.config.mock_responses is not None
+        if mocked:
+            kwargs["mock_response"] = self._next_mock()
+
+        litellm = self._litellm()
+        start = time.perf_counter()
+        try:
+            response = litellm.completion(**kwargs)
+        finally:
+            usage.latency_s += time.perf_counter() - start
+            usage.calls += 1
+        choice = response.choices[0]
+        message = choice.message
+        text = getattr(message, "content", None) or ""
+        refusal = getattr(message, "refusal", None) or None
+        finish = getattr(choice, "finish_reason", None)
+        tokens = getattr(response, "usage", None)
+        if tokens is not None:
+            usage.prompt_tokens += int(getattr(tokens, "prompt_tokens", 0) or 0)
+            usage.completion_tokens += int(getattr(tokens, "completion_tokens", 0) or 0)
+        cost: float | None = None
+        if not mocked:  # a mocked answer cost nothing; litellm would price its fake token counts
+            try:
+                cost = float(litellm.completion_cost(completion_response=response))
+            except Exception:
+                cost = None
+        if cost is None:
+            usage.cost_unknown_calls += 1
+        else:
+            usage.cost_known_calls += 1
+            usage.cost_usd += cost
+        if path is not None and self.config.cache_mode == "read_write":
+            _atomic_write_json(path, {"key": key, "role": role, "model": self.config.model, "text": text,
+                                      "finish_reason": finish, "refusal": refusal})
+        return _Answer(text, finish, refusal, False)
+
+    def _next_mock(self) -> Any:
+        mocks = list(self.config.mock_responses or ())
+        if self._mock_index >= len(mocks):
+            raise MockResponsesExhaustedError(f"LLMConfig.mock_responses exhausted after {len(mocks)} call(s)")
+        value = mocks[self._mock_index]
+        self._mock_index += 1
+        if isinstance(value, str) and value == "":
+            # litellm treats a falsy mock_response as "no mock" and would call the provider; an
+            # explicit empty message keeps the mock path.
+            return {"choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": ""}}],
+                    "usage": {"prompt_tokens": 10, "completion_tokens": 0, "total_tokens": 10}}
+        return value
+
+    def _check(self, answer: _Answer, schema: dict[str, Any],
+               validate: Validator | None) -> tuple[Any, tuple[FailureKind, str] | None]:
+        value, problem = parse_json_answer(answer.text, answer.finish_reason, answer.refusal)
+        if problem is not None:
+            return None, problem
+        errors = schema_errors(value, schema)
+        if errors:
+            return None, ("schema", "; ".join(errors))
+        if validate is not None:
+            try:
+                errors = validate(value)
+            except Exception as exc:  # a validator must not crash the run on odd input
+                errors = [f"{type(exc).__name__}: {exc}"]
+            if errors:
+                return None, ("semantic", "; ".join(errors[:5]))
+        return value, None
+
+
+# --------------------------------------------------------------------------- parsing and validation
+
+
+def parse_json_answer(text: str, finish_reason: str | None = None,
+                      refusal: str | None = None) -> tuple[Any, tuple[FailureKind, str] | None]:
+    """The JSON object in a model's answer, or (kind, message). Tolerates code fences and prose
+    around one object (small local models add both); classifies empty, truncated and refusals."""
+    if refusal:
+        return None, ("refusal", f"the model refused: {refusal[:200]!r}")
+    s = (text or "").strip()
+    if not s:
+        return None, ("truncated" if finish_reason == "length" else "empty",
+                      "the answer was empty" + (" (stopped at max_tokens)" if finish_reason == "length" else ""))
+    fenced = re.fullmatch(r"```(?:json|JSON)?\s*(.*?)\s*```", s, re.DOTALL)
+    if fenced:
+        s = fenced.group(1)
+    try:
+        value = json.loads(s)
+    except json.JSONDecodeError as exc:
+        value = _outermost_object(s)
+        if value is None:
+            if finish_reason == "length" or _is_truncated(s):
+                return None, ("truncated", f"the JSON is cut off ({exc.msg} at char {exc.pos} of {len(s)})")
+            if _REFUSAL.search(s):
+                return None, ("refusal", f"the model answered with prose instead of JSON: {s[:200]!r}")
+            return None, ("not_json", f"not valid JSON ({exc.msg} at char {exc.pos}): {s[:200]!r}")
+    if not isinstance(value, dict):
+        return None, ("schema", f"the top level must be a JSON object, got {type(value).__name__}")
+    return value, None
+
+
+def _outermost_object(s: str) -> Any:
+    i, j = s.find("{"), s.rfind("}")
+    if i < 0 or j <= i:
+        return None
+    try:
+        value = json.loads(s[i:j + 1])
+    except json.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _is_truncated(s: str) -> bool:
+    """Unclosed brackets or string at the end of text that starts like JSON."""
+    start = min((i for i in (s.find("{"), s.find("[")) if i >= 0), default=-1)
+    if start < 0:
+        return False
+    depth, in_str, esc = 0, False, False
+    for ch in s[start:]:
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+    return in_str or depth > 0
+
+
+def schema_errors(value: Any, schema: dict[str, Any], limit: int = 4) -> list[str]:
+    """JSON-schema violations as short messages with a JSON path (enum lists abbreviated: the
+    vocabulary can run to hundreds of names and the model has it in the prompt already)."""
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(schema)
+    out: list[str] = []
+    for err in sorted(validator.iter_errors(value), key=lambda e: (len(e.path), list(map(str, e.path)))):
+        path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path)
+        if err.validator == "enum":
+            allowed = list(err.validator_value)
+            shown = ", ".join(map(json.dumps, allowed[:12])) + (", ..." if len(allowed) > 12 else "")
+            msg = f"{err.instance!r} is not an allowed value (allowed: {shown})"
+        else:
+            msg = err.message if len(err.message) <= 300 else err.message[:300] + "..."
+        out.append(f"at {path}: {msg}")
+        if len(out) >= limit:
+            break
+    return out
+
+
+def _repair_prompt(kind: FailureKind, detail: str) -> str:
+    why = {
+        "empty": "Your answer was empty.",
+        "truncated": "Your answer was cut off before the JSON was complete; give a shorter, complete answer.",
+        "not_json": "Your answer was not valid JSON.",
+        "refusal": "Your answer was not the requested JSON. This is a harmless household-robot planning task.",
+        "schema": "Your JSON does not match the required schema.",
+        "semantic": "Your JSON uses names or ids that are not allowed here.",
+        "api_error": "The previous request failed.",
+    }[kind]
+    return (f"{why} Problem: {detail}\nReply again with only the corrected JSON object, using only the "
+            "object types, predicates, skills and object ids listed above.")
+
+
+def _usage_dict(u: RoleUsage) -> dict[str, Any]:
+    return {
+        "calls": u.calls,
+        "cache_hits": u.cache_hits,
+        "prompt_tokens": u.prompt_tokens,
+        "completion_tokens": u.completion_tokens,
+        "total_tokens": u.prompt_tokens + u.completion_tokens,
+        "cost_usd": round(u.cost_usd, 8),
+        "cost_status": _cost_status(u),
+        "latency_s": round(u.latency_s, 4),
+        "repairs": u.repairs,
+        "retries": u.retries,
+        "failures": u.failures,
+        "fallbacks": u.fallbacks,
+    }
+
+
+def _atomic_write_json(path: Path, data: dict[str, Any]) -> None:
+    """tmp file in the same folder + os.replace: a crash never leaves a half-written entry."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, ensure_ascii=False, sort_keys=True, indent=1)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

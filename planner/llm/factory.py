@@ -1,0 +1,96 @@
+"""Build the five LLM roles for ``--planner llm:<model>``.
+
+Configuration is layered so that a run is reproducible from files and the key never has to be
+typed on a command line: LLMConfig defaults < config file (YAML or JSON; path given explicitly
+or in WORLDMIND_LLM_CONFIG) < environment (WORLDMIND_LLM_API_BASE, WORLDMIND_LLM_API_KEY_ENV,
+WORLDMIND_LLM_CACHE_DIR, WORLDMIND_LLM_CACHE_MODE) < explicit overrides < the model from the
+planner spec. A config file may name the key's environment variable, never the key itself.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+from planner.llm.client import LLMClient, LLMConfig
+from planner.llm.roles import LLMCritic, LLMDecomposer, LLMGrounder, LLMRefiner, LLMTranslator
+
+ROLE_NAMES: tuple[str, ...] = ("decomposer", "refiner", "grounder", "translator", "critic")
+_ROLE_CLASSES = {"decomposer": LLMDecomposer, "refiner": LLMRefiner, "grounder": LLMGrounder,
+                 "translator": LLMTranslator, "critic": LLMCritic}
+_ENV = {"WORLDMIND_LLM_API_BASE": "api_base", "WORLDMIND_LLM_API_KEY_ENV": "api_key_env",
+        "WORLDMIND_LLM_CACHE_DIR": "cache_dir", "WORLDMIND_LLM_CACHE_MODE": "cache_mode"}
+_FORBIDDEN_KEYS = ("api_key", "key", "token", "secret")
+
+
+def model_spec_from_planner(planner: str) -> str | None:
+    """"llm:openai/gpt-4o-mini" -> "openai/gpt-4o-mini"; any other planner name -> None."""
+    if not planner.startswith("llm:"):
+        return None
+    spec = planner[len("llm:"):].strip()
+    if not spec:
+        raise ValueError("--planner llm:<model> needs a litellm model string, e.g. llm:openai/gpt-4o-mini")
+    return spec
+
+
+def _read_config_file(path: str | Path) -> dict[str, Any]:
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"LLM config file not found: {p}")
+    text = p.read_text(encoding="utf-8")
+    if p.suffix.lower() == ".json":
+        data = json.loads(text)
+    else:
+        import yaml
+
+        data = yaml.safe_load(text)
+    data = data or {}
+    if not isinstance(data, dict):
+        raise ValueError(f"{p}: expected a mapping of LLMConfig fields, got {type(data).__name__}")
+    if isinstance(data.get("llm"), dict):  # allow a section inside a larger run config
+        data = data["llm"]
+    bad = [k for k in data if k in _FORBIDDEN_KEYS]
+    if bad:
+        raise ValueError(f"{p}: {bad[0]!r} is not accepted in a config file; put the key in an environment "
+                         "variable and name that variable in api_key_env")
+    return dict(data)
+
+
+def load_llm_config(model_spec: str, config_path: str | Path | None = None,
+                    overrides: Mapping[str, Any] | None = None,
+                    environ: Mapping[str, str] | None = None) -> LLMConfig:
+    """Resolve the layers described in the module docstring into one LLMConfig."""
+    env = os.environ if environ is None else environ
+    fields = {f.name for f in dataclasses.fields(LLMConfig)}
+    merged: dict[str, Any] = {}
+    path = config_path if config_path is not None else env.get("WORLDMIND_LLM_CONFIG")
+    if path:
+        merged.update(_read_config_file(path))
+    for var, name in _ENV.items():
+        if env.get(var):
+            merged[name] = env[var]
+    merged.update(dict(overrides or {}))
+    merged["model"] = model_spec
+    unknown = sorted(set(merged) - fields)
+    if unknown:
+        raise ValueError(f"unknown LLM config field(s) {unknown} (known: {sorted(fields)})")
+    return LLMConfig(**merged)
+
+
+def make_llm_roles(model_spec: str, fallbacks: Mapping[str, object] | None = None,
+                   config_path: str | Path | None = None, **overrides: Any) -> dict[str, Any]:
+    """The five roles over one shared LLMClient (so ``usage()`` is per episode across roles).
+
+    ``fallbacks`` maps role names (ROLE_NAMES) to objects implementing the same Protocol; a
+    missing one means that role raises LLMRoleError instead of falling back. The shared client
+    is each role's ``.client`` (call ``.usage()`` / ``.reset_usage()`` on it per episode).
+    """
+    fallbacks = dict(fallbacks or {})
+    unknown = sorted(set(fallbacks) - set(ROLE_NAMES))
+    if unknown:
+        raise ValueError(f"unknown role name(s) in fallbacks: {unknown} (known: {list(ROLE_NAMES)})")
+    client = LLMClient(load_llm_config(model_spec, config_path, overrides))
+    return {name: _ROLE_CLASSES[name](client, fallbacks.get(name)) for name in ROLE_NAMES}

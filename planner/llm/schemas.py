@@ -1,0 +1,273 @@
+"""One JSON schema (plus a semantic validator) per planner role, built from the agent's context.
+
+Why per-context schemas: the vocabulary is closed (object types from ``context.object_types``,
+predicates from ``evaluation.checklist.PREDICATES``, skills from ``planner.roles.SKILLS``) and the
+only object ids a role may name are those in the agent's memory (``context.known_objects``).
+Putting them in ``enum``s lets providers with constrained decoding (OpenAI json_schema, vLLM,
+llama.cpp grammars) make invented names impossible, and lets ``jsonschema`` flag them everywhere
+else, so a hallucinated id becomes a validation failure that triggers a repair prompt rather
+than an action on a nonexistent object.
+
+The JSON schema cannot say everything (which predicates need a target, which args each skill
+takes, whether a bound object has the right type), so each role also has a validator returning
+human-readable problems, which the client quotes in its repair prompt. Schemas are built
+deterministically (sorted enums) because they are part of the response-cache key.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evaluation.checklist import PREDICATES, ChecklistItem, ChecklistSchemaError, sliced_base_type
+from planner.roles import SKILLS, Goal, Grounding, PlannerContext
+
+# Per skill: (required args, optional args). Mirrors the comments on planner.roles.SKILLS.
+SKILL_ARGS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    "navigate_to": (frozenset({"object_id"}), frozenset()),
+    "search": (frozenset({"object_type"}), frozenset({"room"})),
+    "inspect": (frozenset({"object_id"}), frozenset()),
+    "pick": (frozenset({"object_id"}), frozenset()),
+    "place": (frozenset({"receptacle_id"}), frozenset()),
+    "open": (frozenset({"object_id"}), frozenset()),
+    "close": (frozenset({"object_id"}), frozenset()),
+    "toggle_on": (frozenset({"object_id"}), frozenset()),
+    "toggle_off": (frozenset({"object_id"}), frozenset()),
+    "slice": (frozenset({"object_id"}), frozenset()),
+    "put_down": (frozenset(), frozenset()),
+}
+assert set(SKILL_ARGS) == set(SKILLS), "SKILL_ARGS must cover planner.roles.SKILLS exactly"
+
+BINDING_ROLES: tuple[str, ...] = ("object", "target", "tool")
+VERDICTS: tuple[str, ...] = ("pass", "refine", "replan")
+REPLAN_LEVELS: tuple[str, ...] = ("low", "high")
+_GOAL_ID = {"type": "string", "pattern": "^[A-Za-z0-9_.:-]{1,32}$"}
+
+
+# --------------------------------------------------------------------------- vocabulary
+
+
+def object_types(context: PlannerContext) -> list[str]:
+    return sorted(set(context.object_types))
+
+
+def known_ids(context: PlannerContext) -> list[str]:
+    return sorted({o.object_id for o in context.known_objects})
+
+
+def _string_enum(values: list[str]) -> dict[str, Any]:
+    """An enum over the vocabulary; an empty vocabulary admits any non-empty string (a context
+    without an asset database should not make every answer invalid)."""
+    return {"type": "string", "enum": values} if values else {"type": "string", "minLength": 1}
+
+
+def _selector(types: list[str], ids: list[str], with_count: bool) -> dict[str, Any]:
+    props: dict[str, Any] = {"type": _string_enum(types), "room": {"type": "string", "minLength": 1}}
+    if ids:  # no known objects: an id field would have no valid value, so it is not offered
+        props["id"] = {"type": "string", "enum": ids}
+    if with_count:
+        props["count"] = {"type": "integer", "minimum": 1}
+    return {"type": "object", "properties": props, "required": ["type"], "additionalProperties": False}
+
+
+def _item(types: list[str], ids: list[str]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            "object": _selector(types, ids, with_count=True),
+            "predicate": {"type": "string", "enum": sorted(PREDICATES)},
+            "target": _selector(types, ids, with_count=False),
+            "value": {"type": ["boolean", "string", "null"]},
+        },
+        "required": ["object", "predicate"],
+        "additionalProperties": False,
+    }
+
+
+def _goal(types: list[str], ids: list[str], goal_id: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            "id": goal_id,
+            "text": {"type": "string", "minLength": 1},
+            "items": {"type": "array", "minItems": 1, "items": _item(types, ids)},
+            "hints": {"type": "object", "additionalProperties": {"type": "string"}},
+        },
+        "required": ["id", "text", "items"],
+        "additionalProperties": False,
+    }
+
+
+def _subgoal(types: list[str], ids: list[str]) -> dict[str, Any]:
+    args: dict[str, Any] = {"object_type": _string_enum(types), "room": {"type": "string", "minLength": 1}}
+    if ids:
+        args["object_id"] = {"type": "string", "enum": ids}
+        args["receptacle_id"] = {"type": "string", "enum": ids}
+    return {
+        "type": "object",
+        "properties": {
+            "skill": {"type": "string", "enum": list(SKILLS)},
+            "args": {"type": "object", "properties": args, "additionalProperties": False},
+        },
+        "required": ["skill", "args"],
+        "additionalProperties": False,
+    }
+
+
+# --------------------------------------------------------------------------- schemas
+
+
+def decompose_schema(context: PlannerContext) -> dict[str, Any]:
+    """{"goals": [Goal]} in execution order (dependencies first)."""
+    types, ids = object_types(context), known_ids(context)
+    return {
+        "type": "object",
+        "properties": {"goals": {"type": "array", "minItems": 1, "items": _goal(types, ids, _GOAL_ID)}},
+        "required": ["goals"],
+        "additionalProperties": False,
+    }
+
+
+def refine_schema(goal: Goal, context: PlannerContext) -> dict[str, Any]:
+    """The same Goal record, same id, made self-contained against memory."""
+    return _goal(object_types(context), known_ids(context), {"type": "string", "enum": [goal.id]})
+
+
+def excluded_ids(context: PlannerContext) -> set[str]:
+    """Ids the grounder must not bind (they serve finished goals or failed twice)."""
+    return set(getattr(context, "excluded_ids", None) or ())
+
+
+def ground_schema(context: PlannerContext) -> dict[str, Any]:
+    """{"bindings": {role: known id or null}}; "object" is required, target/tool optional.
+    Excluded ids are left out of the enum so constrained decoders cannot pick them."""
+    excluded = excluded_ids(context)
+    ids = [i for i in known_ids(context) if i not in excluded]
+    binding: dict[str, Any] = {"type": "null"}
+    if ids:
+        binding = {"anyOf": [{"type": "string", "enum": ids}, {"type": "null"}]}
+    return {
+        "type": "object",
+        "properties": {
+            "bindings": {
+                "type": "object",
+                "properties": {r: binding for r in BINDING_ROLES},
+                "required": ["object"],
+                "additionalProperties": False,
+            }
+        },
+        "required": ["bindings"],
+        "additionalProperties": False,
+    }
+
+
+def translate_schema(context: PlannerContext) -> dict[str, Any]:
+    """{"subgoals": [{"skill", "args"}]}; may be empty when the goal already holds."""
+    types, ids = object_types(context), known_ids(context)
+    return {
+        "type": "object",
+        "properties": {"subgoals": {"type": "array", "items": _subgoal(types, ids)}},
+        "required": ["subgoals"],
+        "additionalProperties": False,
+    }
+
+
+def critique_schema(context: PlannerContext) -> dict[str, Any]:
+    """CriticDecision: verdict, one-sentence diagnosis, fix subgoals (refine), replan level."""
+    types, ids = object_types(context), known_ids(context)
+    return {
+        "type": "object",
+        "properties": {
+            "verdict": {"type": "string", "enum": list(VERDICTS)},
+            "diagnosis": {"type": "string", "minLength": 1},
+            "fix": {"type": "array", "items": _subgoal(types, ids)},
+            "replan_level": {"type": "string", "enum": list(REPLAN_LEVELS)},
+        },
+        "required": ["verdict", "diagnosis"],
+        "additionalProperties": False,
+    }
+
+
+# --------------------------------------------------------------------------- semantic validators
+
+
+def item_problems(items: Any, where: str) -> list[str]:
+    """Checklist rules the JSON schema cannot state (target needed, value kind, id vs count)."""
+    out: list[str] = []
+    for i, raw in enumerate(items or ()):
+        try:
+            ChecklistItem.from_dict(raw)
+        except ChecklistSchemaError as exc:
+            out.append(f"at {where}[{i}].{exc.field}: {exc.message}" if exc.field else f"at {where}[{i}]: {exc}")
+    return out
+
+
+def validate_decompose(value: dict[str, Any], context: PlannerContext) -> list[str]:
+    out: list[str] = []
+    seen: set[str] = set()
+    for g, goal in enumerate(value.get("goals", ())):
+        if goal["id"] in seen:
+            out.append(f"at $.goals[{g}].id: duplicate goal id {goal['id']!r}")
+        seen.add(goal["id"])
+        out += item_problems(goal.get("items"), f"$.goals[{g}].items")
+    return out
+
+
+def validate_refine(value: dict[str, Any], goal: Goal, context: PlannerContext) -> list[str]:
+    return item_problems(value.get("items"), "$.items")
+
+
+def _type_ok(actual: str, wanted: set[str]) -> bool:
+    """A bound object fits a selector type, or is what that type is sliced from (the agent binds
+    the Apple for an "AppleSliced" item before slicing it)."""
+    return actual in wanted or any(sliced_base_type(w) == actual for w in wanted)
+
+
+def validate_ground(value: dict[str, Any], goal: Goal, context: PlannerContext) -> list[str]:
+    types_by_id = {o.object_id: o.object_type for o in context.known_objects}
+    wanted = {
+        "object": {i.object.type for i in goal.items},
+        "target": {i.target.type for i in goal.items if i.target is not None},
+    }
+    excluded = excluded_ids(context)
+    out: list[str] = []
+    for role, object_id in value.get("bindings", {}).items():
+        if object_id is not None and object_id in excluded:
+            out.append(f"at $.bindings.{role}: {object_id!r} is excluded (finished goal or failed twice); "
+                       "bind another object or null")
+            continue
+        if object_id is None or role not in wanted or not wanted[role]:
+            continue
+        actual = types_by_id.get(object_id)
+        if actual is None:
+            out.append(f"at $.bindings.{role}: {object_id!r} is not an object id in the agent's memory")
+        elif not _type_ok(actual, wanted[role]):
+            out.append(f"at $.bindings.{role}: {object_id!r} is a {actual}, but the goal's {role} must be one of "
+                       f"{sorted(wanted[role])}")
+    return out
+
+
+def subgoal_problems(subgoals: Any, where: str, context: PlannerContext) -> list[str]:
+    """Each skill's required/allowed args (SKILL_ARGS) and that ids exist in memory."""
+    ids = set(known_ids(context))
+    out: list[str] = []
+    for i, sg in enumerate(subgoals or ()):
+        required, optional = SKILL_ARGS[sg["skill"]]
+        args = sg.get("args", {})
+        missing = sorted(required - set(args))
+        extra = sorted(set(args) - required - optional)
+        if missing:
+            out.append(f"at {where}[{i}].args: skill {sg['skill']!r} needs {missing}")
+        if extra:
+            out.append(f"at {where}[{i}].args: skill {sg['skill']!r} takes no {extra}")
+        for key in ("object_id", "receptacle_id"):
+            if key in args and args[key] not in ids:
+                out.append(f"at {where}[{i}].args.{key}: {args[key]!r} is not an object id in the agent's memory")
+    return out
+
+
+def validate_translate(value: dict[str, Any], goal: Goal, grounding: Grounding, context: PlannerContext) -> list[str]:
+    return subgoal_problems(value.get("subgoals"), "$.subgoals", context)
+
+
+def validate_critique(value: dict[str, Any], context: PlannerContext) -> list[str]:
+    return subgoal_problems(value.get("fix"), "$.fix", context)

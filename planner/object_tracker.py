@@ -1,0 +1,129 @@
+"""What the agent knows of each object it has seen, from its own frames only.
+
+Instances are keyed by the segmenter's instance ids (the label table's object ids: LongAct
+provides segmentation with persistent ids, a robot gets them from its segmenter and tracker),
+which is what the agent must name in an interaction. Geometry comes from the depth pixels of the
+instance: a centroid and an axis-aligned box in THOR (x, y, z), the frame the lattice planner
+plans in. States (open, on, filled, ...) are never observed directly here: the agent records
+what its own successful actions did (``note_state``), and the critic learns from the failures
+("already on") what it could not know.
+
+The scene map of record for text queries is ``memory.spatial.SpatialMemory`` (fed by the agent
+too); this table is the agent's working set for acting, cheap to update every step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from sim_bridge.frames import ros_to_thor_points
+from sim_bridge.types import Observation
+
+
+@dataclass
+class TrackedObject:
+    object_id: str
+    object_type: str
+    centroid: np.ndarray  # THOR (x, y, z)
+    box_min: np.ndarray
+    box_max: np.ndarray
+    first_seen: int
+    last_seen: int
+    seen_count: int = 1
+    pixels: int = 0
+    state: dict[str, Any] = field(default_factory=dict)  # what the agent's own actions did
+    moved: bool = False  # moved by the agent since last seen: the box is stale
+    gone: bool = False  # sliced away or otherwise no longer an object
+
+    def distance_xz(self, x: float, z: float) -> float:
+        dx = max(self.box_min[0] - x, 0.0, x - self.box_max[0])
+        dz = max(self.box_min[2] - z, 0.0, z - self.box_max[2])
+        return float(np.hypot(dx, dz))
+
+    def distance_3d(self, p: np.ndarray) -> float:
+        d = np.maximum(np.maximum(self.box_min - p, 0.0), p - self.box_max)
+        return float(np.linalg.norm(d))
+
+
+class ObjectTracker:
+    def __init__(self, stride: int = 2, min_pixels: int = 3) -> None:
+        self.objects: dict[str, TrackedObject] = {}
+        self.stride = stride
+        self.min_pixels = min_pixels
+        self.visible_now: dict[str, int] = {}  # object id -> pixel count in the latest frame
+        self._cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+
+    def integrate(self, obs: Observation) -> None:
+        self.visible_now = {}
+        if obs.instance_ids is None or obs.depth is None or not obs.id_to_label:
+            return
+        ids_img = obs.instance_ids
+        counts = np.bincount(ids_img.ravel(), minlength=max(obs.id_to_label) + 1)
+        h, w = ids_img.shape
+        if (h, w) not in self._cache:
+            v, u = np.mgrid[0:h, 0:w]
+            self._cache[(h, w)] = (u.ravel(), v.ravel())
+        u_all, v_all = self._cache[(h, w)]
+        flat = ids_img.ravel()
+        depth = obs.depth.ravel()
+        k = obs.intrinsics
+        pose = obs.world_from_camera
+        for inst, label in obs.id_to_label.items():
+            n = int(counts[inst]) if inst < len(counts) else 0
+            if n < self.min_pixels:
+                continue
+            sel = np.flatnonzero(flat == inst)
+            if len(sel) > 400:
+                sel = sel[:: len(sel) // 400 + 1]
+            d = depth[sel].astype(np.float64)
+            ok = d > 0.05
+            if not ok.any():
+                continue
+            sel, d = sel[ok], d[ok]
+            u, v = u_all[sel], v_all[sel]
+            cam = np.stack([(u - k.cx) / k.fx * d, (v - k.cy) / k.fy * d, d], axis=1)
+            thor = ros_to_thor_points(cam @ pose[:3, :3].T + pose[:3, 3])
+            lo, hi, c = thor.min(axis=0), thor.max(axis=0), thor.mean(axis=0)
+            self.visible_now[label.object_id] = n
+            rec = self.objects.get(label.object_id)
+            if rec is None:
+                self.objects[label.object_id] = TrackedObject(label.object_id, label.object_type, c, lo, hi,
+                                                              obs.step, obs.step, pixels=n)
+                continue
+            if rec.moved:
+                rec.box_min, rec.box_max, rec.moved = lo, hi, False
+            else:
+                rec.box_min, rec.box_max = np.minimum(rec.box_min, lo), np.maximum(rec.box_max, hi)
+            rec.centroid = (rec.box_min + rec.box_max) / 2.0
+            rec.last_seen, rec.pixels = obs.step, n
+            rec.seen_count += 1
+            rec.gone = False
+
+    # ---- the agent's own effects ----------------------------------------------------------
+    def note_state(self, object_id: str, key: str, value: Any) -> None:
+        if object_id in self.objects:
+            self.objects[object_id].state[key] = value
+
+    def note_moved(self, object_id: str, to: np.ndarray | None = None) -> None:
+        rec = self.objects.get(object_id)
+        if rec is None:
+            return
+        rec.moved = True
+        if to is not None:
+            half = (rec.box_max - rec.box_min) / 2.0
+            rec.centroid = np.asarray(to, dtype=float)
+            rec.box_min, rec.box_max = rec.centroid - half, rec.centroid + half
+
+    def note_gone(self, object_id: str) -> None:
+        if object_id in self.objects:
+            self.objects[object_id].gone = True
+
+    # ---- lookups ------------------------------------------------------------------------------
+    def of_type(self, object_type: str) -> list[TrackedObject]:
+        return [o for o in self.objects.values() if o.object_type == object_type and not o.gone]
+
+    def get(self, object_id: str) -> TrackedObject | None:
+        return self.objects.get(object_id)

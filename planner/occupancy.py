@@ -1,0 +1,224 @@
+"""The agent's own 2D map, built from its depth frames only (never from the house file).
+
+Every frame's depth is back-projected with the camera intrinsics and the world-from-camera pose
+(a subsample of pixels; depth is dense, the floor does not need every pixel) and binned into a
+grid on the floor plane, in THOR (x, z) so the lattice planner (``planner.lattice_nav``) and the
+geodesic heuristic (``planner.geodesic``) work on it unchanged. Three layers, by point height:
+
+- floor: points within a few cm of the floor: the agent has SEEN free floor there;
+- obstacle: points between ankle and head height: something the body would hit;
+- wall band: points between the top of every doorway and the top of the lowest wall (2.2-2.55 m
+  in ProcTHOR houses: door holes end by 2.11 m, walls are at least 2.59 m high). Only walls and
+  the lintels over doorways reach that band, so it draws closed room outlines that
+  ``planner.rooms`` floods to find rooms.
+
+A cell is traversable for the agent's centre when it is seen floor (or a pose the agent stood
+on) and no obstacle lies within the agent's radius plus a margin. The frontier (traversable cells
+next to never-observed cells) drives exploration. A blocked move marks the cell ahead as an
+obstacle, so the next plan goes around what depth did not show.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import ndimage
+
+from sim_bridge.embedded.collision import FreeGrid
+from sim_bridge.frames import ros_to_thor_points
+from sim_bridge.types import Observation
+
+
+@dataclass
+class OccupancyConfig:
+    resolution: float = 0.05  # metres per cell
+    size: float = 48.0  # metres per side, centred on the first pose
+    floor_max: float = 0.04  # points below this height are floor
+    obstacle_min: float = 0.06
+    obstacle_max: float = 1.9  # the agent's height (camera at 1.5 m)
+    wall_min: float = 2.2  # above every doorway's top
+    wall_max: float = 2.55  # below every wall's top
+    robot_radius: float = 0.2
+    margin: float = 0.04  # extra clearance beyond the radius
+    stride: int = 1  # pixel subsampling (far floor needs every pixel to be mapped without holes)
+    max_range: float = 7.0  # depth beyond this is ignored (too coarse per pixel)
+
+
+class OccupancyMap:
+    def __init__(self, origin_xz: tuple[float, float], config: OccupancyConfig | None = None) -> None:
+        self.config = config or OccupancyConfig()
+        c = self.config
+        self.n = int(math.ceil(c.size / c.resolution))
+        self.x0 = origin_xz[0] - c.size / 2.0
+        self.z0 = origin_xz[1] - c.size / 2.0
+        shape = (self.n, self.n)
+        self.floor = np.zeros(shape, dtype=bool)
+        self.obstacle = np.zeros(shape, dtype=bool)
+        self.wall = np.zeros(shape, dtype=bool)
+        self.stood = np.zeros(shape, dtype=bool)  # cells under the agent's body (known free floor)
+        self.centers = np.zeros(shape, dtype=bool)  # cells the agent's centre occupied (valid poses)
+        self._grid: FreeGrid | None = None
+        self._pixel_cache: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]] = {}
+        self.version = 0
+        r = int(math.ceil((c.robot_radius + c.margin) / c.resolution))
+        yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
+        self._disc = (xx * xx + yy * yy) * c.resolution ** 2 <= (c.robot_radius + c.margin) ** 2
+        rs = int(math.ceil(c.robot_radius / c.resolution))
+        yy, xx = np.mgrid[-rs:rs + 1, -rs:rs + 1]
+        self._body = (xx * xx + yy * yy) * c.resolution ** 2 <= c.robot_radius ** 2
+
+    # ---- cells -----------------------------------------------------------------------------
+    def cell(self, x: float, z: float) -> tuple[int, int]:
+        return int(round((x - self.x0) / self.config.resolution)), int(round((z - self.z0) / self.config.resolution))
+
+    def center(self, i: int, j: int) -> tuple[float, float]:
+        return self.x0 + i * self.config.resolution, self.z0 + j * self.config.resolution
+
+    def inside(self, i: int, j: int) -> bool:
+        return 0 <= i < self.n and 0 <= j < self.n
+
+    # ---- updates ---------------------------------------------------------------------------
+    def _pixels(self, obs: Observation) -> tuple[np.ndarray, np.ndarray]:
+        h, w = obs.depth.shape
+        key = (h, w, self.config.stride)
+        if key not in self._pixel_cache:
+            v, u = np.mgrid[0:h:self.config.stride, 0:w:self.config.stride]
+            self._pixel_cache[key] = (u.ravel(), v.ravel())
+        return self._pixel_cache[key]
+
+    def integrate(self, obs: Observation) -> None:
+        """Add one frame's depth; also marks the agent's own footprint as free floor."""
+        self.mark_stood(obs)
+        if obs.depth is None:
+            return
+        c = self.config
+        h, w = obs.depth.shape
+        u, v = self._pixels(obs)
+        d = obs.depth[v, u].astype(np.float64)
+        ok = (d > 0.05) & (d < c.max_range) & np.isfinite(d)
+        if not ok.any():
+            return
+        k = obs.intrinsics
+        cam = np.stack([(u - k.cx) / k.fx * d, (v - k.cy) / k.fy * d, d], axis=1)
+        pose = obs.world_from_camera
+        ros = cam @ pose[:3, :3].T + pose[:3, 3]
+        height = ros[:, 2]
+        thor = ros_to_thor_points(ros)
+        floor = ok & (height < c.floor_max)
+        obst = ok & (height >= c.obstacle_min) & (height <= c.obstacle_max)
+        wall = ok & (height >= c.wall_min) & (height <= c.wall_max)
+        self._mark(self.floor, thor[floor])
+        self._mark(self.obstacle, thor[obst])
+        self._mark(self.wall, thor[wall])
+        if c.stride == 1:
+            # Far floor lands sparser than the cells along the viewing ray. Two floor pixels
+            # stacked in one image column see the floor between them too (nothing can hide
+            # between adjacent pixels), so fill the segment between their floor points.
+            fl = floor.reshape(h, w)
+            pts = thor.reshape(h, w, 3)
+            pair = fl[:-1] & fl[1:]
+            a, b = pts[:-1][pair], pts[1:][pair]
+            gap = np.hypot(a[:, 0] - b[:, 0], a[:, 2] - b[:, 2])
+            far = gap > c.resolution
+            if far.any():
+                t = np.linspace(0.0, 1.0, 9)[1:-1, None, None]
+                fill = a[far][None] + t * (b[far] - a[far])[None]
+                self._mark(self.floor, fill.reshape(-1, 3))
+        self._grid = None
+        self.version += 1
+
+    def _mark(self, layer: np.ndarray, thor: np.ndarray) -> None:
+        c = self.config
+        i = np.rint((thor[:, 0] - self.x0) / c.resolution).astype(np.int64)
+        j = np.rint((thor[:, 2] - self.z0) / c.resolution).astype(np.int64)
+        inb = (i >= 0) & (j >= 0) & (i < self.n) & (j < self.n)
+        layer[i[inb], j[inb]] = True
+
+    def mark_stood(self, obs: Observation) -> None:
+        p = ros_to_thor_points(np.array(obs.agent.position))
+        i, j = self.cell(float(p[0]), float(p[2]))
+        if self.inside(i, j) and not self.centers[i, j]:
+            self.centers[i, j] = True
+            self._grid = None
+        r = self._body.shape[0] // 2
+        if self.inside(i - r, j - r) and self.inside(i + r, j + r):
+            window = self.stood[i - r:i + r + 1, j - r:j + r + 1]
+            if not window[self._body].all():
+                window |= self._body
+                self._grid = None
+                self.version += 1
+
+    def mark_blocked(self, x: float, z: float, yaw_deg: float, heading_deg: float, distance: float) -> None:
+        """A move from (x, z) failed: something stands where the body would have gone."""
+        a = math.radians(yaw_deg + heading_deg)
+        reach = self.config.robot_radius + distance
+        bx, bz = x + reach * math.sin(a), z + reach * math.cos(a)
+        i, j = self.cell(bx, bz)
+        if self.inside(i, j):
+            self.obstacle[max(i - 1, 0):i + 2, max(j - 1, 0):j + 2] = True
+            self._grid = None
+            self.version += 1
+
+    # ---- derived ---------------------------------------------------------------------------
+    def free_grid(self) -> FreeGrid:
+        """Cells the agent's centre may occupy: seen floor or stood-on, clear of obstacles."""
+        if self._grid is None:
+            # Not the wall band: over a doorway it is the lintel, which the body passes under (the
+            # wall itself shows in the obstacle band too).
+            blocked = ndimage.binary_dilation(self.obstacle, structure=self._disc)
+            # Far floor is sampled sparser than the cells: close the pinholes between samples.
+            # Under a lintel with nothing at body height is a doorway: walkable, though its
+            # floor (the wall's footprint) is seen at a grazing angle if at all.
+            doorway = self.wall & ~self.obstacle
+            known = ndimage.binary_closing(self.floor | doorway, iterations=3) | self.stood
+            # The floor right around the body is below the camera's view at the usual pitch:
+            # assume it free (a blocked move marks it) or the agent could never take a first step.
+            near_body = ndimage.binary_dilation(self.stood, iterations=int(0.45 / self.config.resolution))
+            mask = ((known | near_body) & ~blocked) | self.centers
+            self._grid = FreeGrid(self.x0, self.z0, self.config.resolution, mask)
+        return self._grid
+
+    def observed(self) -> np.ndarray:
+        return self.floor | self.obstacle | self.wall | self.stood
+
+    def frontier(self, block: int = 5, min_open_blocks: int = 12) -> list[tuple[float, float, int, float, float]]:
+        """Frontier clusters as (x, z, open_size, ox, oz): a traversable point next to a sizable
+        unexplored area (``open_size`` blocks, centred at ox, oz), judged per block of ``block``
+        cells, because far floor is seen in sparse samples and every gap between them would
+        otherwise count as unexplored. Small unexplored pockets (floor hidden under a table,
+        behind a bed) are not worth the walk and are ignored."""
+        n = (self.n // block) * block
+        free = self.free_grid().mask[:n, :n].reshape(n // block, block, n // block, block)
+        free_any = free.any(axis=(1, 3))
+        hard = (self.obstacle | self.wall)[:n, :n].reshape(n // block, block, n // block, block).sum(axis=(1, 3))
+        # Open to exploration: neither traversable nor mostly obstacle (never seen, or floor
+        # seen too sparsely to plan on yet).
+        open_ = ~free_any & (hard < block)
+        open_labels, n_open = ndimage.label(open_)
+        sizes = np.bincount(open_labels.ravel(), minlength=n_open + 1)
+        big = sizes >= min_open_blocks
+        big[0] = False
+        open_big = big[open_labels]
+        cross = ndimage.generate_binary_structure(2, 1)
+        front = free_any & ndimage.binary_dilation(open_big, structure=cross)
+        labels, count = ndimage.label(front, structure=np.ones((3, 3)))
+        out: list[tuple[float, float, int, float, float]] = []
+        for k in range(1, count + 1):
+            cluster = labels == k
+            bi, bj = np.nonzero(cluster)
+            ci, cj = bi.mean(), bj.mean()
+            m = int(np.argmin((bi - ci) ** 2 + (bj - cj) ** 2))
+            fi, fj = np.nonzero(free[bi[m], :, bj[m], :])
+            i, j = bi[m] * block + fi[len(fi) // 2], bj[m] * block + fj[len(fj) // 2]
+            x, z = self.center(int(i), int(j))
+            # look towards the unexplored blocks this cluster touches (not the far centroid of
+            # the whole unexplored component, which may be the outside of the house)
+            touch = ndimage.binary_dilation(cluster, structure=cross, iterations=2) & open_big
+            ti, tj = np.nonzero(touch)
+            oi, oj = (ti.mean(), tj.mean()) if len(ti) else (ci, cj)
+            ox, oz = self.center(int(oi * block + block // 2), int(oj * block + block // 2))
+            comp = int(open_labels[ti[0], tj[0]]) if len(ti) else 0
+            out.append((x, z, int(sizes[comp]) if comp else 0, ox, oz))
+        return out

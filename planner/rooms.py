@@ -1,0 +1,185 @@
+"""Rooms from the agent's own map: segment by walls, name by what is in them.
+
+Segmentation: the occupancy map's wall band (points above every doorway's top) draws the walls
+and the lintels over doorways, so flooding the observed floor without crossing it separates the
+rooms even where a doorway is open. Walls not yet seen leave gaps, and two rooms may be one
+region until the agent looks at the wall between them; the segmentation is recomputed as the map
+grows.
+
+Naming: naive Bayes over the object types seen in a region, with P(type | room type) counted on
+the DEV houses' objects (never the test houses; Laplace smoothing). A bed says Bedroom, a toilet
+Bathroom, a stove Kitchen; common objects (chairs, windows) barely move the posterior.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+from matplotlib.path import Path as MplPath
+from scipy import ndimage
+
+from planner.occupancy import OccupancyMap
+
+ROOM_TYPES = ("Kitchen", "LivingRoom", "Bedroom", "Bathroom")
+
+
+@dataclass
+class RoomPrior:
+    log_p: dict[str, dict[str, float]]  # room type -> object type -> log P(type | room)
+    log_unseen: dict[str, float]  # room type -> log P(an unseen type | room)
+
+    def score(self, object_types: list[str]) -> dict[str, float]:
+        return {room: sum(self.log_p[room].get(t, self.log_unseen[room]) for t in object_types)
+                for room in self.log_p}
+
+
+def _walk(objects: list[dict]) -> list[dict]:
+    out = []
+    for o in objects:
+        out.append(o)
+        out.extend(_walk(o.get("children") or []))
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def dev_room_prior() -> RoomPrior:
+    """Count object types per room type over the packaged dev houses."""
+    from sim_bridge.embedded.assets import default_catalog
+    from sim_bridge.embedded.house_data import load_houses_file, resolve_data_file
+
+    catalog = default_catalog()
+    houses = load_houses_file(resolve_data_file("houses_dev.jsonl.gz")).houses
+    counts: dict[str, Counter] = defaultdict(Counter)
+    for house in houses:
+        rooms = [(r["roomType"], MplPath(np.array([[p["x"], p["z"]] for p in r["floorPolygon"]])))
+                 for r in house.get("rooms", [])]
+        for obj in _walk(house.get("objects", [])):
+            info = catalog.get(str(obj.get("assetId", "")))
+            t = info.object_type if info is not None else _type_of(obj)
+            p = obj.get("position") or {}
+            for room_type, path in rooms:
+                if path.contains_point((p.get("x", 0.0), p.get("z", 0.0))):
+                    counts[room_type][t] += 1
+                    break
+    vocab = set().union(*[set(c) for c in counts.values()]) if counts else set()
+    log_p, log_unseen = {}, {}
+    for room in ROOM_TYPES:
+        c = counts.get(room, Counter())
+        total = sum(c.values()) + len(vocab) + 1
+        log_p[room] = {t: math.log((c[t] + 1) / total) for t in vocab}
+        log_unseen[room] = math.log(1 / total)
+    return RoomPrior(log_p, log_unseen)
+
+
+def _type_of(obj: dict) -> str:
+    """ProcTHOR object ids start with the type for small objects ("Apple|..."); larger ones are
+    "<n>|<m>" with the type in the asset id ("Bed_12" -> "Bed")."""
+    oid = str(obj.get("id", ""))
+    head = oid.split("|")[0]
+    if head and not head[0].isdigit():
+        return head
+    asset = str(obj.get("assetId", ""))
+    return asset.split("_")[0] if asset else head
+
+
+@dataclass
+class Region:
+    label: int
+    room_type: str | None
+    confidence: float
+    cells: int
+
+
+class RoomSegmenter:
+    """Region per map cell, and a room type per region; recomputed when the map changed."""
+
+    def __init__(self, occupancy: OccupancyMap, prior: RoomPrior | None = None) -> None:
+        self.map = occupancy
+        self.prior = prior or dev_room_prior()
+        self.labels = np.zeros((occupancy.n, occupancy.n), dtype=np.int32)
+        self.regions: dict[int, Region] = {}
+        self._version = -1
+        self.every = 8  # map versions (frames) between re-segmentations
+        self.erosion = 6  # cells (0.3 m)
+        self.min_core_cells = 60
+        self.grow_steps = 40
+
+    def _segment(self) -> None:
+        """Cores: traversable floor shrunk until doorways close (a doorway leaves the agent's
+        centre ~0.5 m of width; 0.3 m of erosion cuts it) and cut by the wall band (lintels);
+        then labels grow back from the cores over everything observed, never across the wall
+        band, so furniture and the objects on it join the room they stand in."""
+        m = self.map
+        seen = m.observed()
+        ii, jj = np.nonzero(seen)
+        if len(ii) == 0:
+            return
+        i0, i1 = max(ii.min() - 2, 0), min(ii.max() + 3, m.n)
+        j0, j1 = max(jj.min() - 2, 0), min(jj.max() + 3, m.n)
+        walls = ndimage.binary_dilation(m.wall[i0:i1, j0:j1], iterations=2)
+        space = m.free_grid().mask[i0:i1, j0:j1] & ~walls
+        core = ndimage.binary_erosion(space, iterations=self.erosion)
+        core_labels, count = ndimage.label(core)
+        if count:
+            sizes = np.bincount(core_labels.ravel())
+            small = sizes < self.min_core_cells
+            small[0] = False
+            core_labels[small[core_labels]] = 0
+        labels = core_labels.astype(np.int32)
+        allowed = seen[i0:i1, j0:j1] & ~walls
+        for _ in range(self.grow_steps):
+            grown = ndimage.grey_dilation(labels, size=3)
+            new = (labels == 0) & allowed & (grown > 0)
+            if not new.any():
+                break
+            labels[new] = grown[new]
+        self.labels = np.zeros((m.n, m.n), dtype=np.int32)
+        self.labels[i0:i1, j0:j1] = labels
+
+    def update(self, objects: list[tuple[str, float, float]], force: bool = False) -> None:
+        """Re-segment (if the map changed) and re-name regions from (type, x, z) of known objects."""
+        if self._version != self.map.version and (force or self.map.version - self._version >= self.every
+                                                   or self._version < 0):
+            self._segment()
+            self._version = self.map.version
+        members: dict[int, list[str]] = defaultdict(list)
+        for t, x, z in objects:
+            lab = self.label_at(x, z, search=12)
+            if lab:
+                members[lab].append(t)
+        sizes = np.bincount(self.labels.ravel())
+        self.regions = {}
+        for lab, types in members.items():
+            scores = self.prior.score(types)
+            best = max(scores, key=scores.get)
+            ordered = sorted(scores.values(), reverse=True)
+            margin = ordered[0] - ordered[1] if len(ordered) > 1 else 0.0
+            self.regions[lab] = Region(lab, best if margin > 1.0 else None, margin, int(sizes[lab]))
+
+    def label_at(self, x: float, z: float, search: int = 0) -> int:
+        """Region label at a point; with ``search`` > 0 the nearest labelled cell within that many
+        cells (objects sit on furniture whose cells may lie just outside the flooded floor)."""
+        i, j = self.map.cell(x, z)
+        if not self.map.inside(i, j):
+            return 0
+        if self.labels[i, j] or search == 0:
+            return int(self.labels[i, j])
+        i0, i1 = max(i - search, 0), min(i + search + 1, self.map.n)
+        j0, j1 = max(j - search, 0), min(j + search + 1, self.map.n)
+        window = self.labels[i0:i1, j0:j1]
+        ii, jj = np.nonzero(window)
+        if len(ii) == 0:
+            return 0
+        k = int(np.argmin((ii + i0 - i) ** 2 + (jj + j0 - j) ** 2))
+        return int(window[ii[k], jj[k]])
+
+    def room_type_at(self, x: float, z: float) -> str | None:
+        region = self.regions.get(self.label_at(x, z, search=12))
+        return region.room_type if region else None
+
+    def rooms_seen(self) -> list[str]:
+        return sorted({r.room_type for r in self.regions.values() if r.room_type})

@@ -1,0 +1,237 @@
+"""The skill library: each skill is a generator that yields atomic actions and receives the next
+observation (``obs = yield action``), so skills compose with ``yield from`` and see the outcome of
+every action they send. A skill returns True on success, False when it gave up; the critic is
+consulted on every failed interaction and its Refine fixes run here, its Replans are raised as
+``Replan`` for the goal loop (``planner.holomind``) to handle.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Generator
+
+from planner.critic import classify
+from planner.navigation import HORIZONS, Pose
+from planner.roles import CriticEvent, Subgoal
+from sim_bridge.types import Action, Observation
+
+if TYPE_CHECKING:
+    from planner.holomind import HoloMindAgent
+
+SkillGen = Generator[Action, Observation, bool]
+_MOVE_HEADINGS = {"MoveAhead": 0.0, "MoveRight": 90.0, "MoveBack": 180.0, "MoveLeft": 270.0}
+_INTERACTION_OF = {"pick": "PickupObject", "place": "PutObject", "open": "OpenObject", "close": "CloseObject",
+                   "toggle_on": "ToggleObjectOn", "toggle_off": "ToggleObjectOff", "slice": "SliceObject"}
+
+
+class Replan(Exception):
+    def __init__(self, level: str, diagnosis: str) -> None:
+        super().__init__(diagnosis)
+        self.level = level
+        self.diagnosis = diagnosis
+
+
+class Skills:
+    def __init__(self, agent: "HoloMindAgent") -> None:
+        self.a = agent
+
+    # ---- atomic ----------------------------------------------------------------------------
+    def step(self, action: Action) -> Generator[Action, Observation, Observation]:
+        obs = yield action
+        return obs
+
+    def walk(self, actions: list[str], limit: int | None = None) -> Generator[Action, Observation, bool]:
+        """Send navigation actions; a blocked move marks the map and stops (the caller replans)."""
+        for k, name in enumerate(actions):
+            if limit is not None and k >= limit:
+                return True
+            pose = self.a.pose
+            obs = yield Action(name)
+            if not obs.feedback.success:
+                if name in _MOVE_HEADINGS:
+                    self.a.occupancy.mark_blocked(pose.x, pose.z, pose.yaw, _MOVE_HEADINGS[name], self.a.move_step)
+                self.a.stats["blocked_moves"] += 1
+                return False
+        return True
+
+    def set_horizon(self, target: float) -> Generator[Action, Observation, None]:
+        for _ in range(6):
+            h = self.a.pose.horizon
+            if abs(h - target) < 1e-3:
+                return
+            obs = yield Action("LookDown" if target > h else "LookUp")
+            if not obs.feedback.success:
+                return
+
+    # ---- navigation ------------------------------------------------------------------------
+    def navigate_to(self, object_id: str, closer: bool = False) -> SkillGen:
+        """Walk to a pose that sees and reaches the object, then pitch the camera at it."""
+        a = self.a
+        reach = 0.9 if closer else a.config.approach_reach
+        for attempt in range(4):
+            obj = a.tracker.get(object_id)
+            if obj is None:
+                return False
+            if a.tracker.visible_now.get(object_id) and obj.distance_3d(a.camera_thor()) <= reach:
+                break
+            plan = a.navigator.plan_to_object(a.pose, obj, reach)
+            if plan is None:
+                # Seen from afar, but the floor near it is not mapped yet: walk towards it.
+                plan = a.navigator.plan_to_point(a.pose, float(obj.centroid[0]), float(obj.centroid[2]), 1.8)
+                if plan is None or not plan.actions:
+                    a.note(f"no path to {object_id}")
+                    return False
+                yield from self.walk(plan.actions, limit=16)
+                continue
+            ok = yield from self.walk(plan.actions)
+            if ok:
+                break
+        obj = a.tracker.get(object_id)
+        if obj is None:
+            return False
+        yield from self.set_horizon(a.navigator.horizon_for(a.pose, obj))
+        if not a.tracker.visible_now.get(object_id):
+            for h in sorted(HORIZONS, key=lambda h: abs(h - a.pose.horizon))[1:3]:
+                yield from self.set_horizon(h)
+                if a.tracker.visible_now.get(object_id):
+                    break
+        return bool(a.tracker.visible_now.get(object_id))
+
+    def turn_to(self, x: float, z: float) -> Generator[Action, Observation, None]:
+        """Rotate (30 degree steps) to face a point."""
+        for _ in range(6):
+            p = self.a.pose
+            bearing = math.degrees(math.atan2(x - p.x, z - p.z))
+            diff = (bearing - p.yaw + 180.0) % 360.0 - 180.0
+            if abs(diff) <= 15.0:
+                return
+            yield Action("RotateRight" if diff > 0 else "RotateLeft")
+
+    # ---- interactions --------------------------------------------------------------------------
+    def interact(self, subgoal: Subgoal, object_id: str, depth: int = 0) -> SkillGen:
+        a = self.a
+        name = _INTERACTION_OF[subgoal.skill]
+        obj = a.tracker.get(object_id)
+        if obj is None:
+            raise Replan("low", f"{object_id} is not in memory")
+        fix = a.experience_fix(name, obj.object_type)
+        if fix and depth == 0 and not obj.state.get("open_checked"):
+            a.stats["experience_reused"] += 1
+            a.note(f"experience: {fix} {object_id} before {name}")
+            yield from self.run(Subgoal(fix, {"object_id": object_id}, subgoal.goal_id), depth + 1, proactive=True)
+        if not (a.tracker.visible_now.get(object_id) and obj.distance_3d(a.camera_thor()) <= a.config.reach - 0.1):
+            ok = yield from self.navigate_to(object_id)
+            if not ok:
+                a.stats["nav_failures"] += 1
+                raise Replan("low", f"cannot get to a pose that sees and reaches {object_id}")
+        obs = yield Action(name, object_id)
+        a.after_interaction(name, object_id, obs)
+        if obs.feedback.success:
+            return True
+        decision = a.critique(CriticEvent("action", subgoal, name, False, obs.feedback.error))
+        if decision.verdict == "pass":
+            return True
+        if decision.verdict == "refine" and depth < 2:
+            situation = classify(obs.feedback.error)
+            for fix_goal in decision.fix:
+                yield from self.run(fix_goal, depth + 1)
+            obs2 = yield Action(name, object_id)
+            a.after_interaction(name, object_id, obs2)
+            fixed = obs2.feedback.success or classify(obs2.feedback.error) == "already_state"
+            if decision.fix:
+                a.learn(name, situation, obj.object_type, decision.fix[0].skill, fixed)
+            if fixed:
+                return True
+            decision = a.critique(CriticEvent("action", subgoal, name, False, obs2.feedback.error))
+            if decision.verdict == "pass":
+                return True
+        if decision.verdict == "replan":
+            if classify(obs.feedback.error) in ("no_room", "wrong_receptacle") and a.held_type:
+                a.learn_avoid(name, classify(obs.feedback.error), a.held_type, obj.object_type)
+            raise Replan(decision.replan_level, decision.diagnosis)
+        raise Replan("low", decision.diagnosis)
+
+    def run(self, subgoal: Subgoal, depth: int = 0, proactive: bool = False) -> SkillGen:
+        a = self.a
+        skill, args = subgoal.skill, subgoal.args
+        if skill == "navigate_to":
+            return (yield from self.navigate_to(args["object_id"], bool(args.get("closer"))))
+        if skill == "put_down":
+            return (yield from self.put_down(subgoal.goal_id, depth))
+        oid = args.get("object_id") or args.get("receptacle_id")
+        if oid is None:
+            raise Replan("low", f"{skill}: no object bound")
+        if skill == "pick" and a.held_id == oid:
+            return True
+        if skill == "pick" and a.held_id is not None:
+            yield from self.put_down(subgoal.goal_id, depth)
+        if skill == "place" and a.held_id is None:
+            raise Replan("low", "nothing in hand to place")
+        if proactive:
+            obj = a.tracker.get(oid)
+            if obj is not None:
+                obj.state["open_checked"] = True
+            obs = yield from self._proactive(skill, oid)
+            return obs
+        return (yield from self.interact(subgoal, oid, depth))
+
+    def _proactive(self, skill: str, oid: str) -> SkillGen:
+        """An experience-driven fix: do it, and take "already so" as done."""
+        a = self.a
+        name = _INTERACTION_OF[skill]
+        ok = yield from self.navigate_to(oid)
+        if not ok:
+            return False
+        obs = yield Action(name, oid)
+        a.after_interaction(name, oid, obs)
+        return obs.feedback.success or classify(obs.feedback.error) == "already_state"
+
+    def put_down(self, goal_id: str, depth: int = 0) -> SkillGen:
+        a = self.a
+        if a.held_id is None:
+            return True
+        for _ in range(3):
+            spot = a.grounder.put_down_spot(a.context(), a.held_type or "")
+            if spot is None:
+                a.note("nowhere to put the held object down")
+                return False
+            try:
+                ok = yield from self.interact(Subgoal("place", {"receptacle_id": spot}, goal_id), spot, depth + 1)
+            except Replan:
+                a.excluded_now.add(spot)
+                continue
+            if ok and a.held_id is None:
+                return True
+        return a.held_id is None
+
+    # ---- search -----------------------------------------------------------------------------------
+    def look_around(self) -> Generator[Action, Observation, None]:
+        for _ in range(3):
+            for _ in range(3):
+                yield Action("RotateRight")
+
+    def explore_once(self) -> SkillGen:
+        """Walk towards the best frontier; False when the map has none left."""
+        a = self.a
+        fronts = [f for f in a.occupancy.frontier() if not a.frontier_failed(f[0], f[1])]
+        if not fronts:
+            return False
+        p = a.pose
+        fronts.sort(key=lambda f: math.hypot(f[0] - p.x, f[1] - p.z) - 0.1 * math.sqrt(f[2]))
+        for x, z, size, ox, oz in fronts[:4]:
+            # A doorway seen at an angle leaves a floor strip narrower than the lattice: then get
+            # as close as the lattice allows and look from there.
+            for radius in (0.5, 1.2, 2.0):
+                plan = a.navigator.plan_to_point(p, x, z, radius)
+                if plan is not None:
+                    break
+            a.note(f"frontier ({x:.2f}, {z:.2f}) size {size}: {'no plan' if plan is None else len(plan.actions)}")
+            if plan is None:
+                a.fail_frontier(x, z)
+                continue
+            ok = yield from self.walk(plan.actions, limit=24)
+            if ok and math.hypot(a.pose.x - x, a.pose.z - z) <= radius + 0.25:
+                a.fail_frontier(x, z, reached=True)  # reached: do not come back for it
+                yield from self.turn_to(ox, oz)  # and look at what was unexplored
+            return True
+        return True

@@ -1,0 +1,158 @@
+"""``memory`` node: frames -> ObjectObservations -> ``SpatialMemory``; text queries; RViz map.
+
+- Input: the synchronised sensor frames (``ObservationStream``), perceived in-process with the
+  same perception library as ``perception_node`` (why: see perception_node's docstring) and
+  integrated with ``SpatialMemory.ingest``. A frame the memory refuses is logged and skipped;
+  nothing stored is lost.
+- After each frame: ``/worldmind/memory/updates`` (String JSON ``worldmind/memory_update``: step,
+  the frame's stamp, created/updated/retired object ids, object count, integration ms). The
+  latency benchmark measures sensor stamp -> this message.
+- Queries on ``/worldmind/memory/query`` (``worldmind/memory_query``): ``kind`` "text" (default:
+  ``SpatialMemory.query_text(text, k)``) or "object" (``text`` is an object id: its record).
+  Answers on ``/worldmind/memory/answer`` (``worldmind/memory_answer``) with the same ``id``. A
+  malformed query or an unknown object id is logged naming the topic and answered with ``error``.
+- The map: ``visualization_msgs/MarkerArray`` on ``/worldmind/memory/markers`` (latched): a box
+  and a text label per active object, at most every ``marker_period_s``.
+- ``save_path``: the memory is saved there on shutdown (``SpatialMemory.save``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from geometry_msgs.msg import Point, Pose, Quaternion, Vector3
+from std_msgs.msg import ColorRGBA, String
+from visualization_msgs.msg import Marker, MarkerArray
+
+from memory.spatial.memory import MemoryConfig, SpatialMemory
+from perception.perceive import Perception, PerceptionConfig
+from sim_bridge.ros.convert import MessageClasses, ns_to_time
+from sim_bridge.types import Observation
+from worldmind_ros.observation_stream import ObservationStream
+from worldmind_ros.runtime import WorldMindNode, main_for, qos
+
+UPDATES_TOPIC = "/worldmind/memory/updates"
+
+
+def _color(label: str) -> ColorRGBA:
+    h = 0
+    for ch in label:
+        h = (h * 131 + ord(ch)) & 0xFFFFFF
+    return ColorRGBA(r=0.3 + 0.7 * ((h >> 16) & 255) / 255, g=0.3 + 0.7 * ((h >> 8) & 255) / 255,
+                     b=0.3 + 0.7 * (h & 255) / 255, a=0.6)
+
+
+def markers_for(memory: SpatialMemory, frame_id: str, stamp: Any) -> MarkerArray:
+    """A DELETEALL, then a CUBE (the box) and a TEXT_VIEW_FACING (the label) per active object."""
+    out = MarkerArray()
+    clear = Marker()
+    clear.action = Marker.DELETEALL
+    out.markers.append(clear)
+    for rec in memory.objects():
+        lo, hi = rec.aabb_min, rec.aabb_max
+        centre = (lo + hi) / 2.0
+        size = [max(float(v), 0.02) for v in (hi - lo)]
+        box = Marker()
+        box.header.frame_id, box.header.stamp = frame_id, stamp
+        box.ns, box.id, box.type, box.action = "objects", int(rec.object_id), Marker.CUBE, Marker.ADD
+        box.pose = Pose(position=Point(x=float(centre[0]), y=float(centre[1]), z=float(centre[2])),
+                        orientation=Quaternion(w=1.0))
+        box.scale = Vector3(x=size[0], y=size[1], z=size[2])
+        box.color = _color(rec.label)
+        text = Marker()
+        text.header = box.header
+        text.ns, text.id, text.type, text.action = "labels", int(rec.object_id), Marker.TEXT_VIEW_FACING, Marker.ADD
+        text.pose = Pose(position=Point(x=float(centre[0]), y=float(centre[1]), z=float(hi[2]) + 0.1),
+                         orientation=Quaternion(w=1.0))
+        text.scale = Vector3(z=0.12)
+        text.color = ColorRGBA(r=1.0, g=1.0, b=1.0, a=1.0)
+        text.text = f"{rec.label} #{rec.object_id}"
+        out.markers.extend((box, text))
+    return out
+
+
+class MemoryNode(WorldMindNode):
+    module = "memory_node"
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__("memory", **kwargs)
+        p = self.params
+        self.memory = SpatialMemory(config=MemoryConfig(voxel_size=p["voxel_size"]))
+        self.perception = Perception(PerceptionConfig(voxel_size=p["voxel_size"], min_pixels=p["min_pixels"]),
+                                     self.memory.encoders)
+        self.classes = MessageClasses.from_modules()
+        ns = str(p["topic_namespace"]).strip("/")
+        self.updates_pub = self.create_publisher(String, (f"/{ns}" if ns else "") + UPDATES_TOPIC, qos("reliable"))
+        self.marker_pub = self.publisher("memory_markers")
+        self.answer_pub = self.publisher("memory_answer")
+        self.subscribe_json("memory_query", self._on_query)
+        self.stream = ObservationStream(self, self.names, self._on_observation, with_status=False)
+        self.dirty = False
+        self.last_stamp = 0
+        self.timer = self.create_timer(max(float(p["marker_period_s"]), 0.05), self._publish_markers)
+
+    def _on_observation(self, obs: Observation, stamp_ns: int) -> None:
+        t0 = time.perf_counter()
+        report = self.memory.ingest(obs, self.perception)
+        ms = (time.perf_counter() - t0) * 1e3
+        if report.skipped:
+            self.get_logger().error(f"frame {obs.step} skipped: {'; '.join(report.warnings)}")
+        self.dirty = True
+        self.last_stamp = stamp_ns
+        self.updates_pub.publish(String(data=json.dumps({
+            "schema": "worldmind/memory_update", "version": 1, "step": int(obs.step), "stamp_ns": int(stamp_ns),
+            "created": report.created, "updated": report.updated, "retired": report.retired,
+            "skipped": report.skipped, "objects": len(self.memory), "integrate_ms": round(ms, 3)},
+            separators=(",", ":"))))
+
+    def _publish_markers(self) -> None:
+        if not self.dirty:
+            return
+        self.dirty = False
+        self.marker_pub.publish(markers_for(self.memory, self.params["map_frame"],
+                                            ns_to_time(self.last_stamp, self.classes)))
+
+    def _on_query(self, data: dict[str, Any]) -> None:
+        topic = self.topic("memory_query")
+        qid, text = data["id"], data["text"]
+        kind = data.get("kind", "text")
+        k = int(data.get("k", self.params["default_k"]))
+        answer: dict[str, Any] = {"id": qid, "hits": []}
+        if kind == "text":
+            hits = self.memory.query_text(text, k=max(k, 1))
+            answer["hits"] = [{"object_id": h.object_id, "label": h.label, "score": round(float(h.score), 6),
+                               "center": [round(float(v), 4) for v in h.center], "region": h.region} for h in hits]
+            answer["status"] = "ok"
+        elif kind == "object":
+            try:
+                oid = int(text)
+                rec = self.memory.record(oid)
+            except (ValueError, KeyError, IndexError):
+                msg = f"topic {topic}: query {qid}: unknown object id {text!r} (the memory holds {len(self.memory)})"
+                self.get_logger().error(msg)
+                answer.update(status="error", error=msg)
+            else:
+                answer["hits"] = [{"object_id": rec.object_id, "label": rec.label, "status": rec.status,
+                                   "center": [round(float(v), 4) for v in rec.center],
+                                   "aabb_min": [float(v) for v in rec.aabb_min],
+                                   "aabb_max": [float(v) for v in rec.aabb_max],
+                                   "n_observations": rec.n_observations, "last_step": rec.last_step}]
+                answer["status"] = "ok"
+        else:
+            msg = f"topic {topic}: query {qid}: field 'kind': unknown kind {kind!r} (text | object)"
+            self.get_logger().error(msg)
+            answer.update(status="error", error=msg)
+        self.publish_json(self.answer_pub, "memory_answer", answer)
+
+    def close(self) -> None:
+        if self.params["save_path"]:
+            path = self.memory.save(self.params["save_path"])
+            self.get_logger().info(f"memory saved to {path}")
+
+
+main = main_for(MemoryNode)
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,196 @@
+"""``planner`` node: a non-privileged Agent (``worldmind.cli.make_agent``) driven by ROS topics.
+
+Receives synchronised observations (``ObservationStream``), calls ``agent.act(observation)`` once
+per new step, sends the chosen atomic action on ``/worldmind/skill/request`` and waits for its
+``/worldmind/skill/result`` and the next frame. Publishes the agent's goal DAG on
+``/worldmind/plan`` whenever it changes, and the decisions of the agent's own critic on
+``/worldmind/planner/critic`` (relayed by ``critic_node``).
+
+Why the planner is non-privileged by construction here: this process has no simulator; the
+episode file gives only the instruction (its checklist, goals and oracle plan are removed before
+the agent sees it), and the privileged ``oracle`` planner is refused. ``agent`` is a planner name
+for ``make_agent`` or ``scripted:FILE`` (``scripted_agent``: a recorded action list).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import uuid
+from types import SimpleNamespace
+from typing import Any
+
+from std_msgs.msg import String
+
+from sim_bridge.ros import payloads
+from sim_bridge.types import Action, ActionFeedback, Observation
+from worldmind_ros.observation_stream import ObservationStream
+from worldmind_ros.runtime import WorldMindNode, main_for, topic_qos
+
+PRIVILEGED = ("oracle",)
+PLANNER_CRITIC_TOPIC = "/worldmind/planner/critic"  # the agent's own critic decisions (critic_node relays)
+
+
+def public_episode(episode: Any) -> Any:
+    """The episode as a non-privileged agent may see it: the instruction, id, house reference,
+    start pose and budget; never the checklist, the goal list or the oracle's plan."""
+    return dataclasses.replace(episode, checklist=[], goals=None, oracle=None)
+
+
+def make_planner_agent(spec: str, move_step: float) -> Any:
+    if spec.startswith("scripted:"):
+        from worldmind_ros.scripted_agent import ScriptedAgent
+
+        return ScriptedAgent.from_file(spec.split(":", 1)[1])
+    if spec in PRIVILEGED:
+        raise ValueError(f"agent {spec!r} is privileged (it reads the simulator); the planner node runs only "
+                         "agents that see observations (e.g. deterministic, or scripted:FILE)")
+    from worldmind.cli import make_agent
+
+    # Non-privileged agents take the environment only for its settings; there is none here.
+    env_info = SimpleNamespace(config=SimpleNamespace(move_step=move_step, data_dir=None))
+    return make_agent(spec, env_info)
+
+
+def goal_dag_payload(agent: Any) -> dict[str, Any] | None:
+    """The agent's goal DAG as a ``worldmind/goal_dag`` payload, if it exposes one (duck-typed:
+    ``agent.dag`` / ``agent.goal_dag`` as a networkx DiGraph of ``planner.roles.Goal`` nodes)."""
+    for attr in ("goal_dag", "dag"):
+        dag = getattr(agent, attr, None)
+        if callable(dag):
+            dag = dag()
+        if dag is not None and hasattr(dag, "nodes") and hasattr(dag, "edges"):
+            from planner.goal_dag import dag_to_dict
+
+            d = dag_to_dict(dag)
+            return {"goals": d["nodes"], "edges": [[e["from"], e["to"]] for e in d["edges"]]}
+    return None
+
+
+def critic_decisions(agent: Any, since: int) -> tuple[list[dict[str, Any]], int]:
+    """New critic decisions of the agent (duck-typed ``agent.critic_log``: a list of dicts or
+    ``CriticDecision``s), from index ``since``."""
+    log = getattr(agent, "critic_log", None)
+    if not isinstance(log, list):
+        return [], since
+    out = []
+    for d in log[since:]:
+        if dataclasses.is_dataclass(d):
+            from planner.critic import to_dict
+
+            d = to_dict(d)
+        if isinstance(d, dict) and "verdict" in d:
+            out.append({"verdict": str(d["verdict"]), "diagnosis": str(d.get("diagnosis", "")),
+                        "fix": list(d.get("fix", [])), "level": str(d.get("replan_level", d.get("level", "low")))})
+    return out, len(log)
+
+
+class PlannerNode(WorldMindNode):
+    module = "planner_node"
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__("planner", **kwargs)
+        p = self.params
+        self.agent = make_planner_agent(p["agent"], p["move_step"])
+        self.episode = self._episode(p)
+        self.instruction = self.episode.instruction(p["instruction"]) if self.episode.instructions else ""
+        budget = int(p["max_steps"]) or int(self.episode.max_steps or 0)
+        self.budget = budget or None
+        self.run_id = uuid.uuid4().hex[:8]
+        self.req_pub = self.publisher("skill_request")
+        self.plan_pub = self.publisher("plan")
+        self.critic_pub = self.create_publisher(String, PLANNER_CRITIC_TOPIC, topic_qos("critic"))
+        self.subscribe_json("skill_result", self._on_result)
+        self.stream = ObservationStream(self, self.names, self._on_observation)
+        self.started = False
+        self.next_step = 0  # the step of the observation we act on next
+        self.pending: tuple[str, Action, int] | None = None  # request id, action, step it was chosen at
+        self.held: Observation | None = None  # newest observation not yet acted on
+        self.last_obs: Observation | None = None
+        self.actions = 0
+        self.stopped = False
+        self._plan_text = ""
+        self._critic_seen = 0
+        self.get_logger().info(f"agent {getattr(self.agent, 'name', p['agent'])}: {self.instruction!r}")
+
+    def _episode(self, p: dict[str, Any]) -> Any:
+        from evaluation.episodes import Episode
+        from worldmind_ros.sim_server import load_episode_param
+
+        if p["episode"]:
+            return public_episode(load_episode_param(p["episode"])[0])
+        if p["instruction_text"]:
+            return Episode(id="live", house={"id": "live"}, scenario="live",
+                           instructions={p["instruction"]: p["instruction_text"]}, checklist=[], max_steps=0)
+        return public_episode(load_episode_param("")[0])
+
+    # -- observations and results -----------------------------------------------------------------
+    def _on_observation(self, obs: Observation, stamp_ns: int) -> None:
+        if self.stopped or obs.step < self.next_step:
+            return
+        self.held = obs
+        self._maybe_act()
+
+    def _on_result(self, data: dict[str, Any]) -> None:
+        if self.pending is None or data["id"] != self.pending[0]:
+            return  # someone else's request, or a late duplicate
+        rid, action, step = self.pending
+        self.pending = None
+        if action.name == "Stop":
+            self.get_logger().info(f"Stop acknowledged after {self.actions} action(s)")
+            self.stopped = True
+            if self.params["exit_on_stop"]:
+                self.done = True
+            return
+        if not data["success"] and int(data.get("step", step + 1)) <= step and self.last_obs is not None:
+            # Refused without a step (e.g. a skill the robot does not know): the agent tries again
+            # on the same frame, told that its action failed.
+            self.get_logger().error(f"topic {self.topic('skill_result')}: {action.name} refused: {data.get('error', '')}")
+            self.next_step = step
+            self.held = dataclasses.replace(self.last_obs, feedback=ActionFeedback(action.name, False,
+                                                                                   str(data.get("error", ""))))
+        self._maybe_act()
+
+    def _maybe_act(self) -> None:
+        obs = self.held
+        if obs is None or self.pending is not None or self.stopped or obs.step < self.next_step:
+            return
+        self.held = None
+        if not self.started:
+            self.agent.reset(self.episode, obs)
+            self.started = True
+        if self.budget is not None and self.actions >= self.budget:
+            action = Action("Stop")
+        else:
+            action = self.agent.act(obs)
+        self.last_obs = obs
+        self._publish_plan_and_critic(obs.step)
+        rid = f"{self.run_id}-{obs.step}-{self.actions}"
+        args = dict(action.args)
+        if action.object_id is not None:
+            args["object_id"] = action.object_id
+        self.pending = (rid, action, obs.step)
+        self.next_step = obs.step + 1
+        if action.name != "Stop":
+            self.actions += 1
+        self.publish_json(self.req_pub, "skill_request", {"id": rid, "skill": action.name, "args": args,
+                                                          "step": obs.step})
+
+    def _publish_plan_and_critic(self, step: int) -> None:
+        dag = goal_dag_payload(self.agent)
+        if dag is not None:
+            dag.update(instruction=self.instruction, step=step)
+            text = json.dumps(dag["goals"], sort_keys=True) + json.dumps(dag["edges"])
+            if text != self._plan_text:
+                self._plan_text = text
+                self.publish_json(self.plan_pub, "plan", dag)
+        decisions, self._critic_seen = critic_decisions(self.agent, self._critic_seen)
+        for d in decisions:
+            d["step"] = step
+            self.critic_pub.publish(String(data=payloads.encode("critic_directive", d, PLANNER_CRITIC_TOPIC)))
+
+
+main = main_for(PlannerNode)
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,147 @@
+"""``robot_bridge`` node: the ``ros`` backend for a live robot.
+
+Robot side (names in ``graph.ROBOT_TOPICS``, remapped onto the robot's drivers by the robot
+launch arguments or ``worldmind ros up robot --remap color_topic:=/my/camera``):
+- sensors: color, depth (32FC1 m or 16UC1 mm), camera_info, instance ids (32SC1, the segmenter),
+  the label table (``worldmind/label_table`` with ``stamp_ns``), odometry, camera pose, and
+  optionally a status (``worldmind/agent_status``: held object, camera horizon). They are matched
+  with ``sim_bridge.ros.sync.FrameSynchronizer`` (approximate time, ``sync_slop_s``); a required
+  sensor silent for ``stale_after_s`` is reported (logged as an error naming the topic, once per
+  silence) and no frames go out until it is back;
+- skills: ``worldmind/skill_request`` out, ``worldmind/skill_result`` back (README.md, "Skill-request
+  contract"); a request unanswered within ``skill_timeout_s`` is answered as failed.
+
+WorldMind side: each matched frame is converted to an ``Observation`` (``convert``) and published
+on WorldMind's own topics with ONE stamp (the anchor's), the step being the number of skills
+answered so far, so perception, memory, belief and the planner run unchanged from the sim graph.
+Skill requests from the planner are forwarded to the robot, results forwarded back.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from std_msgs.msg import String
+
+from sim_bridge.ros import payloads
+from sim_bridge.ros.convert import MessageClasses, messages_to_observation, observation_to_messages, stamp_ns_of
+from sim_bridge.ros.sync import FrameSynchronizer, SyncConfig
+from sim_bridge.types import ActionFeedback
+from worldmind_ros.graph import ROBOT_TOPICS
+from worldmind_ros.runtime import WorldMindNode, main_for, message_class, topic_qos
+
+ROBOT_NAMES = {t.key: t.default for t in ROBOT_TOPICS}
+ROBOT_SENSORS = ("color", "depth", "camera_info", "instance_ids", "instance_labels", "odom", "camera_pose")
+
+
+class RobotBridgeNode(WorldMindNode):
+    module = "robot_bridge_node"
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__("robot_bridge", **kwargs)
+        p = self.params
+        self.robot = dict(ROBOT_NAMES)  # remapped by ROS (-r) at the process level
+        self.sync = FrameSynchronizer(SyncConfig(required=ROBOT_SENSORS, optional=(), latched=(),
+                                                 slop_ns=int(float(p["sync_slop_s"]) * 1e9),
+                                                 stale_after_s=float(p["stale_after_s"])),
+                                      {k: self.robot[k] for k in ROBOT_SENSORS})
+        self.classes = MessageClasses.from_modules()
+        self.step = 0
+        self.status_msg: String | None = None
+        self.last_feedback = ActionFeedback(None, True, "")
+        self.pending: dict[str, tuple[float, dict[str, Any]]] = {}
+        self.stale_reported: set[str] = set()
+        for key in ROBOT_SENSORS:
+            topic = self.robot[key]
+            if key == "instance_labels":
+                self.create_subscription(String, topic, self.guarded(topic, self._on_labels), topic_qos(key))
+            else:
+                self.create_subscription(message_class(key), topic, self.guarded(topic, self._sensor_cb(key)),
+                                         topic_qos(key))
+        self.create_subscription(String, self.robot["agent_status"],
+                                 self.guarded(self.robot["agent_status"], self._on_status), topic_qos("agent_status"))
+        keys = ("color", "depth", "camera_info", "instance_ids", "instance_labels", "odom", "camera_pose",
+                "agent_status", "skill_result")
+        self.out = {k: self.publisher(k) for k in keys}
+        self.to_robot = self.create_publisher(String, self.robot["skill_request"], topic_qos("skill_request"))
+        self.subscribe_json("skill_request", self._on_request)
+        self.subscribe_json("skill_result", self._on_robot_result, name=self.robot["skill_result"])
+        self.create_timer(0.5, self._watch)
+        self.get_logger().info("robot topics: " + ", ".join(f"{k}={self.robot[k]}" for k in ROBOT_SENSORS))
+
+    def _now(self) -> int:
+        return self.get_clock().now().nanoseconds
+
+    # -- sensors --------------------------------------------------------------------------------
+    def _sensor_cb(self, key: str) -> Any:
+        def cb(msg: Any) -> None:
+            self._frames(self.sync.push(key, stamp_ns_of(msg), msg, self._now()))
+        return cb
+
+    def _on_labels(self, msg: String) -> None:
+        topic = self.robot["instance_labels"]
+        data = payloads.decode(msg.data, topic, "label_table").data
+        if "stamp_ns" not in data:
+            raise payloads.PayloadError(topic, "stamp_ns", "the label table must carry the stamp of its ids image")
+        self._frames(self.sync.push("instance_labels", int(data["stamp_ns"]), msg, self._now()))
+
+    def _on_status(self, msg: String) -> None:
+        payloads.decode(msg.data, self.robot["agent_status"], "agent_status")  # validate now, not at use
+        self.status_msg = msg
+
+    def _frames(self, frames: list[Any]) -> None:
+        for frame in frames:
+            msgs = dict(frame.messages)
+            if self.status_msg is not None:
+                msgs["agent_status"] = self.status_msg
+            obs = messages_to_observation(msgs, topic_of=self.robot, step=self.step)
+            obs.step = self.step
+            obs.feedback = self.last_feedback
+            for key, out in observation_to_messages(obs, self.classes, frame.stamp_ns).items():
+                pub = self.out.get(key)
+                if pub is not None:
+                    pub.publish(out)
+
+    def _watch(self) -> None:
+        status = self.sync.status(self._now())
+        for topic in status.stale:
+            if topic not in self.stale_reported:
+                silent = status.silent_s[topic]
+                self.get_logger().error(f"topic {topic}: stale sensor ("
+                                        + ("never received" if silent == float("inf") else f"silent {silent:.1f} s")
+                                        + "); no frames until it is back")
+                self.stale_reported.add(topic)
+        self.stale_reported &= set(status.stale)
+        deadline = time.monotonic() - float(self.params["skill_timeout_s"])
+        for rid, (sent, req) in list(self.pending.items()):
+            if sent < deadline:
+                del self.pending[rid]
+                self._answer({"id": rid, "success": False, "step": self.step,
+                              "error": f"timeout: the robot did not answer on {self.robot['skill_result']} within "
+                                       f"{self.params['skill_timeout_s']:g} s"})
+
+    # -- skills ---------------------------------------------------------------------------------
+    def _on_request(self, data: dict[str, Any]) -> None:
+        self.pending[data["id"]] = (time.monotonic(), data)
+        self.to_robot.publish(String(data=payloads.encode("skill_request", data, self.robot["skill_request"])))
+
+    def _on_robot_result(self, data: dict[str, Any]) -> None:
+        entry = self.pending.pop(data["id"], None)
+        if entry is None:
+            self.get_logger().error(f"topic {self.robot['skill_result']}: result for unknown request id "
+                                    f"{data['id']!r}; dropped")
+            return
+        req = entry[1]
+        self.step += 1
+        self.last_feedback = ActionFeedback(req["skill"], bool(data["success"]), str(data.get("error", "")))
+        self._answer({**data, "step": self.step})
+
+    def _answer(self, data: dict[str, Any]) -> None:
+        self.publish_json(self.out["skill_result"], "skill_result", data)
+
+
+main = main_for(RobotBridgeNode)
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,206 @@
+"""What every WorldMind node shares: parameter declaration from ``graph.NODE_PARAMS``, QoS from
+the topic contract, JSON topics that survive bad input, and a run loop with a clean shutdown.
+
+Why a run loop of our own instead of ``rclpy.spin``: with rclpy's default signal handling,
+Ctrl-C raises KeyboardInterrupt wherever the main thread happens to be (often deep inside a
+callback or an executor), which prints a traceback and can leave the context alive. Here rclpy
+is initialised without its signal handlers; SIGINT and SIGTERM only set a flag, the loop spins
+in short slices, and on the flag (or when the node says it is done) the node's ``close()`` runs,
+the executor shuts down, the node is destroyed and the context is shut down, in that order. The
+process then exits with the node's ``exit_code`` and no traceback.
+
+Bad input on a JSON topic (``subscribe_json``) is logged as one error line naming the topic and
+the field, counted in ``node.bad_messages``, and dropped: the node keeps running. An exception in
+a callback is treated the same way, so one malformed message cannot kill a node.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+import traceback
+from typing import Any, Callable, Sequence
+
+import rclpy
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.signals import SignalHandlerOptions
+from rcl_interfaces.msg import ParameterDescriptor
+from std_msgs.msg import String
+
+from sim_bridge.ros import payloads
+from sim_bridge.ros.topics import QOS, TOPICS, QosSpec, topic_names
+from worldmind_ros.graph import NODE_PARAMS
+
+
+def qos(spec: QosSpec | str) -> QoSProfile:
+    """The rclpy profile of a contract QoS class (``"sensor"``, ``"reliable"``, ``"latched"``)."""
+    s = QOS[spec] if isinstance(spec, str) else spec
+    return QoSProfile(depth=s.depth, reliability=ReliabilityPolicy[s.reliability.upper()],
+                      durability=DurabilityPolicy[s.durability.upper()], history=HistoryPolicy[s.history.upper()])
+
+
+def topic_qos(key: str) -> QoSProfile:
+    return qos(TOPICS[key].qos_spec)
+
+
+def message_class(key: str) -> type:
+    """The rclpy message class of a contract topic (``sensor_msgs.msg.Image`` ...)."""
+    import importlib
+
+    module, _, cls = TOPICS[key].ros_type.rpartition(".")
+    return getattr(importlib.import_module(module), cls)
+
+
+class WorldMindNode(Node):
+    """Base class: typed parameters with descriptions, contract topic names, JSON helpers.
+
+    Subclasses set ``done = True`` (and ``exit_code``) to end the process, and may override
+    ``close()`` for work that must happen before the node is destroyed (saving a map, ...)."""
+
+    module = ""  # the NODE_PARAMS key
+
+    def __init__(self, node_name: str, **kwargs: Any) -> None:
+        super().__init__(node_name, **kwargs)
+        self.params = self._declare(self.module)
+        self.names = topic_names(namespace=str(self.params.get("topic_namespace", "")))
+        self.done = False
+        self.exit_code = 0
+        self.bad_messages = 0
+        self._lock = threading.RLock()
+
+    # -- parameters ---------------------------------------------------------------------------
+    def _declare(self, module: str) -> dict[str, Any]:
+        values: dict[str, Any] = {}
+        for spec in NODE_PARAMS.get(module, ()):
+            desc = ParameterDescriptor(description=spec.description)
+            values[spec.name] = self.declare_parameter(spec.name, spec.default, desc).value
+        return values
+
+    # -- topics -------------------------------------------------------------------------------
+    def topic(self, key: str) -> str:
+        return self.names[key]
+
+    def publisher(self, key: str, name: str | None = None) -> Any:
+        return self.create_publisher(message_class(key), name or self.topic(key), topic_qos(key))
+
+    def subscription(self, key: str, callback: Callable[[Any], None], name: str | None = None) -> Any:
+        topic = name or self.topic(key)
+        return self.create_subscription(message_class(key), topic, self.guarded(topic, callback), topic_qos(key))
+
+    def guarded(self, topic: str, callback: Callable[[Any], None]) -> Callable[[Any], None]:
+        """``callback`` that logs (naming the topic) instead of raising: the node stays alive."""
+
+        def run(msg: Any) -> None:
+            try:
+                callback(msg)
+            except payloads.PayloadError as exc:
+                self.bad_messages += 1
+                self.get_logger().error(f"{exc} (message dropped)")
+            except Exception as exc:  # noqa: BLE001 - a bad message must not kill the node
+                self.bad_messages += 1
+                self.get_logger().error(f"topic {topic}: {type(exc).__name__}: {exc} (message dropped)\n"
+                                        + "".join(traceback.format_exception(exc)[-3:]).rstrip())
+
+        return run
+
+    def subscribe_json(self, key: str, callback: Callable[[dict[str, Any]], None], name: str | None = None) -> Any:
+        """Subscribe to a std_msgs/String contract topic; ``callback`` gets the validated payload
+        fields (``Payload.data``). Malformed JSON, a wrong schema or version or a missing field is
+        logged with the topic and field and dropped."""
+        topic = name or self.topic(key)
+        kind = TOPICS[key].payload_kind
+
+        def on_msg(msg: String) -> None:
+            callback(payloads.decode(msg.data, topic, kind).data)
+
+        return self.create_subscription(String, topic, self.guarded(topic, on_msg), topic_qos(key))
+
+    def publish_json(self, publisher: Any, key: str, data: dict[str, Any]) -> None:
+        publisher.publish(String(data=payloads.encode(TOPICS[key].payload_kind, data, publisher.topic_name)))
+
+    def close(self) -> None:
+        """Called once before the node is destroyed (shutdown or done)."""
+
+
+class _Stop:
+    def __init__(self) -> None:
+        self.event = threading.Event()
+        self.signal: int | None = None
+
+    def __call__(self, signum: int, _frame: Any) -> None:
+        self.signal = signum
+        self.event.set()
+
+
+def run(factory: Callable[[], WorldMindNode], argv: Sequence[str] | None = None) -> int:
+    """Initialise rclpy with ``argv`` (the ``--ros-args`` tail), build the node, spin until a
+    signal or ``node.done``, shut everything down in order. Returns the exit status."""
+    argv = list(sys.argv if argv is None else argv)
+    stop = _Stop()
+    old = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    context = rclpy.context.Context()
+    rclpy.init(args=argv, context=context, signal_handler_options=SignalHandlerOptions.NO)
+    node: WorldMindNode | None = None
+    executor: SingleThreadedExecutor | None = None
+    code = 0
+    try:
+        try:
+            node = factory_with_context(factory, context)
+        except Exception as exc:  # noqa: BLE001 - a setup error is one line, not a traceback
+            print(f"worldmind_ros: cannot start node: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+            return 1
+        executor = SingleThreadedExecutor(context=context)
+        executor.add_node(node)
+        try:
+            while context.ok() and not stop.event.is_set() and not node.done:
+                executor.spin_once(timeout_sec=0.05)
+        except ExternalShutdownException:
+            pass
+        code = node.exit_code
+        if stop.signal is not None:
+            node.get_logger().info(f"{signal.Signals(stop.signal).name}: shutting down")
+    finally:
+        if node is not None:
+            try:
+                node.close()
+            except Exception as exc:  # noqa: BLE001
+                print(f"worldmind_ros: {node.get_name()}: error while closing: {exc}", file=sys.stderr, flush=True)
+                code = code or 1
+        if executor is not None:
+            executor.shutdown(timeout_sec=2.0)
+        if node is not None:
+            node.destroy_node()
+        if context.ok():
+            rclpy.shutdown(context=context)
+        for s, h in old.items():
+            signal.signal(s, h)
+    return code
+
+
+_CONTEXT: list[Any] = []
+
+
+def factory_with_context(factory: Callable[[], WorldMindNode], context: Any) -> WorldMindNode:
+    """Nodes take ``context=`` through ``**kwargs``; factories read it from here so node classes
+    keep a no-argument constructor for tests that run them in-process."""
+    _CONTEXT.append(context)
+    try:
+        return factory()
+    finally:
+        _CONTEXT.pop()
+
+
+def current_context() -> Any:
+    return _CONTEXT[-1] if _CONTEXT else None
+
+
+def main_for(cls: type[WorldMindNode]) -> Callable[[Sequence[str] | None], None]:
+    """A console-script ``main()`` for a node class."""
+
+    def main(argv: Sequence[str] | None = None) -> None:
+        sys.exit(run(lambda: cls(context=current_context()), argv))
+
+    return main

@@ -1,0 +1,12 @@
+"""Recording runs as ROS 2 bags and replaying them (DESIGN.md: the ``replay`` backend).
+
+- ``bag``: ``BagWriter`` (record Observations + ground truth + plans/critic/belief events),
+  ``BagReader`` (-> ``FrameItem`` / ``EventItem`` in stamp order), ``BagReadError``.
+- ``backend``: ``ReplayEnvironment`` (the Environment protocol over a bag; ``step`` raises).
+- ``replay``: ``replay_bag(path, out_dir)`` -> perception -> memory -> belief, scored; replay.json/.md.
+- ``salvage``: sequential reading of truncated or corrupt MCAP/sqlite3 files.
+"""
+
+from sim_bridge.replay.bag import BagReadError, BagReader, BagWriter, EventItem, FrameItem
+
+__all__ = ["BagReadError", "BagReader", "BagWriter", "EventItem", "FrameItem"]

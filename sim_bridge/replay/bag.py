@@ -1,0 +1,449 @@
+"""Recording runs to ROS 2 bags and reading them back as Observations (rosbags; no ROS install).
+
+A bag is what a real robot run leaves behind, so the recorder writes exactly the topic contract of
+``sim_bridge.ros.topics``, with standard messages where they exist: per Observation an Image each
+for color (rgb8), depth (32FC1 metres) and instance ids (32SC1), CameraInfo, the label table
+(String JSON), Odometry (base pose), PoseStamped (camera pose) and the agent status (String JSON);
+plus, per step and for evaluation only, the ground truth (String JSON on /worldmind/ground_truth),
+and the agent's plans, critic directives and belief updates (String JSON). ``ros2 bag play`` can
+play it to the live nodes; ``BagReader`` turns it (or a bag recorded on a robot with the same
+topics) back into Observations for replay.
+
+Storage: MCAP by default, sqlite3 on request. A path ending in ``.mcap`` or ``.db3`` is written as
+that single self-describing file (rosbags writes a rosbag2 folder in a temporary sibling folder and
+the storage file is moved into place; the folder's metadata.yaml is not needed to read it back);
+any other path becomes a rosbag2 folder with metadata.yaml. Stamps are deterministic: frame ``i``
+is stamped ``start_ns + i * 1e9 / rate_hz``, and every message of a frame carries that stamp in its
+header and as its bag time; side-channel events after frame ``i`` are stamped a few microseconds
+later, so a bag sorts into the order things happened.
+
+Reading (``BagReader``): messages come in bag-time order; messages sharing a bag time are grouped
+and offered to a ``FrameSynchronizer`` (approximate time by header stamp, so robot bags with jittery
+stamps work too) in a fixed key order, which makes frame assembly independent of how the storage
+orders ties. Problems never stop a read silently and never lose what was read before them:
+- a topic of the contract missing from the bag is named in ``problems`` (frames are built without
+  it where possible: no color means no RGB crops);
+- a connection whose message type the type store does not know is named and skipped, as is a known
+  topic carrying the wrong type;
+- malformed JSON / wrong schema on a String topic: ``PayloadError`` text in ``problems``, message
+  skipped, counted per topic;
+- stamps going backwards on a topic: dropped and counted by the synchroniser (deterministic);
+- a truncated or corrupt file: everything before the damage is yielded, then ``BagReadError``
+  naming the file is raised from the iterator.
+
+Public API: ``BagWriter(path, storage=None, rate_hz=10.0, start_ns=START_NS, names=None,
+exclude=())`` with ``write_observation(obs, world=None, action=None) -> stamp_ns``,
+``write_event(kind, data, stamp_ns=None)`` (kind: "plan" | "critic" | "belief" | any payload
+key of ``EVENT_TOPICS``), ``write_message(topic, msgtype, msg, stamp_ns, typestore=None)``,
+``write_text(topic, text, stamp_ns)`` (raw String, for tests of bad input), ``close()``; a
+context manager. ``BagReader(path, names=None)``: iterate for ``FrameItem`` / ``EventItem`` in
+stamp order (``FrameItem.observation`` is an ``Observation``; ``EventItem.data`` a validated payload
+dict); ``stats`` (``ReadStats``, ``to_dict()``) during and after iteration. Errors: ``FileNotFoundError``
+for a missing path (at construction), ``BagReadError`` from the iterator for an unreadable or damaged
+bag (after yielding everything before the damage).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping
+
+from sim_bridge.replay.salvage import SalvageError, salvage_mcap, salvage_sqlite3
+from sim_bridge.ros import convert as cv
+from sim_bridge.ros import payloads
+from sim_bridge.ros.sync import FrameSynchronizer, SyncConfig
+from sim_bridge.ros.topics import STRING, TOPICS, topic_names
+from sim_bridge.types import Action, Observation, WorldState
+
+NS = 1_000_000_000
+START_NS = 1_700_000_000 * NS  # a fixed epoch: recordings of the same run are byte-identical
+EVENT_TOPICS = {"plan": "plan", "critic": "critic", "belief": "belief_updates", "ground_truth": "ground_truth",
+                "skill_request": "skill_request", "skill_result": "skill_result", "memory_query": "memory_query",
+                "memory_answer": "memory_answer"}
+FRAME_KEYS = ("color", "depth", "camera_info", "instance_ids", "instance_labels", "odom", "camera_pose",
+              "agent_status")
+# Offered to the synchroniser in this order within one bag time: optional keys first, so they are
+# queued when the last required one completes the frame.
+_PUSH_ORDER = ("agent_status", "instance_labels", "camera_info", "odom", "camera_pose", "instance_ids", "depth",
+               "color")
+
+
+class BagReadError(RuntimeError):
+    """A bag that cannot be read (further); the message names the file."""
+
+    def __init__(self, path: str | Path, problem: str) -> None:
+        self.path = str(path)
+        super().__init__(f"{path}: {problem}")
+
+
+def _storage_of(path: Path, storage: str | None) -> str:
+    if storage is not None:
+        if storage not in ("mcap", "sqlite3"):
+            raise ValueError(f"storage must be 'mcap' or 'sqlite3', got {storage!r}")
+        return storage
+    return "sqlite3" if path.suffix == ".db3" else "mcap"
+
+
+class BagWriter:
+    def __init__(self, path: str | Path, *, storage: str | None = None, rate_hz: float = 10.0,
+                 start_ns: int = START_NS, names: Mapping[str, str] | None = None, exclude: Iterable[str] = (),
+                 typestore: Any = None) -> None:
+        from rosbags.rosbag2 import StoragePlugin, Writer
+        from rosbags.typesys import Stores, get_typestore
+
+        self.path = Path(path)
+        self.storage = _storage_of(self.path, storage)
+        if self.path.exists():
+            raise FileExistsError(f"{self.path} exists already; not overwriting a recording")
+        if not rate_hz > 0:
+            raise ValueError(f"rate_hz must be positive, got {rate_hz}")
+        self.single_file = self.path.suffix in (".mcap", ".db3")
+        if self.single_file and self.path.suffix != {"mcap": ".mcap", "sqlite3": ".db3"}[self.storage]:
+            raise ValueError(f"{self.path}: suffix does not match storage {self.storage}")
+        self.typestore = typestore or get_typestore(Stores.ROS2_JAZZY)
+        self.classes = cv.MessageClasses.from_typestore(self.typestore)
+        self.names = dict(names or topic_names())
+        self.exclude = set(exclude)
+        unknown = self.exclude - set(TOPICS)
+        if unknown:
+            raise KeyError(f"exclude: unknown topic key(s) {sorted(unknown)}")
+        self.period_ns = round(NS / rate_hz)
+        self.start_ns = int(start_ns)
+        self.frames = 0
+        self._event_seq = 0
+        self._last_stamp = self.start_ns
+        self._frame_time = self.start_ns
+        if self.single_file:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._tmp = Path(tempfile.mkdtemp(prefix=f".{self.path.stem}.", dir=self.path.parent))
+            bag_dir = self._tmp / "bag"
+        else:
+            self._tmp = None
+            bag_dir = self.path
+        plugin = StoragePlugin.MCAP if self.storage == "mcap" else StoragePlugin.SQLITE3
+        self._writer = Writer(bag_dir, version=9, storage_plugin=plugin)
+        self._bag_dir = bag_dir
+        self._writer.open()
+        self._connections: dict[tuple[str, str], Any] = {}
+        self._closed = False
+
+    def __enter__(self) -> "BagWriter":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def _connection(self, topic: str, msgtype: str, typestore: Any) -> Any:
+        key = (topic, msgtype)
+        if key not in self._connections:
+            self._connections[key] = self._writer.add_connection(topic, msgtype, typestore=typestore)
+        return self._connections[key]
+
+    def write_message(self, topic: str, msgtype: str, msg: Any, stamp_ns: int, typestore: Any = None) -> None:
+        ts = typestore or self.typestore
+        self._writer.write(self._connection(topic, msgtype, ts), int(stamp_ns), ts.serialize_cdr(msg, msgtype))
+        self._last_stamp = max(self._last_stamp, int(stamp_ns))
+
+    def write_text(self, topic: str, text: str, stamp_ns: int) -> None:
+        """A raw std_msgs/String (no validation): for tools and for tests of malformed input."""
+        self.write_message(topic, STRING, self.classes.String(data=text), stamp_ns)
+
+    def _put(self, key: str, msg: Any, stamp_ns: int) -> None:
+        if key not in self.exclude:
+            self.write_message(self.names[key], TOPICS[key].msg_type, msg, stamp_ns)
+
+    def stamp_of_frame(self, index: int) -> int:
+        return self.start_ns + index * self.period_ns
+
+    def write_observation(self, obs: Observation, world: WorldState | None = None,
+                          action: Action | None = None, stamp_ns: int | None = None,
+                          log_time_ns: int | None = None) -> int:
+        """Record one frame (+ ground truth when given); ``action`` is the action whose outcome
+        this observation shows (its target object goes into the agent status feedback).
+        ``stamp_ns`` overrides the header stamp, ``log_time_ns`` the bag time (default: the stamp;
+        they differ in robot bags, where messages are logged when they arrive)."""
+        stamp = self.stamp_of_frame(self.frames) if stamp_ns is None else int(stamp_ns)
+        log_time = stamp if log_time_ns is None else int(log_time_ns)
+        msgs = cv.observation_to_messages(obs, self.classes, stamp, world)
+        if action is not None:
+            status = payloads.agent_status_to_payload(obs.agent, obs.step, obs.feedback, obs.world_from_camera)
+            status["feedback"]["object_id"] = action.object_id
+            status["feedback"]["action"] = action.name
+            msgs["agent_status"] = cv.payload_to_msg("agent_status", status, self.classes)
+        for key in _PUSH_ORDER + ("ground_truth",):
+            if key in msgs:
+                self._put(key, msgs[key], log_time)
+        self.frames += 1
+        self._event_seq = 0
+        self._frame_time = log_time
+        return stamp
+
+    def write_event(self, kind: str, data: Mapping[str, Any], stamp_ns: int | None = None) -> int:
+        """A side-channel event as its payload kind on its topic; validated before writing."""
+        try:
+            key = EVENT_TOPICS[kind]
+        except KeyError:
+            raise KeyError(f"unknown event kind {kind!r} (known: {', '.join(EVENT_TOPICS)})") from None
+        spec = TOPICS[key]
+        if stamp_ns is None:
+            self._event_seq += 1
+            base = self._frame_time if self.frames else self.start_ns
+            stamp_ns = base + 1000 * self._event_seq
+        msg = cv.payload_to_msg(spec.payload_kind or "", data, self.classes, self.names[key])
+        self._put(key, msg, stamp_ns)
+        return int(stamp_ns)
+
+    def close(self) -> None:
+        """Finish the bag (also after an error: what was written stays readable)."""
+        if self._closed:
+            return
+        self._closed = True
+        self._writer.close()
+        if self._tmp is not None:
+            files = sorted(p for p in self._bag_dir.iterdir() if p.suffix in (".mcap", ".db3"))
+            if len(files) != 1:
+                raise BagReadError(self._bag_dir, f"expected one storage file, found {[p.name for p in files]}")
+            files[0].replace(self.path)
+            shutil.rmtree(self._tmp, ignore_errors=True)
+
+
+# ---- reading -------------------------------------------------------------------------------------
+
+@dataclass
+class FrameItem:
+    stamp_ns: int
+    observation: Observation
+    action_object_id: str | None = None  # target of the action this frame shows the outcome of
+
+
+@dataclass
+class EventItem:
+    stamp_ns: int
+    kind: str  # payload kind: goal_dag, critic_directive, belief_update, ground_truth, ...
+    topic: str
+    data: dict[str, Any]
+
+
+@dataclass
+class ReadStats:
+    messages: int = 0
+    frames: int = 0
+    events: Counter = field(default_factory=Counter)  # by payload kind
+    malformed: Counter = field(default_factory=Counter)  # by topic
+    skipped_types: dict[str, str] = field(default_factory=dict)  # topic -> message type
+    ignored_topics: dict[str, str] = field(default_factory=dict)  # topics outside the contract
+    missing_topics: list[str] = field(default_factory=list)
+    out_of_order: int = 0
+    unmatched_frames: int = 0
+    bad_frames: int = 0
+    problems: list[str] = field(default_factory=list)
+    error: str | None = None  # the damage that ended the read early, if any
+    first_stamp_ns: int | None = None
+    last_stamp_ns: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"messages": self.messages, "frames": self.frames, "events": dict(sorted(self.events.items())),
+                "malformed": dict(sorted(self.malformed.items())), "skipped_types": dict(self.skipped_types),
+                "ignored_topics": dict(self.ignored_topics), "missing_topics": list(self.missing_topics),
+                "out_of_order": self.out_of_order, "unmatched_frames": self.unmatched_frames,
+                "bad_frames": self.bad_frames, "problems": self.problems[:100], "error": self.error,
+                "duration_s": ((self.last_stamp_ns - self.first_stamp_ns) / NS
+                               if self.first_stamp_ns is not None and self.last_stamp_ns is not None else 0.0)}
+
+
+class BagReader:
+    """Iterate a bag as ``FrameItem``s and ``EventItem``s in stamp order (see the module docstring)."""
+
+    def __init__(self, path: str | Path, names: Mapping[str, str] | None = None, typestore: Any = None,
+                 slop_ns: int = 50_000_000) -> None:
+        from rosbags.typesys import Stores, get_typestore
+
+        self.path = Path(path)
+        if not self.path.exists():
+            raise FileNotFoundError(f"bag {self.path} does not exist")
+        self.typestore = typestore or get_typestore(Stores.ROS2_JAZZY)
+        self.names = dict(names or topic_names())
+        self.slop_ns = slop_ns
+        self.stats = ReadStats()
+
+    def _problem(self, text: str) -> None:
+        if len(self.stats.problems) < 1000:
+            self.stats.problems.append(text)
+
+    def __iter__(self) -> Iterator[FrameItem | EventItem]:
+        st = self.stats = ReadStats()
+        key_of = {name: key for key, name in self.names.items()}
+        reader, connections, salvaged = self._open()
+        try:
+            usable = []
+            present: set[str] = set()
+            for conn in connections:
+                key = key_of.get(conn.topic)
+                if conn.msgtype not in self.typestore.types:
+                    st.skipped_types[conn.topic] = conn.msgtype
+                    self._problem(f"topic {conn.topic}: unknown message type {conn.msgtype}; skipped")
+                    continue
+                if key is None:
+                    st.ignored_topics[conn.topic] = conn.msgtype
+                    continue
+                if conn.msgtype != TOPICS[key].msg_type:
+                    st.skipped_types[conn.topic] = conn.msgtype
+                    self._problem(f"topic {conn.topic}: type {conn.msgtype}, expected {TOPICS[key].msg_type}; skipped")
+                    continue
+                usable.append(conn)
+                present.add(key)
+            for key in FRAME_KEYS:
+                if key not in present and key != "agent_status":
+                    st.missing_topics.append(self.names[key])
+                    self._problem(f"bag lacks topic {self.names[key]} ({TOPICS[key].description})")
+            required = tuple(k for k in ("color", "depth", "camera_info", "instance_ids", "odom", "camera_pose")
+                             if k in present)
+            needed = [k for k in ("camera_info", "camera_pose") if k not in present]
+            if "odom" not in present and "agent_status" not in present:
+                needed.append("odom")
+            sync = None
+            if needed:
+                self._problem(f"no observations can be built without {', '.join(self.names[k] for k in needed)}; "
+                              "reading events only")
+            elif required:
+                optional = tuple(k for k in ("instance_labels", "agent_status") if k in present)
+                sync = FrameSynchronizer(SyncConfig(required=required, optional=optional, slop_ns=self.slop_ns,
+                                                    queue_size=1000), self.names)
+            if salvaged is not None:
+                ids = {id(c) for c in usable}
+                stream: Iterable[tuple[Any, int, bytes]] = (m for m in salvaged if id(m[0]) in ids)
+            else:
+                stream = reader.messages(connections=usable)
+            group: list[tuple[str, Any]] = []
+            group_t: int | None = None
+            try:
+                for conn, t, raw in stream:
+                    if group_t is not None and t != group_t:
+                        yield from self._flush_group(group, sync, group_t)
+                        group = []
+                    group_t = t
+                    st.messages += 1
+                    st.first_stamp_ns = t if st.first_stamp_ns is None else min(st.first_stamp_ns, t)
+                    st.last_stamp_ns = t if st.last_stamp_ns is None else max(st.last_stamp_ns, t)
+                    try:
+                        msg = self.typestore.deserialize_cdr(raw, conn.msgtype)
+                    except Exception as exc:
+                        st.malformed[conn.topic] += 1
+                        self._problem(f"topic {conn.topic}: undecodable {conn.msgtype} at {t}: {exc}")
+                        continue
+                    group.append((key_of[conn.topic], msg))
+            except Exception as exc:
+                # damage: everything before it has been handed out; finish what is buffered, then say so
+                yield from self._flush_group(group, sync, group_t or 0)
+                group = []
+                if sync is not None:
+                    yield from self._frames(sync.flush())
+                    self._sync_stats(sync)
+                st.error = f"{type(exc).__name__}: {exc}"
+                raise BagReadError(self.path, f"bag is truncated or corrupt after {st.messages} message(s) "
+                                              f"({st.error})") from None
+            yield from self._flush_group(group, sync, group_t or 0)
+            if sync is not None:
+                yield from self._frames(sync.flush())
+                self._sync_stats(sync)
+        finally:
+            if reader is not None:
+                try:
+                    reader.close()
+                except Exception:
+                    pass
+
+    def _open(self) -> tuple[Any, list[Any], Iterator[tuple[Any, int, bytes]] | None]:
+        """rosbags' indexed reader; if the bag cannot be opened that way (a recording cut short has
+        no MCAP summary), a sequential salvage read of the storage file."""
+        from rosbags.rosbag2 import Reader
+
+        try:
+            reader = Reader(self.path)
+            reader.open()
+            return reader, list(reader.connections), None
+        except Exception as exc:  # rosbags raises several types for unreadable files
+            first = f"{type(exc).__name__}: {exc}"
+        storage = self.path
+        if self.path.is_dir():
+            files = sorted(p for p in self.path.iterdir() if p.suffix in (".mcap", ".db3"))
+            storage = files[0] if files else self.path
+        try:
+            if storage.suffix == ".mcap":
+                conns, messages = salvage_mcap(storage)
+            elif storage.suffix == ".db3":
+                conns, messages = salvage_sqlite3(storage)
+            else:
+                raise SalvageError(0, "not an .mcap or .db3 file")
+        except (SalvageError, OSError) as exc:
+            raise BagReadError(self.path, f"cannot open bag ({first}); salvage failed: {exc}") from None
+        self._problem(f"{self.path}: index unreadable ({first}); reading records sequentially")
+        return None, conns, messages
+
+    def _sync_stats(self, sync: FrameSynchronizer) -> None:
+        status = sync.status(0)
+        self.stats.out_of_order = status.out_of_order
+        self.stats.unmatched_frames = status.unmatched
+        for name, ts in status.topics.items():
+            if ts.out_of_order:
+                self._problem(f"topic {name}: {ts.out_of_order} message(s) with stamps going backwards dropped")
+
+    def _flush_group(self, group: list[tuple[str, Any]], sync: FrameSynchronizer | None,
+                     bag_time: int) -> Iterator[FrameItem | EventItem]:
+        order = {k: i for i, k in enumerate(_PUSH_ORDER)}
+        frames = []
+        for key, msg in sorted(group, key=lambda km: order.get(km[0], -1)):  # events first, then frame keys
+            spec = TOPICS[key]
+            if spec.payload_kind is not None:
+                topic = self.names[key]
+                try:
+                    payload = payloads.decode(msg.data, topic, spec.payload_kind)
+                except payloads.PayloadError as exc:
+                    self.stats.malformed[topic] += 1
+                    self._problem(str(exc) + "; skipped")
+                    continue
+                if key not in FRAME_KEYS:
+                    self.stats.events[payload.kind] += 1
+                    yield EventItem(self._stamp(msg, bag_time), payload.kind, topic, payload.data)
+                    continue
+                msg = _Decoded(msg, payload)
+            if sync is not None and key in FRAME_KEYS:
+                frames += sync.push(key, self._stamp(msg, bag_time), msg)
+        yield from self._frames(frames)
+
+    @staticmethod
+    def _stamp(msg: Any, bag_time: int) -> int:
+        """Header stamp; for String payloads their ``stamp_ns`` if any, else the bag time."""
+        if isinstance(msg, _Decoded):
+            return int(msg.payload.data.get("stamp_ns", bag_time))
+        if hasattr(msg, "header"):
+            return cv.stamp_ns_of(msg)
+        return bag_time
+
+    def _frames(self, frames: list[Any]) -> Iterator[FrameItem]:
+        for f in frames:
+            msgs = {k: (m.msg if isinstance(m, _Decoded) else m) for k, m in f.messages.items()}
+            try:
+                obs = cv.messages_to_observation(msgs, self.names, step=self.stats.frames)
+            except (cv.ConversionError, payloads.PayloadError) as exc:
+                self.stats.bad_frames += 1
+                self._problem(f"frame at {f.stamp_ns}: {exc}; skipped")
+                continue
+            self.stats.frames += 1
+            status = f.messages.get("agent_status")
+            target = None
+            if isinstance(status, _Decoded):
+                target = (status.payload.data.get("feedback") or {}).get("object_id")
+            yield FrameItem(f.stamp_ns, obs, target)
+
+
+@dataclass
+class _Decoded:
+    """A String message already validated (so a frame never re-fails on it)."""
+
+    msg: Any
+    payload: payloads.Payload
