@@ -61,7 +61,11 @@ def run_episode(
     budget = max_steps if max_steps is not None else episode.max_steps
     started = time.perf_counter()
     obs = env.reset(episode)
-    agent.reset(episode, obs)
+    agent_error: str | None = None
+    try:
+        agent.reset(episode, obs)
+    except Exception as exc:  # e.g. an instruction the planner cannot read: score the untouched world
+        agent_error = f"agent error: {type(exc).__name__}: {exc}"
     counter = StepCounter()
     timeline = ScoreTimeline()
     gc = evaluate_checklist(episode.checklist, env.ground_truth()).gc
@@ -69,8 +73,8 @@ def run_episode(
     pos, yaw, horizon = _thor_pose(obs)
     path = [pos]
     errors: list[str] = []
-    stop_reason = "budget"
-    for step in range(1, budget + 1):
+    stop_reason = "budget" if agent_error is None else agent_error
+    for step in range(1, (budget if agent_error is None else 0) + 1):
         try:
             action = agent.act(obs)
         except Exception as exc:  # a planner bug must not lose the run's partial results
@@ -100,7 +104,10 @@ def run_episode(
     extra: dict[str, Any] = {"stop_reason": stop_reason, "errors": errors[-50:], "max_steps": budget}
     agent_extra = getattr(agent, "report_extra", None)
     if callable(agent_extra):
-        extra.update(agent_extra())
+        try:
+            extra.update(agent_extra())
+        except Exception as exc:  # an agent that failed to reset may have no state to report
+            extra["report_extra_error"] = f"{type(exc).__name__}: {exc}"
     result = EpisodeResult.from_run(
         episode, instruction_kind=instruction_kind, planner=agent.name, checklist=checklist, steps=counter,
         timeline=timeline, agent_path=path, wall_time_s=time.perf_counter() - started, extra=extra,

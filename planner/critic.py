@@ -83,10 +83,12 @@ class ExperiencePool:
         if pool.path is not None and pool.path.exists():
             try:
                 data = json.loads(pool.path.read_text())
+                if not isinstance(data, dict) or not isinstance(data.get("entries", []), list):
+                    raise ValueError("expected an object with a list 'entries'")
                 for raw in data.get("entries", []):
                     exp = Experience(**raw)
                     pool.entries[exp.key] = exp
-            except (ValueError, TypeError, KeyError) as exc:
+            except (ValueError, TypeError, KeyError, AttributeError) as exc:
                 raise ValueError(f"{pool.path}: not an experience pool file ({exc})") from exc
         return pool
 
@@ -97,9 +99,13 @@ class ExperiencePool:
         payload = {"schema": "worldmind/experience_pool", "version": 1,
                    "entries": [asdict(e) for e in sorted(self.entries.values(), key=lambda e: e.key)]}
         fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".experience-")
-        with os.fdopen(fd, "w") as fh:
-            json.dump(payload, fh, indent=1)
-        os.replace(tmp, self.path)
+        try:
+            with os.fdopen(fd, "w") as fh:
+                json.dump(payload, fh, indent=1)
+            os.replace(tmp, self.path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
 
     def record(self, action: str, situation: str, object_type: str, fix: str) -> Experience:
         key = f"{action}|{situation}|{object_type}"

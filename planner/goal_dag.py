@@ -19,6 +19,7 @@ from typing import Callable, Iterable
 
 import networkx as nx
 
+from evaluation.checklist import sliced_base_type
 from planner.roles import Goal
 
 _STATE_CHANGES = {"isSliced", "isCooked", "isFilledWithLiquid", "isDirty"}
@@ -36,16 +37,17 @@ def build_goal_dag(goals: list[Goal]) -> nx.DiGraph:
             kind = _edge(a, b)
             if kind and not dag.has_edge(b.id, a.id):
                 dag.add_edge(a.id, b.id, kind=kind)
-    if not nx.is_directed_acyclic_graph(dag):  # defensive: drop edges closing a cycle
-        for u, v in list(nx.find_cycle(dag)):
-            dag.remove_edge(u, v)
+    while not nx.is_directed_acyclic_graph(dag):  # defensive: drop one edge of each cycle
+        u, v = nx.find_cycle(dag)[-1][:2]
+        dag.remove_edge(u, v)
     return dag
 
 
 def _edge(a: Goal, b: Goal) -> str | None:
     for ia in a.items:
         for ib in b.items:
-            same_object = ia.object.type == ib.object.type
+            # "slice the lettuce" then "put a slice on the plate": LettuceSliced comes from Lettuce
+            same_object = ia.object.type in (ib.object.type, sliced_base_type(ib.object.type))
             if same_object and ia.predicate in _STATE_CHANGES and ib.predicate in _MOVES:
                 return "causal"
             if ia.predicate == "isOpen" and ia.expected is True and ib.target is not None \

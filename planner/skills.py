@@ -78,10 +78,15 @@ class Skills:
             if plan is None:
                 # Seen from afar, but the floor near it is not mapped yet: walk towards it.
                 plan = a.navigator.plan_to_point(a.pose, float(obj.centroid[0]), float(obj.centroid[2]), 1.8)
-                if plan is None or not plan.actions:
+                if plan is not None and plan.actions:
+                    yield from self.walk(plan.actions, limit=16)
+                    continue
+                # Not even its neighbourhood is mapped (seen through a doorway): explore the
+                # frontier nearest to it, which maps the way there.
+                moved = yield from self.explore_once(toward=(float(obj.centroid[0]), float(obj.centroid[2])))
+                if not moved:
                     a.note(f"no path to {object_id}")
                     return False
-                yield from self.walk(plan.actions, limit=16)
                 continue
             ok = yield from self.walk(plan.actions)
             if ok:
@@ -210,14 +215,19 @@ class Skills:
             for _ in range(3):
                 yield Action("RotateRight")
 
-    def explore_once(self) -> SkillGen:
-        """Walk towards the best frontier; False when the map has none left."""
+    def explore_once(self, toward: tuple[float, float] | None = None) -> SkillGen:
+        """Walk towards the best frontier (nearest, or nearest to ``toward``); False when the
+        map has none left."""
         a = self.a
         fronts = [f for f in a.occupancy.frontier() if not a.frontier_failed(f[0], f[1])]
         if not fronts:
             return False
         p = a.pose
-        fronts.sort(key=lambda f: math.hypot(f[0] - p.x, f[1] - p.z) - 0.1 * math.sqrt(f[2]))
+        if toward is None:
+            fronts.sort(key=lambda f: math.hypot(f[0] - p.x, f[1] - p.z) - 0.1 * math.sqrt(f[2]))
+        else:
+            fronts.sort(key=lambda f: math.hypot(f[0] - toward[0], f[1] - toward[1])
+                        + 0.5 * math.hypot(f[0] - p.x, f[1] - p.z))
         for x, z, size, ox, oz in fronts[:4]:
             # A doorway seen at an angle leaves a floor strip narrower than the lattice: then get
             # as close as the lattice allows and look from there.

@@ -419,6 +419,16 @@ def _existing_result(report: Path, planner: str, instruction: str) -> Any | None
     return result
 
 
+def _parse_shard(text: str) -> tuple[int, int]:
+    try:
+        k, n = (int(v) for v in text.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected I/N (e.g. 0/2), got {text!r}") from None
+    if n < 1 or not 0 <= k < n:
+        raise argparse.ArgumentTypeError(f"shard {text!r}: need 0 <= I < N")
+    return k, n
+
+
 def cmd_eval_longact(args: argparse.Namespace) -> int:
     check_choices(args)
     if args.limit is not None and args.limit < 1:
@@ -434,8 +444,14 @@ def cmd_eval_longact(args: argparse.Namespace) -> int:
     if not episodes:
         raise CliError(f"no usable episodes in {args.episodes}"
                        + (f" ({len(errors)} skipped, see above)" if errors else ""))
+    if args.every < 1:
+        raise CliError(f"--every must be at least 1, got {args.every}")
+    episodes = episodes[:: args.every]
     if args.limit is not None:
         episodes = episodes[: args.limit]
+    if args.shard is not None:
+        k, n = args.shard
+        episodes = episodes[k::n]
     out = Path(args.out)
     n = len(episodes)
     label = _planner_label(args)
@@ -585,6 +601,11 @@ def build_parser() -> argparse.ArgumentParser:
     la.add_argument("--episodes", required=True, metavar="DIR_OR_FILE", help="episode folder or file")
     la.add_argument("--out", required=True, metavar="DIR", help="output folder (one subfolder per episode)")
     la.add_argument("--limit", type=int, default=None, metavar="N", help="run only the first N episodes")
+    la.add_argument("--every", type=int, default=1, metavar="K",
+                    help="run every K-th episode (a fixed subset, applied before --limit; default: 1)")
+    la.add_argument("--shard", type=_parse_shard, default=None, metavar="I/N",
+                    help="run only shard I of N of the selection (parallel runs into the same --out; rerun "
+                         "without --shard afterwards to resume nothing and write the full summary)")
     la.add_argument("--experience", default=None, metavar="FILE",
                     help=f"deterministic/llm: experience pool file shared by the episodes and reruns "
                          f"(default: <out>/{EXPERIENCE_FILE})")

@@ -1,8 +1,10 @@
 """``worldmind record`` and ``worldmind replay``: runs as ROS 2 bags, and bags back through the stack.
 
-    worldmind record [--episode FILE | --episodes DIR --index N] [--planner oracle] --out BAG.mcap
+    worldmind record [--episode FILE | --episodes DIR --index N] [--planner oracle|deterministic|llm:MODEL]
+                     --out BAG.mcap
                      [--max-steps N] [--width W --height H] [--rate HZ] [--storage mcap|sqlite3]
-                     [--ground-truth changes|every|none] [--data-dir DIR] [--move-step M]
+                     [--ground-truth changes|every|none] [--instruction detailed|concise] [--llm-config FILE]
+                     [--data-dir DIR] [--move-step M]
     worldmind replay BAG --out DIR [--rate-report] [--horizon N]
 
 ``record`` runs one episode on the embedded simulator with rendering, like ``worldmind run``, and
@@ -23,8 +25,8 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-from worldmind.cli import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, PLANNERS, PROG, CliError,
-                           StepReporter, default_episode_file, make_agent)
+from worldmind.cli import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, LLM_PREFIX, PLANNER_HELP, PROG,
+                           CliError, StepReporter, check_planner, default_episode_file, make_agent)
 
 EVENT_KINDS = ("plan", "critic", "belief")
 
@@ -126,7 +128,7 @@ def _record_parser() -> argparse.ArgumentParser:
     p.add_argument("--episode", default=None, metavar="FILE", help="episode JSON file (default: first dev episode)")
     p.add_argument("--episodes", default=None, metavar="DIR", help="episode folder or file; with --index")
     p.add_argument("--index", type=int, default=0, metavar="N", help="which episode of --episodes (0-based)")
-    p.add_argument("--planner", default="oracle", help=f"planner (available: {', '.join(PLANNERS)})")
+    p.add_argument("--planner", default="oracle", help=f"planner: {PLANNER_HELP} (default: oracle)")
     p.add_argument("--out", required=True, metavar="BAG", help="bag to write: x.mcap, x.db3, or a folder")
     p.add_argument("--storage", default=None, choices=("mcap", "sqlite3"), help="default: from the suffix, else mcap")
     p.add_argument("--max-steps", type=int, default=None, metavar="N", help="step budget (default: the episode's)")
@@ -137,6 +139,7 @@ def _record_parser() -> argparse.ArgumentParser:
                    help="when to record /worldmind/ground_truth (evaluation only): on frames where an object "
                         "changed (default), every frame, or never")
     p.add_argument("--instruction", default="detailed", choices=("detailed", "concise"))
+    p.add_argument("--llm-config", default=None, metavar="FILE", help="LLM config file (llm:<model> planners only)")
     p.add_argument("--data-dir", default=None)
     p.add_argument("--move-step", type=float, default=None, metavar="M")
     return p
@@ -171,8 +174,9 @@ def cmd_record(args: argparse.Namespace) -> int:
     from sim_bridge.factory import make_environment
     from sim_bridge.replay.bag import BagWriter
 
-    if args.planner not in PLANNERS:
-        raise CliError(f"unknown planner {args.planner!r} (available planners: {', '.join(PLANNERS)})")
+    check_planner(args.planner)
+    if args.llm_config and not args.planner.startswith(LLM_PREFIX):
+        raise CliError(f"--llm-config is for llm:<model> planners, not {args.planner}")
     if args.max_steps is not None and args.max_steps < 1:
         raise CliError(f"--max-steps must be at least 1, got {args.max_steps}")
     if args.width < 8 or args.height < 8:
@@ -187,7 +191,7 @@ def cmd_record(args: argparse.Namespace) -> int:
     if args.move_step is not None:
         options["move_step"] = args.move_step
     env = make_environment("embedded", **{k: v for k, v in options.items() if v is not None})
-    agent = make_agent(args.planner, env)
+    agent = make_agent(args.planner, env, instruction_kind=args.instruction, llm_config=args.llm_config)
     print(f"Recording episode {episode.id} ({path}) with planner {args.planner} at {args.width}x{args.height}, "
           f"{args.rate:g} Hz stamps -> {out}")
     sys.stdout.flush()
@@ -205,6 +209,9 @@ def cmd_record(args: argparse.Namespace) -> int:
     wall = time.perf_counter() - started
     size = out.stat().st_size if out.is_file() else sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     print(f"Recorded {frames} frame(s), {rec_agent.events} agent event(s), {size / 1e6:.1f} MB in {wall:.1f} s: {out}")
+    if rec_agent.bad_events:  # the agent's payloads that failed validation are left out: say so
+        print(f"{PROG}: warning: {len(rec_agent.bad_events)} agent event(s) not recorded; first: "
+              f"{rec_agent.bad_events[0]}", file=sys.stderr)
     print(f"  GC {result.gc:.3f}  SR {result.sr:.0f}  stop reason: {(result.extra or {}).get('stop_reason', '?')}")
     return EXIT_OK
 

@@ -1,0 +1,933 @@
+"""Behaviour tests for HoloMind's planner components, one at a time.
+
+- OccupancyMap from hand-made depth (a ray-cast flat floor and boxes, exact geometry) and from
+  hand-set layers (frontier, blocked moves);
+- RoomSegmenter / dev_room_prior on hand-set layers (two rooms, a wall with a lintelled doorway);
+- ObjectTracker and Navigator on frames rendered by the embedded simulator (dev house 0), with
+  ground truth read only in the assertions;
+- the critic on the embedded simulator's real error texts, and the experience pool's file;
+- the goal DAG; the deterministic grounder and translator.
+
+Dev house 0 (houses_dev.jsonl.gz, line 0): the agent starts in the living room at (4.25, 10.5);
+kitchen with fridge 6|1 (closed), microwave small|6|31, cup small|6|26; bedroom floor lamp 4|6|1
+(on); living room laptop small|7|45 on dining table 7|1, sofa 7|0|1, television 7|0|2.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from evaluation.checklist import ChecklistItem, ObjectSelector
+from planner.critic import ExperiencePool, RuleCritic, classify, to_dict
+from planner.deterministic import NearestGrounder, RecipeTranslator, required_roles
+from planner.goal_dag import build_goal_dag, dag_to_dict, next_goal, ready_goals
+from planner.navigation import Navigator, Pose
+from planner.object_tracker import ObjectTracker, TrackedObject
+from planner.occupancy import OccupancyConfig, OccupancyMap
+from planner.roles import CriticEvent, Goal, Grounding, KnownObject, PlannerContext, Subgoal
+from planner.rooms import RoomSegmenter, dev_room_prior
+from sim_bridge.embedded.env import AgentPose, EmbeddedConfig, EmbeddedEnvironment
+from sim_bridge.embedded.house_data import load_house
+from sim_bridge.frames import (
+    ros_to_thor_points,
+    ros_yaw_to_thor,
+    thor_camera_to_ros_pose,
+    thor_to_ros_points,
+    thor_yaw_to_ros,
+)
+from sim_bridge.types import (
+    Action,
+    ActionFeedback,
+    AgentStatus,
+    CameraIntrinsics,
+    InstanceLabel,
+    Observation,
+    StepResult,
+)
+
+W, H = 160, 120  # small renders keep the suite fast
+CAMERA_HEIGHT = 1.5
+FRIDGE, CUP, MICROWAVE, EGG_IN_FRIDGE = "6|1", "small|6|26", "small|6|31", "small|6|29"
+LAMP_ON, LAPTOP, SOFA, TV = "4|6|1", "small|7|45", "7|0|1", "7|0|2"
+
+
+# ==== synthetic frames: exact ray casting of a flat floor and axis-aligned boxes ================
+
+Box = tuple[tuple[float, float, float], tuple[float, float, float], int]  # THOR lo, hi, instance id
+
+
+def synthetic_observation(x: float, z: float, yaw: float, horizon: float, boxes: list[Box],
+                          labels: dict[int, InstanceLabel] | None = None, step: int = 0,
+                          width: int = W, height: int = H, fov: float = 90.0) -> Observation:
+    """Render depth (z-depth, metres) and instance ids of a floor at y = 0 plus boxes, seen from a
+    camera at THOR (x, 1.5, z) with THOR yaw and horizon, by exact ray casting."""
+    k = CameraIntrinsics.from_fov(width, height, fov)
+    cam = np.array([x, CAMERA_HEIGHT, z])
+    pose = thor_camera_to_ros_pose(cam, yaw, horizon)
+    v, u = np.mgrid[0:height, 0:width]
+    rays_cam = np.stack([(u - k.cx) / k.fx, (v - k.cy) / k.fy, np.ones_like(u, dtype=float)], axis=-1)
+    dirs = ros_to_thor_points(rays_cam.reshape(-1, 3) @ pose[:3, :3].T)  # z-depth = ray parameter
+    depth = np.full(len(dirs), np.inf)
+    inst = np.zeros(len(dirs), dtype=np.int32)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s_floor = np.where(dirs[:, 1] < -1e-9, -CAMERA_HEIGHT / dirs[:, 1], np.inf)
+        depth = np.minimum(depth, s_floor)
+        for lo, hi, iid in boxes:
+            t1 = (np.array(lo) - cam) / dirs
+            t2 = (np.array(hi) - cam) / dirs
+            near = np.nanmax(np.minimum(t1, t2), axis=1)
+            far = np.nanmin(np.maximum(t1, t2), axis=1)
+            hit = (near <= far) & (near > 0) & (near < depth)
+            depth[hit] = near[hit]
+            inst[hit] = iid
+    depth[~np.isfinite(depth)] = 0.0
+    floor_ros = thor_to_ros_points(np.array([x, 0.0, z]))
+    agent = AgentStatus(tuple(float(c) for c in floor_ros), thor_yaw_to_ros(yaw), horizon)
+    return Observation(step, k, pose, agent, ActionFeedback(None, True, ""),
+                       depth=depth.reshape(height, width).astype(np.float32),
+                       instance_ids=inst.reshape(height, width), id_to_label=dict(labels or {}))
+
+
+def cell_centres(occ: OccupancyMap, layer: np.ndarray) -> np.ndarray:
+    """THOR (x, z) of every set cell of a layer, shape (n, 2)."""
+    i, j = np.nonzero(layer)
+    return np.stack([occ.x0 + i * occ.config.resolution, occ.z0 + j * occ.config.resolution], axis=1)
+
+
+def rect_distance(points: np.ndarray, lo: tuple[float, float], hi: tuple[float, float]) -> np.ndarray:
+    """Distance of (x, z) points to an axis-aligned rectangle (0 inside)."""
+    dx = np.maximum(np.maximum(lo[0] - points[:, 0], 0.0), points[:, 0] - hi[0])
+    dz = np.maximum(np.maximum(lo[1] - points[:, 1], 0.0), points[:, 1] - hi[1])
+    return np.hypot(dx, dz)
+
+
+# A box 0.6 m wide, 0.5 m deep, 0.8 m tall, 2 m in front of a camera at the origin facing +z.
+BOX_LO, BOX_HI = (-0.3, 0.0, 2.0), (0.3, 0.8, 2.5)
+
+
+@pytest.fixture()
+def box_map() -> OccupancyMap:
+    occ = OccupancyMap((0.0, 0.0), OccupancyConfig(size=16.0))
+    occ.integrate(synthetic_observation(0.0, 0.0, 0.0, 30.0, [(BOX_LO, BOX_HI, 1)]))
+    return occ
+
+
+def test_synthetic_frame_is_consistent() -> None:
+    """The hand-made camera model: the centre pixel at 30 deg down hits the floor 1.5/tan(30) ahead."""
+    obs = synthetic_observation(0.0, 0.0, 0.0, 30.0, [], width=161, height=121)
+    centre = float(obs.depth[60, 80])
+    ray_length = CAMERA_HEIGHT / math.sin(math.radians(30.0))
+    assert centre == pytest.approx(ray_length, rel=1e-4)  # on the optical axis z-depth = range
+
+
+def test_occupancy_marks_floor_and_obstacle_at_the_right_places(box_map: OccupancyMap) -> None:
+    occ = box_map
+    obstacles = cell_centres(occ, occ.obstacle)
+    assert len(obstacles) > 20
+    # every obstacle cell is on the box footprint (within one cell), and the footprint is covered
+    assert rect_distance(obstacles, (BOX_LO[0], BOX_LO[2]), (BOX_HI[0], BOX_HI[2])).max() <= 0.051
+    assert obstacles[:, 0].min() == pytest.approx(-0.3, abs=0.06)
+    assert obstacles[:, 0].max() == pytest.approx(0.3, abs=0.06)
+    assert obstacles[:, 1].min() == pytest.approx(2.0, abs=0.06)
+    assert obstacles[:, 1].max() == pytest.approx(2.5, abs=0.11)  # the top seen at a grazing angle
+    # floor seen in front of the box and beside it, never under it nor in its shadow
+    for x, z in [(0.0, 1.0), (0.0, 1.8), (1.0, 1.5), (-1.5, 3.0)]:
+        i, j = occ.cell(x, z)
+        assert occ.floor[i, j], (x, z)
+    i, j = occ.cell(0.0, 6.0)
+    assert occ.floor[i - 1:i + 2, j - 1:j + 2].any()  # far floor lands sparser than the cells
+    for x, z in [(0.0, 2.25), (0.0, 3.0), (0.0, 4.0)]:  # under the box; behind it (occluded)
+        i, j = occ.cell(x, z)
+        assert not occ.floor[i, j], (x, z)
+    # nothing in the room reaches the wall band; behind the camera nothing is seen
+    assert not occ.wall.any()
+    i, j = occ.cell(0.0, -2.0)
+    assert not occ.observed()[i, j]
+
+
+def test_occupancy_depth_beyond_max_range_is_ignored() -> None:
+    occ = OccupancyMap((0.0, 0.0), OccupancyConfig(size=30.0, max_range=3.0))
+    occ.integrate(synthetic_observation(0.0, 0.0, 0.0, 0.0, []))  # level camera: floor to the horizon
+    floor = cell_centres(occ, occ.floor)
+    assert floor[:, 1].max() < 3.0 + 0.1
+    assert floor[:, 1].max() > 2.0
+
+
+def test_free_grid_keeps_the_robot_radius_from_obstacles(box_map: OccupancyMap) -> None:
+    occ = box_map
+    grid = occ.free_grid()
+    free = cell_centres(occ, grid.mask)
+    seen_obstacle = cell_centres(occ, occ.obstacle)
+    d = np.min(np.hypot(free[:, None, 0] - seen_obstacle[None, :, 0], free[:, None, 1] - seen_obstacle[None, :, 1]),
+               axis=1)
+    # no free centre within the robot radius of anything seen at body height
+    assert d.min() > occ.config.robot_radius
+    # near the faces the camera saw (front, sides; the back edge is hidden), the true box is kept clear
+    near_front = free[(free[:, 1] < 2.3) & (np.abs(free[:, 0]) < 1.0) & (free[:, 1] > 1.0)]
+    assert rect_distance(near_front, (BOX_LO[0], BOX_LO[2]), (BOX_HI[0], BOX_HI[2])).min() > occ.config.robot_radius
+    assert grid.is_free(0.0, 1.0)
+    assert grid.is_free(1.0, 2.2)  # 0.7 m beside the box
+    assert not grid.is_free(0.0, 1.85)  # 0.15 m in front of it
+    assert not grid.is_free(-0.45, 2.25)  # 0.15 m beside it
+    assert not grid.is_free(0.0, 2.25)  # inside it
+
+
+def test_free_grid_includes_the_floor_under_the_agent() -> None:
+    """The floor under and right around the body is below the view; it must count as free."""
+    occ = OccupancyMap((0.0, 0.0), OccupancyConfig(size=16.0))
+    occ.integrate(synthetic_observation(0.0, 0.0, 0.0, 0.0, []))  # level: first floor ~1.5 m ahead
+    grid = occ.free_grid()
+    assert grid.is_free(0.0, 0.0)
+    assert grid.is_free(0.0, 0.25)  # one step ahead, never seen but within the body's reach
+
+
+def _seen_floor_map(half: float = 1.5, walls: bool = False) -> OccupancyMap:
+    """Floor seen on the square [-half, half]^2 around the agent at the origin; with ``walls``, a
+    one-cell wall (obstacle and wall band) just outside it on all four sides."""
+    occ = OccupancyMap((0.0, 0.0), OccupancyConfig(size=12.0))
+    pts = cell_centres(occ, np.ones((occ.n, occ.n), dtype=bool))
+    inside = (np.abs(pts[:, 0]) <= half) & (np.abs(pts[:, 1]) <= half)
+    occ.floor[:] = inside.reshape(occ.n, occ.n)
+    if walls:
+        ring = (np.maximum(np.abs(pts[:, 0]), np.abs(pts[:, 1])) > half) & \
+               (np.maximum(np.abs(pts[:, 0]), np.abs(pts[:, 1])) <= half + occ.config.resolution + 1e-9)
+        occ.obstacle[:] = ring.reshape(occ.n, occ.n)
+        occ.wall[:] = ring.reshape(occ.n, occ.n)
+    return occ
+
+
+def test_frontier_points_lie_next_to_unexplored_space() -> None:
+    occ = _seen_floor_map(1.5)
+    fronts = occ.frontier()
+    assert fronts
+    grid = occ.free_grid()
+    unseen = cell_centres(occ, ~occ.observed())
+    for x, z, size, _, _ in fronts:
+        assert grid.is_free(x, z)
+        assert max(abs(x), abs(z)) >= 1.5 - 0.5  # on the rim of the seen square
+        assert np.hypot(unseen[:, 0] - x, unseen[:, 1] - z).min() <= 0.5  # next to never-seen cells
+        assert size >= 12
+
+
+def test_frontier_looks_out_through_the_open_side() -> None:
+    """Walls on three sides, open towards -z: one frontier there, looking out at -z."""
+    occ = _seen_floor_map(1.5, walls=True)
+    pts = cell_centres(occ, np.ones((occ.n, occ.n), dtype=bool))
+    open_side = (pts[:, 1] < -1.5).reshape(occ.n, occ.n)
+    occ.obstacle[open_side] = False
+    occ.wall[open_side] = False
+    fronts = occ.frontier()
+    assert fronts
+    for x, z, _, ox, oz in fronts:
+        assert z < -0.9 and oz < -1.5
+
+
+def test_no_frontier_once_the_room_is_closed() -> None:
+    assert _seen_floor_map(1.5, walls=True).frontier() == []
+
+
+def test_frontier_at_a_gap_in_the_wall() -> None:
+    occ = _seen_floor_map(1.5, walls=True)
+    pts = cell_centres(occ, np.ones((occ.n, occ.n), dtype=bool))
+    gap = ((pts[:, 0] > 1.5) & (np.abs(pts[:, 1]) <= 0.5)).reshape(occ.n, occ.n)
+    occ.obstacle[gap] = False
+    occ.wall[gap] = False
+    fronts = occ.frontier()
+    assert fronts
+    for x, z, _, ox, _ in fronts:
+        assert x > 0.5 and abs(z) < 1.0  # at the gap in the +x wall
+        assert ox > 1.5
+
+
+def test_mark_blocked_makes_the_cell_ahead_untraversable() -> None:
+    occ = _seen_floor_map(1.5)
+    assert occ.free_grid().is_free(0.0, 0.25) and occ.free_grid().is_free(0.25, 0.0)
+    version = occ.version
+    occ.mark_blocked(0.0, 0.0, 0.0, 0.0, 0.25)  # MoveAhead at THOR yaw 0 (facing +z) failed
+    grid = occ.free_grid()
+    assert occ.version > version
+    assert not grid.is_free(0.0, 0.25)
+    assert grid.is_free(0.0, -0.25) and grid.is_free(0.25, 0.0) and grid.is_free(-0.25, 0.0)
+    occ.mark_blocked(0.0, 0.0, 0.0, 90.0, 0.25)  # MoveRight at yaw 0: towards +x
+    assert not occ.free_grid().is_free(0.25, 0.0)
+    assert occ.free_grid().is_free(-0.25, 0.0)
+
+
+# ==== rooms ==================================================================================
+
+def test_dev_room_prior_votes_the_obvious_room() -> None:
+    prior = dev_room_prior()
+    for object_type, room in [("Bed", "Bedroom"), ("Toilet", "Bathroom"), ("Fridge", "Kitchen"),
+                              ("Sofa", "LivingRoom")]:
+        scores = prior.score([object_type])
+        ranked = sorted(scores, key=scores.get, reverse=True)
+        assert ranked[0] == room, (object_type, scores)
+        assert scores[ranked[0]] - scores[ranked[1]] > 1.0
+    # evidence adds up: a bed outvotes a chair
+    scores = prior.score(["Bed", "Chair"])
+    assert max(scores, key=scores.get) == "Bedroom"
+
+
+def _two_room_map(lintel: bool = True, divider: bool = True) -> OccupancyMap:
+    """Two 4 m x 4 m rooms side by side (x < 0 and x > 0), floor seen everywhere; outer walls; a
+    dividing wall at x = 0 with a 1 m doorway (|z| < 0.5) under a lintel (wall band only)."""
+    occ = OccupancyMap((0.0, 0.0), OccupancyConfig(size=12.0))
+    pts = cell_centres(occ, np.ones((occ.n, occ.n), dtype=bool)).reshape(occ.n, occ.n, 2)
+    x, z = pts[..., 0], pts[..., 1]
+    res = occ.config.resolution
+    inside = (np.abs(x) <= 4.0) & (np.abs(z) <= 2.0)
+    outer = ~inside & (np.abs(x) <= 4.0 + res + 1e-9) & (np.abs(z) <= 2.0 + res + 1e-9)
+    mid = inside & (np.abs(x) < res / 2)
+    door = mid & (np.abs(z) < 0.5)
+    occ.floor[:] = inside & ~mid
+    occ.obstacle[:] = outer | ((mid & ~door) if divider else False)
+    occ.wall[:] = outer | ((mid & ~door) if divider else False) | ((door & lintel) if divider else False)
+    return occ
+
+
+def test_two_rooms_split_by_a_wall_with_a_doorway_get_two_labels() -> None:
+    occ = _two_room_map()
+    seg = RoomSegmenter(occ)
+    seg.update([("Bed", -2.0, 0.0), ("Toilet", 2.0, 1.0)])
+    left, right = seg.label_at(-2.0, 0.0), seg.label_at(2.0, 1.0)
+    assert left and right and left != right
+    assert seg.label_at(-3.5, -1.5) == left and seg.label_at(3.5, -1.5) == right
+    assert seg.room_type_at(-2.0, 0.0) == "Bedroom"
+    assert seg.room_type_at(1.0, -1.0) == "Bathroom"
+    assert seg.rooms_seen() == ["Bathroom", "Bedroom"]
+    # the doorway under the lintel stays walkable (the body passes under it)
+    assert occ.free_grid().is_free(0.0, 0.0)
+
+
+def test_one_room_without_a_divider_gets_one_label() -> None:
+    occ = _two_room_map(divider=False)
+    seg = RoomSegmenter(occ)
+    seg.update([("Bed", -2.0, 0.0), ("Toilet", 2.0, 1.0)])
+    assert seg.label_at(-2.0, 0.0) == seg.label_at(2.0, 1.0) != 0
+    assert len(seg.regions) == 1
+
+
+def test_region_name_needs_evidence() -> None:
+    """A region with only uninformative objects gets no room type (no guess from nothing)."""
+    occ = _two_room_map()
+    seg = RoomSegmenter(occ)
+    seg.update([("Bed", -2.0, 0.0), ("Chair", 2.0, 1.0)])
+    assert seg.room_type_at(-2.0, 0.0) == "Bedroom"
+    assert seg.room_type_at(2.0, 1.0) is None
+    assert seg.rooms_seen() == ["Bedroom"]
+
+
+# ==== rendered frames from the embedded simulator ===============================================
+
+@pytest.fixture(scope="module")
+def house0() -> dict[str, Any]:
+    return load_house("houses_dev.jsonl.gz", 0)
+
+
+@pytest.fixture()
+def env(house0: dict[str, Any]) -> EmbeddedEnvironment:
+    environment = EmbeddedEnvironment(EmbeddedConfig(width=W, height=H))
+    environment.reset(house0)
+    return environment
+
+
+def thor_pose(obs: Observation) -> Pose:
+    p = ros_to_thor_points(np.array(obs.agent.position))
+    return Pose(float(p[0]), float(p[2]), ros_yaw_to_thor(obs.agent.yaw_deg), float(obs.agent.horizon_deg))
+
+
+def scan(env: EmbeddedEnvironment, obs: Observation, occ: OccupancyMap | None, tracker: ObjectTracker | None,
+         turns: int = 12) -> tuple[Observation, set[str]]:
+    """Turn a full circle in place, integrating every frame; returns the last observation and
+    the ids the instance images showed."""
+    shown: set[str] = set()
+    for k in range(turns + 1):
+        if occ is not None:
+            occ.integrate(obs)
+        if tracker is not None:
+            tracker.integrate(obs)
+        shown |= {lab.object_id for iid, lab in obs.id_to_label.items() if (obs.instance_ids == iid).sum() >= 3}
+        if k < turns:
+            obs = env.step(Action("RotateRight")).observation
+    return obs, shown
+
+
+def gt_box(env: EmbeddedEnvironment, object_id: str) -> tuple[np.ndarray, np.ndarray]:
+    """Ground-truth axis-aligned box (THOR), for assertions only."""
+    bb = env.ground_truth().object(object_id)["axisAlignedBoundingBox"]
+    c = np.array([bb["center"][k] for k in "xyz"])
+    s = np.array([bb["size"][k] for k in "xyz"])
+    return c - s / 2.0, c + s / 2.0
+
+
+def test_occupancy_from_rendered_frames_matches_the_house(env: EmbeddedEnvironment) -> None:
+    """Seen floor lies on free floor of the house; obstacles are where the house has something."""
+    obs = env.reset(env.house)
+    p = ros_to_thor_points(np.array(obs.agent.position))
+    occ = OccupancyMap((float(p[0]), float(p[2])))
+    scan(env, obs, occ, None)
+    floor = cell_centres(occ, occ.floor & ~occ.obstacle)
+    assert len(floor) > 500
+    rng = np.random.default_rng(0)
+    sample = floor[rng.choice(len(floor), 300, replace=False)]
+    gt = env.ground_truth()
+    in_house = [gt.room_of_point(float(x), float(z)) is not None for x, z in sample]
+    assert np.mean(in_house) > 0.97
+    free = cell_centres(occ, occ.free_grid().mask)
+    sample = free[rng.choice(len(free), min(300, len(free)), replace=False)]
+    # the agent's free grid is conservative: the simulator lets the agent stand on (almost) all of it
+    assert np.mean([env.collision.is_free(float(x), float(z)) for x, z in sample]) > 0.95
+
+
+def test_tracker_boxes_hold_the_true_objects(env: EmbeddedEnvironment) -> None:
+    obs = env.reset(env.house)
+    tracker = ObjectTracker()
+    _, shown = scan(env, obs, None, tracker)
+    assert {SOFA, TV, LAPTOP, "7|1"} <= set(tracker.objects)
+    assert set(tracker.objects) <= shown
+    for oid, rec in tracker.objects.items():
+        lo, hi = gt_box(env, oid)
+        assert rec.object_type == env.ground_truth().object(oid)["objectType"]
+        # built from pixels on the object's surface: inside its true box
+        assert np.all(rec.box_min >= lo - 0.05) and np.all(rec.box_max <= hi + 0.05), oid
+        assert np.all(rec.box_min <= rec.centroid) and np.all(rec.centroid <= rec.box_max)
+        if np.max(hi - lo) <= 1.0:
+            assert rec.distance_3d((lo + hi) / 2.0) <= 0.25, oid
+    assert tracker.of_type("Sofa")[0].object_id == SOFA
+
+
+def test_tracker_visible_now_follows_the_latest_frame(env: EmbeddedEnvironment) -> None:
+    obs = env.reset(env.house)
+    tracker = ObjectTracker()
+    tracker.integrate(obs)
+    now = dict(tracker.visible_now)
+    assert now and all(tracker.get(oid) is not None for oid in now)
+    for oid, n in now.items():
+        iid = next(k for k, lab in obs.id_to_label.items() if lab.object_id == oid)
+        assert n == int((obs.instance_ids == iid).sum())
+    obs = env.step(Action("RotateRight")).observation
+    obs = env.step(Action("RotateRight")).observation
+    obs = env.step(Action("RotateRight")).observation
+    tracker.integrate(obs)
+    shown = {lab.object_id for lab in obs.id_to_label.values()}
+    assert set(tracker.visible_now) <= shown
+    assert set(now) - set(tracker.visible_now)  # turned away from something
+
+
+def _lamp_frame(x: float, z: float, step: int) -> Observation:
+    lamp = ((x - 0.2, 0.0, z - 0.2), (x + 0.2, 1.2, z + 0.2), 5)
+    return synthetic_observation(0.0, 0.0, 0.0, 30.0, [lamp], {5: InstanceLabel("Lamp|1", "DeskLamp")}, step=step)
+
+
+def test_tracker_note_moved_and_gone() -> None:
+    tracker = ObjectTracker()
+    tracker.integrate(_lamp_frame(0.0, 2.0, 0))
+    rec = tracker.get("Lamp|1")
+    assert rec is not None and rec.centroid[2] == pytest.approx(2.0, abs=0.25)
+    # seen again in place: the box grows to the union, the record is not duplicated
+    tracker.integrate(_lamp_frame(0.0, 2.0, 1))
+    assert rec.seen_count == 2 and len(tracker.objects) == 1
+    # the agent carried it: the box moves with it (same size), and the next sighting replaces it
+    size = rec.box_max - rec.box_min
+    tracker.note_moved("Lamp|1", np.array([1.0, 0.5, 3.0]))
+    assert rec.moved
+    assert np.allclose(rec.centroid, [1.0, 0.5, 3.0]) and np.allclose(rec.box_max - rec.box_min, size)
+    tracker.integrate(_lamp_frame(1.0, 3.0, 2))
+    assert not rec.moved
+    assert rec.box_min[2] > 2.6 and rec.box_max[2] < 3.3  # replaced, not the union with the old place
+    assert rec.box_min[0] > 0.7
+    # moved without a destination: stale, and the next sighting replaces the box
+    tracker.note_moved("Lamp|1")
+    tracker.integrate(_lamp_frame(-1.0, 2.0, 3))
+    assert rec.box_max[0] < -0.7
+    # gone (sliced): not offered for grounding any more
+    assert tracker.of_type("DeskLamp") == [rec]
+    tracker.note_gone("Lamp|1")
+    assert rec.gone and tracker.of_type("DeskLamp") == []
+    assert tracker.get("Lamp|1") is rec
+    tracker.note_moved("Nope|1")  # unknown ids are ignored
+    tracker.note_gone("Nope|1")
+    tracker.note_state("Nope|1", "isOpen", True)
+    assert set(tracker.objects) == {"Lamp|1"}
+
+
+def test_tracker_ignores_instances_below_min_pixels() -> None:
+    obs = synthetic_observation(0.0, 0.0, 0.0, 30.0, [((-0.01, 0.0, 5.0), (0.01, 0.02, 5.02), 3)],
+                                {3: InstanceLabel("Pen|1", "Pen")})
+    n = int((obs.instance_ids == 3).sum())
+    assert n < 3
+    tracker = ObjectTracker(min_pixels=3)
+    tracker.integrate(obs)
+    assert tracker.get("Pen|1") is None and "Pen|1" not in tracker.visible_now
+
+
+@pytest.mark.parametrize("object_id", [LAPTOP, SOFA, MICROWAVE])
+def test_navigator_plan_reaches_a_pose_that_sees_the_object(house0: dict[str, Any], object_id: str) -> None:
+    """Map and track from a scan at the start, plan with the agent's own map, execute in the sim:
+    the object is in the instance image at the end and within the simulator's reach."""
+    env = EmbeddedEnvironment(EmbeddedConfig(width=W, height=H))
+    obs = env.reset(house0)
+    p = ros_to_thor_points(np.array(obs.agent.position))
+    occ = OccupancyMap((float(p[0]), float(p[2])))
+    tracker = ObjectTracker()
+    obs, _ = scan(env, obs, occ, tracker)
+    nav = Navigator(occ, camera_height=float(obs.world_from_camera[2, 3]))
+    obj = tracker.get(object_id)
+    assert obj is not None
+    start = thor_pose(obs)
+    reach = 1.3
+    plan = nav.plan_to_object(start, obj, reach)
+    assert plan is not None and plan.actions
+    for name in plan.actions:
+        result = env.step(Action(name))
+        assert result.success, f"{name}: {result.error}"
+        obs = result.observation
+    end = thor_pose(obs)
+    assert (end.x, end.z, end.yaw) == pytest.approx((plan.states[-1].x, plan.states[-1].z, plan.states[-1].yaw % 360.0),
+                                                    abs=1e-6)
+    assert obj.distance_3d(np.array([end.x, nav.camera_height, end.z])) <= reach + 1e-6
+    target = nav.horizon_for(end, obj)
+    for _ in range(4):
+        if abs(obs.agent.horizon_deg - target) < 1e-3:
+            break
+        obs = env.step(Action("LookDown" if target > obs.agent.horizon_deg else "LookUp")).observation
+    shown = {lab.object_id for iid, lab in obs.id_to_label.items() if (obs.instance_ids == iid).any()}
+    assert object_id in shown
+    assert env.in_reach(object_id)  # ground truth, for the assertion only
+
+
+def test_navigator_returns_none_when_unreachable() -> None:
+    """An object inside a closed box of walls cannot be approached."""
+    occ = _seen_floor_map(1.5, walls=True)
+    far = TrackedObject("X|1", "Vase", np.array([4.0, 0.5, 4.0]), np.array([3.9, 0.4, 3.9]),
+                        np.array([4.1, 0.6, 4.1]), 0, 0)
+    nav = Navigator(occ)
+    assert nav.plan_to_object(Pose(0.0, 0.0, 0.0, 30.0), far) is None
+    # a vase on the floor behind the agent, 1.1 m away: its footprint is an obstacle in the map
+    near = TrackedObject("Y|1", "Vase", np.array([0.0, 0.5, 1.2]), np.array([-0.1, 0.0, 1.1]),
+                         np.array([0.1, 0.6, 1.3]), 0, 0)
+    pts = cell_centres(occ, np.ones((occ.n, occ.n), dtype=bool))
+    occ.obstacle[(rect_distance(pts, (-0.1, 1.1), (0.1, 1.3)) == 0).reshape(occ.n, occ.n)] = True
+    occ2 = OccupancyMap((0.0, 0.0), occ.config)  # a fresh map (the free grid is cached per map)
+    occ2.floor[:], occ2.obstacle[:], occ2.wall[:] = occ.floor, occ.obstacle, occ.wall
+    nav = Navigator(occ2)
+    plan = nav.plan_to_object(Pose(0.0, 0.0, 180.0, 30.0), near, reach=1.3)
+    assert plan is not None and any(a.startswith("Rotate") for a in plan.actions)  # turns to face it
+    end = plan.states[-1]
+    assert near.distance_3d(np.array([end.x, nav.camera_height, end.z])) <= 1.3
+    assert abs((math.degrees(math.atan2(0.0 - end.x, 1.2 - end.z)) - end.yaw + 180.0) % 360.0 - 180.0) <= 40.0
+    assert all(occ2.free_grid().is_free(s.x, s.z) for s in plan.states)
+
+
+def test_navigator_walking_distance_goes_around_walls() -> None:
+    occ = _two_room_map()
+    nav = Navigator(occ)
+    pose = Pose(-2.0, 1.5, 90.0, 30.0)
+    d = nav.walking_distance(pose, 2.0, 1.5)
+    straight = 4.0
+    assert math.isfinite(d)
+    assert d > straight + 0.8  # via the doorway at |z| < 0.5
+
+
+# ==== critic on the simulator's real error texts ==============================================
+
+def interaction_pose(env: EmbeddedEnvironment, object_id: str) -> AgentPose:
+    """A free pose that sees and reaches the object (privileged search; test setup only)."""
+    centre = env.table.objects[object_id].position
+    for radius in (0.6, 0.8, 1.0, 1.2):
+        for k in range(36):
+            a = 2.0 * math.pi * k / 36
+            x, z = float(centre[0] + radius * math.sin(a)), float(centre[2] + radius * math.cos(a))
+            if not env.collision.is_free(x, z):
+                continue
+            yaw = math.degrees(math.atan2(centre[0] - x, centre[2] - z)) % 360.0
+            for horizon in (30.0, 0.0, 60.0, -30.0):
+                pose = AgentPose(x, z, yaw, horizon)
+                if env.interactable(object_id, pose):
+                    return pose
+    raise AssertionError(f"no pose interacts with {object_id}")
+
+
+def do(env: EmbeddedEnvironment, name: str, object_id: str | None = None) -> StepResult:
+    return env.step(Action(name, object_id))
+
+
+@pytest.fixture()
+def sim_errors(env: EmbeddedEnvironment) -> dict[str, str]:
+    """The embedded simulator's error texts for the situations the critic must recognise."""
+    errors: dict[str, str] = {}
+    errors["out_of_reach"] = do(env, "PickupObject", CUP).error  # from the living room
+    errors["unknown_object"] = do(env, "PickupObject", "Nope|1|2").error
+    env.pose = interaction_pose(env, LAMP_ON)
+    errors["already_state"] = do(env, "ToggleObjectOn", LAMP_ON).error
+    errors["not_holding"] = do(env, "PutObject", LAMP_ON).error
+    env.pose = interaction_pose(env, CUP)
+    assert do(env, "PickupObject", CUP).success
+    env.pose = interaction_pose(env, FRIDGE)
+    errors["closed"] = do(env, "PutObject", FRIDGE).error
+    errors["hand_full"] = do(env, "PickupObject", FRIDGE).error
+    errors["not_visible"] = do(env, "PickupObject", EGG_IN_FRIDGE).error  # inside the closed fridge
+    assert all(errors.values()), errors
+    return errors
+
+
+def test_classify_the_simulators_error_texts(sim_errors: dict[str, str]) -> None:
+    for situation, text in sim_errors.items():
+        assert classify(text) == situation, (situation, text)
+
+
+@pytest.mark.parametrize("text, situation", [
+    ("No valid positions to place object small|6|26 (Cup) in 7|0|1 (Sofa)", "no_room"),
+    ("5|1 (Toilet) only accepts Cloth, not Apple", "wrong_receptacle"),
+    ("7|1 (DiningTable) is not pickupable", "not_capable"),
+    ("Slicing small|6|3 needs a Knife or ButterKnife in hand", "needs_knife"),
+    ("small|6|31 (Microwave) is running; turn it off before opening it", "running"),
+    ("small|6|31 (Microwave) is open; close it before turning it on", "is_open_device"),
+    ("MoveAhead blocked: the agent would collide with wall wall|1", "blocked"),
+    ("6|1 (Fridge) is already closed; cannot close it", "already_state"),
+    ("small|6|2 is already sliced", "already_state"),
+    ("PickupObject: object small|6|2 no longer exists (it was sliced)", "unknown_object"),
+    ("something nobody expected", "unknown"),
+])
+def test_classify_other_simulator_texts(text: str, situation: str) -> None:
+    assert classify(text) == situation
+
+
+def _context(held: str | None = None, held_type: str | None = None) -> PlannerContext:
+    return PlannerContext(step=3, held_object_id=held, held_object_type=held_type, known_objects=[], rooms_seen=[],
+                          history=[], experience=[], object_types=[])
+
+
+def test_rule_critic_verdicts_on_the_simulators_errors(sim_errors: dict[str, str]) -> None:
+    critic = RuleCritic()
+    put = Subgoal("place", {"receptacle_id": FRIDGE}, "g1")
+    held = _context(CUP, "Cup")
+    d = critic.critique(CriticEvent("action", put, "PutObject", False, sim_errors["closed"]), held)
+    assert d.verdict == "refine"
+    assert [(s.skill, s.args) for s in d.fix] == [("open", {"object_id": FRIDGE})]
+    assert json.loads(json.dumps(to_dict(d)))["fix"][0]["skill"] == "open"
+    toggle = Subgoal("toggle_on", {"object_id": LAMP_ON}, "g2")
+    d = critic.critique(CriticEvent("action", toggle, "ToggleObjectOn", False, sim_errors["already_state"]), _context())
+    assert d.verdict == "pass" and not d.fix
+    pick = Subgoal("pick", {"object_id": FRIDGE}, "g3")
+    d = critic.critique(CriticEvent("action", pick, "PickupObject", False, sim_errors["hand_full"]), held)
+    assert d.verdict == "refine" and [s.skill for s in d.fix] == ["put_down"]
+    pick = Subgoal("pick", {"object_id": CUP}, "g3")
+    d = critic.critique(CriticEvent("action", pick, "PickupObject", False, sim_errors["out_of_reach"]), _context())
+    assert d.verdict == "refine"
+    assert [(s.skill, s.args) for s in d.fix] == [("navigate_to", {"object_id": CUP, "closer": True})]
+    d = critic.critique(CriticEvent("action", pick, "PickupObject", False, sim_errors["unknown_object"]), _context())
+    assert d.verdict == "replan"
+
+
+def test_closed_container_is_named_from_the_error_not_the_target() -> None:
+    """"X is inside Y, which is closed": open Y (the container), not X."""
+    d = RuleCritic().critique(CriticEvent("action", Subgoal("pick", {"object_id": EGG_IN_FRIDGE}), "PickupObject", False,
+                                          f"{EGG_IN_FRIDGE} is inside {FRIDGE}, which is closed"), _context())
+    assert d.verdict == "refine" and d.fix[0].args == {"object_id": FRIDGE}
+
+
+def test_rule_critic_replans_on_no_room_and_passes_success() -> None:
+    critic = RuleCritic()
+    put = Subgoal("place", {"receptacle_id": SOFA}, "g1")
+    d = critic.critique(CriticEvent("action", put, "PutObject", False,
+                                    f"No valid positions to place object {CUP} (Cup) in {SOFA} (Sofa)"), _context(CUP, "Cup"))
+    assert d.verdict == "replan" and d.replan_level == "low" and not d.fix
+    assert SOFA in d.diagnosis
+    assert critic.critique(CriticEvent("action", put, "PutObject", True, ""), _context()).verdict == "pass"
+    d = critic.critique(CriticEvent("action", put, "PutObject", False, "the gremlins did it"), _context())
+    assert d.verdict == "replan"
+
+
+# ==== experience pool ========================================================================
+
+def test_experience_pool_round_trip(tmp_path: Path) -> None:
+    path = tmp_path / "sub" / "pool.json"
+    pool = ExperiencePool.load(path)
+    assert pool.entries == {}
+    exp = pool.record("PutObject", "closed", "Fridge", "open")
+    pool.record("PutObject", "closed", "Fridge", "open")
+    pool.validate(exp)  # saves
+    pool.record("PutObject", "no_room", "Apple>Cup", "choose another receptacle")
+    pool.save()
+    assert path.exists()
+    assert [p.name for p in path.parent.iterdir()] == ["pool.json"]  # no temp file left behind
+    data = json.loads(path.read_text())
+    assert data["schema"] == "worldmind/experience_pool" and len(data["entries"]) == 2
+    again = ExperiencePool.load(path)
+    assert again.entries == pool.entries
+    assert again.entries["PutObject|closed|Fridge"].seen == 2
+    assert again.entries["PutObject|closed|Fridge"].validated == 1
+    assert again.avoid("PutObject", "Apple", "Cup") and not again.avoid("PutObject", "Apple", "Bowl")
+
+
+def test_experience_pool_save_is_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A save that fails half way leaves the previous file intact."""
+    path = tmp_path / "pool.json"
+    pool = ExperiencePool.load(path)
+    pool.validate(pool.record("OpenObject", "running", "Microwave", "toggle_off"))
+    before = path.read_text()
+
+    def broken_dump(obj: Any, fh: Any, **kwargs: Any) -> None:
+        fh.write('{"entries": [')
+        raise OSError("disk full")
+
+    monkeypatch.setattr(json, "dump", broken_dump)
+    pool.record("PutObject", "closed", "Fridge", "open")
+    with pytest.raises(OSError):
+        pool.save()
+    monkeypatch.undo()
+    assert path.read_text() == before
+    assert ExperiencePool.load(path).entries.keys() == {"OpenObject|running|Microwave"}
+
+
+def test_experience_pool_failed_save_leaves_no_temp_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "pool.json"
+    pool = ExperiencePool(path)
+    pool.record("PutObject", "closed", "Fridge", "open")
+
+    def broken_dump(obj: Any, fh: Any, **kwargs: Any) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(json, "dump", broken_dump)
+    with pytest.raises(OSError):
+        pool.save()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_validated_rule_becomes_a_proactive_fix(tmp_path: Path) -> None:
+    pool = ExperiencePool.load(tmp_path / "pool.json")
+    exp = pool.record("PutObject", "closed", "Fridge", "open")
+    assert pool.proactive_fix("PutObject", "Fridge") is None  # seen but not validated
+    assert pool.rules() == []
+    pool.validate(exp)
+    assert pool.proactive_fix("PutObject", "Fridge") == "open"
+    assert pool.proactive_fix("PutObject", "Microwave") is None
+    assert pool.proactive_fix("PickupObject", "Fridge") is None
+    assert pool.rules() == ["before PutObject on a Fridge: open first (closed)"]
+    # a non-preventable situation is never applied proactively
+    pool.validate(pool.record("PickupObject", "hand_full", "Apple", "put_down"))
+    assert pool.proactive_fix("PickupObject", "Apple") is None
+    # and it survives the run
+    assert ExperiencePool.load(tmp_path / "pool.json").proactive_fix("PutObject", "Fridge") == "open"
+
+
+def test_in_memory_pool_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    pool = ExperiencePool.load(None)
+    pool.validate(pool.record("PutObject", "closed", "Fridge", "open"))
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("content", ["{not json", '{"entries": [{"action": "PutObject"}]}',
+                                     '{"entries": [{"bogus": 1}]}', '{"entries": 5}'])
+def test_corrupt_pool_file_is_a_value_error_naming_the_file(tmp_path: Path, content: str) -> None:
+    path = tmp_path / "pool.json"
+    path.write_text(content)
+    with pytest.raises(ValueError, match="pool.json"):
+        ExperiencePool.load(path)
+
+
+@pytest.mark.parametrize("content", ["[]", "null"])
+def test_pool_file_that_is_not_a_json_object_is_a_value_error(tmp_path: Path, content: str) -> None:
+    path = tmp_path / "pool.json"
+    path.write_text(content)
+    with pytest.raises(ValueError, match="pool.json"):
+        ExperiencePool.load(path)
+
+
+# ==== goal DAG ===============================================================================
+
+def item(obj: str, predicate: str, value: Any = None, target: str | None = None, room: str | None = None) -> ChecklistItem:
+    return ChecklistItem(ObjectSelector(obj, room), predicate, ObjectSelector(target) if target else None, value)
+
+
+def goal(gid: str, *items: ChecklistItem, text: str = "") -> Goal:
+    return Goal(gid, tuple(items), text or gid)
+
+
+def test_goal_dag_causal_edges() -> None:
+    goals = [
+        goal("put_apple", item("Apple", "inReceptacle", target="Plate")),
+        goal("slice_apple", item("Apple", "isSliced")),
+        goal("put_in_fridge", item("Egg", "inReceptacle", target="Fridge")),
+        goal("open_fridge", item("Fridge", "isOpen", True)),
+        goal("close_fridge", item("Fridge", "isOpen", False)),
+        goal("lamp", item("FloorLamp", "isToggled", True)),
+    ]
+    dag = build_goal_dag(goals)
+    assert dag.edges["slice_apple", "put_apple"]["kind"] == "causal"
+    assert dag.edges["open_fridge", "put_in_fridge"]["kind"] == "causal"
+    assert dag.edges["put_in_fridge", "close_fridge"]["kind"] == "causal"
+    assert not dag.has_edge("put_apple", "slice_apple") and not dag.has_edge("put_in_fridge", "open_fridge")
+    assert dag.degree("lamp") == 0
+    assert nx.is_directed_acyclic_graph(dag)
+    ready = {g.id for g in ready_goals(dag, [])}
+    assert ready == {"slice_apple", "open_fridge", "lamp"}
+    assert {g.id for g in ready_goals(dag, ["open_fridge"])} == {"slice_apple", "lamp", "put_in_fridge"}
+
+
+def test_goal_dag_slice_before_placing_the_slice() -> None:
+    from planner.instruction_parser import InstructionParser
+    goals = InstructionParser().decompose("Slice a lettuce with a knife and put a slice on a plate.", _context())
+    assert [(g.items[0].object.type, g.items[0].predicate) for g in goals] == [("Lettuce", "isSliced"),
+                                                                              ("LettuceSliced", "inReceptacle")]
+    dag = build_goal_dag(goals)
+    assert dag.has_edge(goals[0].id, goals[1].id)
+
+
+def test_goal_dag_object_edge_fill_the_bowl_before_moving_it() -> None:
+    goals = [goal("bowl_to_table", item("Bowl", "inReceptacle", target="DiningTable")),
+             goal("apple_in_bowl", item("Apple", "inReceptacle", target="Bowl"))]
+    dag = build_goal_dag(goals)
+    assert dag.edges["apple_in_bowl", "bowl_to_table"]["kind"] == "object"
+    assert next_goal(dag, [], spatial=False).id == "apple_in_bowl"
+    assert next_goal(dag, ["apple_in_bowl"], spatial=False).id == "bowl_to_table"
+    assert next_goal(dag, ["apple_in_bowl", "bowl_to_table"]) is None
+
+
+def test_next_goal_cheapest_ready_or_instruction_order() -> None:
+    goals = [goal("a", item("Laptop", "isOpen", True)), goal("b", item("FloorLamp", "isToggled", True)),
+             goal("c", item("Book", "isOpen", True)),
+             goal("d", item("Apple", "isSliced")), goal("e", item("Apple", "inReceptacle", target="Plate"))]
+    dag = build_goal_dag(goals)
+    cost = {"a": 5.0, "b": 1.0, "c": 1.0, "d": 9.0, "e": 0.0}
+    by_cost = lambda g: cost[g.id]  # noqa: E731
+    assert next_goal(dag, [], by_cost).id == "b"  # cheapest; "e" is cheaper but not ready; b before c on the tie
+    assert next_goal(dag, ["b"], by_cost).id == "c"
+    assert next_goal(dag, ["b", "c", "a"], by_cost).id == "d"
+    assert next_goal(dag, ["b", "c", "a", "d"], by_cost).id == "e"
+    assert next_goal(dag, [], by_cost, spatial=False).id == "a"  # instruction order
+    assert next_goal(dag, ["a"], by_cost, spatial=False).id == "b"
+    assert next_goal(dag, [], None).id == "a"
+
+
+def test_dag_to_dict_is_json() -> None:
+    goals = [Goal("g1", (item("Apple", "inReceptacle", target="Bowl", room="Kitchen"),), "Put an apple in the bowl",
+                  {"object_room": "Kitchen"}),
+             goal("g2", item("Bowl", "inReceptacle", target="DiningTable"))]
+    out = json.loads(json.dumps(dag_to_dict(build_goal_dag(goals))))
+    assert [n["id"] for n in out["nodes"]] == ["g1", "g2"]
+    assert out["nodes"][0]["hints"] == {"object_room": "Kitchen"}
+    assert out["edges"] == [{"from": "g1", "to": "g2", "kind": "object"}]
+
+
+def test_goal_dag_breaks_a_cycle() -> None:
+    """Apple in the bowl, bowl in the pot, pot in the apple: object edges close a 3-cycle."""
+    goals = [goal("a", item("Apple", "inReceptacle", target="Bowl")),
+             goal("b", item("Bowl", "inReceptacle", target="Pot")),
+             goal("c", item("Pot", "inReceptacle", target="Apple"))]
+    dag = build_goal_dag(goals)
+    assert nx.is_directed_acyclic_graph(dag)
+    assert next_goal(dag, [], spatial=False) is not None
+
+
+def test_goal_dag_breaks_every_cycle() -> None:
+    goals = [goal("a", item("Apple", "inReceptacle", target="Bowl")),
+             goal("b", item("Bowl", "inReceptacle", target="Pot")),
+             goal("c", item("Pot", "inReceptacle", target="Apple")),
+             goal("d", item("Mug", "inReceptacle", target="Box")),
+             goal("e", item("Box", "inReceptacle", target="Pan")),
+             goal("f", item("Pan", "inReceptacle", target="Mug"))]
+    dag = build_goal_dag(goals)
+    assert nx.is_directed_acyclic_graph(dag)
+
+
+# ==== deterministic roles ====================================================================
+
+def known(oid: str, otype: str, x: float, y: float, room: str | None = None) -> KnownObject:
+    """A known object at REP 103 (x, y) on the floor plane."""
+    return KnownObject(oid, otype, room, (x, y, 0.8))
+
+
+def ctx(objects: list[KnownObject], at: tuple[float, float] = (0.0, 0.0), excluded: list[str] | None = None,
+        held: tuple[str, str] | None = None) -> PlannerContext:
+    return PlannerContext(step=0, held_object_id=held[0] if held else None, held_object_type=held[1] if held else None,
+                          known_objects=objects, rooms_seen=[], history=[], experience=[], object_types=[],
+                          agent_position=(at[0], at[1], 0.0), excluded_ids=list(excluded or []))
+
+
+MUGS = [known("Mug|far", "Mug", 5.0, 0.0, "Kitchen"), known("Mug|near", "Mug", 1.0, 0.0, "LivingRoom"),
+        known("Mug|mid", "Mug", 0.0, 3.0, "Kitchen"), known("Cup|1", "Cup", 0.2, 0.0, "LivingRoom")]
+
+
+def test_grounder_binds_the_nearest_object_of_the_type() -> None:
+    g = NearestGrounder()
+    b = g.ground(goal("g", item("Mug", "isHeld", True)), ctx(MUGS)).bindings
+    assert b["object"] == "Mug|near"
+    b = g.ground(goal("g", item("Mug", "isHeld", True)), ctx(MUGS, at=(5.0, 1.0))).bindings
+    assert b["object"] == "Mug|far"
+
+
+def test_grounder_respects_room_and_excluded_ids() -> None:
+    g = NearestGrounder()
+    assert g.ground(goal("g", item("Mug", "isHeld", True, room="Kitchen")), ctx(MUGS)).bindings["object"] == "Mug|mid"
+    assert g.ground(goal("g", item("Mug", "isHeld", True)), ctx(MUGS, excluded=["Mug|near"])).bindings["object"] == "Mug|mid"
+    assert g.ground(goal("g", item("Mug", "isHeld", True, room="Bedroom")), ctx(MUGS)).bindings["object"] is None
+    hinted = Goal("g", (item("Mug", "isHeld", True),), "take a mug from the kitchen", {"object_room": "Kitchen"})
+    assert g.ground(hinted, ctx(MUGS)).bindings["object"] == "Mug|mid"  # nearest within the hinted room
+
+
+def test_grounder_returns_none_for_unseen_types_and_prefers_the_held_one() -> None:
+    g = NearestGrounder()
+    b = g.ground(goal("g", item("Apple", "inReceptacle", target="Mug")), ctx(MUGS)).bindings
+    assert b["object"] is None
+    b = g.ground(goal("g", item("Mug", "inReceptacle", target="Sink")), ctx(MUGS)).bindings
+    assert b["object"] == "Mug|near" and b["target"] is None
+    b = g.ground(goal("g", item("Mug", "isHeld", True)), ctx(MUGS, held=("Mug|far", "Mug"))).bindings
+    assert b["object"] == "Mug|far"
+    missing = [r for r, _, _ in required_roles(goal("g", item("Mug", "inReceptacle", target="Sink")))]
+    assert missing == ["object", "target"]
+
+
+def test_grounder_pairs_a_sink_with_its_faucet() -> None:
+    objs = MUGS + [known("Sink|a", "Sink", 0.0, -4.0), known("Faucet|a", "Faucet", 0.0, -4.3),
+                   known("Sink|b", "Sink", 2.0, 0.5), known("Faucet|far", "Faucet", 2.0, 3.0),
+                   known("Sink|c", "Sink", 6.0, 0.0), known("Faucet|c", "Faucet", 6.0, 0.3)]
+    b = NearestGrounder().ground(goal("g", item("Mug", "isFilledWithLiquid", "water")), ctx(objs)).bindings
+    # Sink|b is nearest the mug but has no faucet within reach; Sink|a's faucet is 0.3 m away
+    assert (b["object"], b["target"], b["switch"]) == ("Mug|near", "Sink|a", "Faucet|a")
+    b = NearestGrounder().ground(goal("g", item("Mug", "isFilledWithLiquid", "coffee")),
+                                 ctx(objs + [known("CM|1", "CoffeeMachine", 1.0, 1.0)])).bindings
+    assert b["target"] == b["switch"] == "CM|1"
+
+
+def test_translator_recipes() -> None:
+    t = RecipeTranslator()
+
+    def recipe(g: Goal, **bindings: str | None) -> list[tuple[str, dict]]:
+        return [(s.skill, s.args) for s in t.translate(g, Grounding(g.id, bindings), ctx([]))]
+
+    fill = goal("g", item("Mug", "isFilledWithLiquid", "water"))
+    assert recipe(fill, object="M", target="S", switch="F") == [
+        ("pick", {"object_id": "M"}), ("place", {"receptacle_id": "S"}),
+        ("toggle_on", {"object_id": "F"}), ("toggle_off", {"object_id": "F"})]
+    cook = goal("g", item("Potato", "isCooked", True))
+    assert recipe(cook, object="P", target="MW") == [
+        ("pick", {"object_id": "P"}), ("place", {"receptacle_id": "MW"}), ("close", {"object_id": "MW"}),
+        ("toggle_on", {"object_id": "MW"}), ("toggle_off", {"object_id": "MW"})]
+    assert recipe(goal("g", item("Apple", "inReceptacle", target="Bowl")), object="A", target="B") == [
+        ("pick", {"object_id": "A"}), ("place", {"receptacle_id": "B"})]
+    assert recipe(goal("g", item("Apple", "isSliced")), object="A", tool="K") == [
+        ("pick", {"object_id": "K"}), ("slice", {"object_id": "A"})]
+    assert recipe(goal("g", item("Lamp", "isToggled", False)), object="L") == [("toggle_off", {"object_id": "L"})]
+    assert recipe(goal("g", item("Lamp", "isToggled")), object="L") == [("toggle_on", {"object_id": "L"})]
+    assert recipe(goal("g", item("Fridge", "isOpen", False)), object="F") == [("close", {"object_id": "F"})]
+    assert recipe(goal("g", item("Mug", "isHeld", False)), object="M") == [("put_down", {})]
+    steps = t.translate(fill, Grounding("g", {"object": "M", "target": "S", "switch": "F"}), ctx([]))
+    assert all(s.goal_id == "g" for s in steps)
+
+
+def test_required_roles_per_predicate() -> None:
+    assert required_roles(goal("g", item("Apple", "isSliced"))) == [("object", "Apple", None), ("tool", "Knife", None)]
+    assert required_roles(goal("g", item("Mug", "isFilledWithLiquid", "coffee")))[1] == ("target", "CoffeeMachine", None)
+    assert required_roles(goal("g", item("Mug", "isFilledWithLiquid", "water")))[1] == ("target", "Sink", None)
+    assert required_roles(goal("g", item("Potato", "isCooked", True)))[1] == ("target", "Microwave", None)
+    assert required_roles(goal("g", item("Lamp", "isToggled", True))) == [("object", "Lamp", None)]
