@@ -38,9 +38,10 @@ system-packages:
 	  echo "      (on non-Debian systems: install libusb-1.0 and the GNU OpenMP runtime libgomp)"; \
 	fi
 
-# The main job: an oracle episode on a shipped house (the first of the committed dev set).
+# The main job: the HoloMind planner (deterministic, offline) on a shipped house and task (the
+# first of the committed dev set), seeing only its own observations; report in runs/demo.
 demo: setup
-	$(BIN)/worldmind run --out runs/demo
+	$(BIN)/worldmind run --planner deterministic --out runs/demo
 
 test: setup
 	$(BIN)/python -m pytest
@@ -50,6 +51,9 @@ bench: setup
 	$(BIN)/python benchmarks/bench_render.py
 	$(BIN)/python benchmarks/bench_memory.py
 	$(BIN)/python benchmarks/bench_belief.py
+	$(BIN)/python benchmarks/bench_instruction_parser.py
+	$(BIN)/python benchmarks/bench_replay.py
+	$(BIN)/python benchmarks/bench_ros_latency.py
 
 clean:
 	rm -rf $(VENV) runs *.egg-info

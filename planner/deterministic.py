@@ -20,6 +20,9 @@ from planner.roles import Goal, Grounding, KnownObject, PlannerContext, Subgoal
 from sim_bridge.embedded.assets import AssetCatalog, default_catalog
 
 KNIVES = ("Knife", "ButterKnife")
+# Devices and seats are no place to leave things when freeing the hand; when an instruction asks
+# for an object to be in a room, only the devices are (a plate may go on a bathroom's toilet tank).
+_ROOM_PLACEMENT_EXCLUDED = {"Microwave", "Toaster", "CoffeeMachine", "StoveBurner", "Pan", "Pot"}
 _PUT_DOWN_EXCLUDED = {"Bed", "Sofa", "ArmChair", "Chair", "Toilet", "Sink", "SinkBasin", "Bathtub",
                       "BathtubBasin", "Microwave", "Toaster", "CoffeeMachine", "StoveBurner", "Pan", "Pot"}
 
@@ -28,6 +31,20 @@ def _dist(a: KnownObject, p: tuple[float, float, float] | None) -> float:
     if p is None:
         return 0.0
     return math.dist(a.position[:2], p[:2])
+
+
+def _typical_room(object_type: str) -> str | None:
+    """The room type where the dev houses keep this object type most often (None if unknown)."""
+    from planner.rooms import dev_room_prior
+
+    prior = dev_room_prior()
+    scores = {room: table.get(object_type) for room, table in prior.log_p.items()}
+    known = {room: s for room, s in scores.items() if s is not None}
+    if not known:
+        return None
+    best = max(known, key=known.get)
+    ordered = sorted(known.values(), reverse=True)
+    return best if len(ordered) < 2 or ordered[0] - ordered[1] > 1.0 else None
 
 
 class RuleRefiner:
@@ -67,6 +84,11 @@ class NearestGrounder:
         near = obj.position if obj else None
         if item.predicate == "inReceptacle" and item.target is not None:
             t = self.candidates(item.target.type, context, item.target.room, near)
+            if not t and item.target.room and _typical_room(item.target.type) == item.target.room:
+                # The room segmentation may not have named that part of the house yet (or named
+                # it wrongly): for a type that belongs to that room (a counter top to a kitchen)
+                # take the nearest instance wherever the map puts it.
+                t = [o for o in self.candidates(item.target.type, context, None, near)]
             b["target"] = t[0].object_id if t else None
         elif item.predicate == "inRoom":
             b["target"] = self._receptacle_in_room(item, str(item.value), context, near)
@@ -101,7 +123,7 @@ class NearestGrounder:
                             near: tuple[float, float, float] | None) -> str | None:
         best = None
         for o in context.known_objects:
-            if o.room != room or o.object_id in context.excluded_ids or o.object_type in _PUT_DOWN_EXCLUDED:
+            if o.room != room or o.object_id in context.excluded_ids or o.object_type in _ROOM_PLACEMENT_EXCLUDED:
                 continue
             info = self.catalog.type_info(o.object_type)
             if info is None or not info.receptacle or info.openable or not self.catalog.accepts(o.object_type, item.object.type):

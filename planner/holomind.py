@@ -110,7 +110,8 @@ class HoloMindAgent:
         goals = self.decomposer.decompose(self.instruction, self.context())
         self.goals = goals
         self.dag = build_goal_dag(goals)
-        self._emit("plan", {"instruction": self.instruction, "dag": dag_to_dict(self.dag)})
+        self._subgoals: dict[str, list[dict]] = {}
+        self._emit_plan()
         self._script = self._run()
         self._started = False
 
@@ -182,6 +183,15 @@ class HoloMindAgent:
 
     def _emit(self, kind: str, payload: dict) -> None:
         self._events.append((kind, payload))
+
+    def _emit_plan(self) -> None:
+        """The goal DAG with each goal's status and current subgoals, as a ``worldmind/goal_dag``
+        payload (sim_bridge.ros.payloads): recorded in bags and published on the plan topic."""
+        d = dag_to_dict(self.dag)
+        goals = [dict(g, status=self.goal_status.get(g["id"], "pending"), subgoals=self._subgoals.get(g["id"], []))
+                 for g in d["nodes"]]
+        self._emit("plan", {"goals": goals, "edges": [[e["from"], e["to"]] for e in d["edges"]],
+                            "instruction": self.instruction, "step": int(self.obs.step)})
 
     # ---- critic and experience -------------------------------------------------------------------
     def critique(self, event: CriticEvent) -> CriticDecision:
@@ -263,6 +273,7 @@ class HoloMindAgent:
                 continue
             finished.append(goal.id)
             self.goal_status[goal.id] = "done" if ok else "failed"
+            self._emit_plan()
             self.history.append(f"{goal.text} -> {'done' if ok else 'failed'}")
         self.experience.save()
 
@@ -284,7 +295,8 @@ class HoloMindAgent:
 
     def _do_goal(self, goal: Goal) -> Generator[Action, Observation, bool]:
         start_step = self.obs.step
-        self._emit("plan", {"goal": goal.to_dict(), "status": "started"})
+        self.goal_status[goal.id] = "active"
+        self._emit_plan()
         for attempt in range(3):
             if self.obs.step - start_step > self.config.goal_step_cap:
                 self.note(f"{goal.id}: step cap reached")
@@ -298,7 +310,8 @@ class HoloMindAgent:
                     return False
                 continue
             subgoals = self.translator.translate(goal, ground, self.context())
-            self._emit("plan", {"goal_id": goal.id, "subgoals": [s.to_dict() for s in subgoals]})
+            self._subgoals[goal.id] = [s.to_dict() for s in subgoals]
+            self._emit_plan()
             try:
                 for sub in subgoals:
                     ok = yield from self.skills.run(sub)

@@ -102,11 +102,13 @@ class RoomSegmenter:
         self.prior = prior or dev_room_prior()
         self.labels = np.zeros((occupancy.n, occupancy.n), dtype=np.int32)
         self.regions: dict[int, Region] = {}
+        self.contact: dict[tuple[int, int], int] = {}
         self._version = -1
         self.every = 8  # map versions (frames) between re-segmentations
         self.erosion = 6  # cells (0.3 m)
         self.min_core_cells = 60
         self.grow_steps = 40
+        self.max_orphan_cells = 2400  # 6 m^2: larger unnamed regions are rooms not yet understood
 
     def _segment(self) -> None:
         """Cores: traversable floor shrunk until doorways close (a doorway leaves the agent's
@@ -139,6 +141,14 @@ class RoomSegmenter:
             labels[new] = grown[new]
         self.labels = np.zeros((m.n, m.n), dtype=np.int32)
         self.labels[i0:i1, j0:j1] = labels
+        # Which regions touch without a wall band between them (cut apart by the erosion only:
+        # a doorway whose lintel was not seen, or a narrow passage between furniture).
+        contact: dict[tuple[int, int], int] = defaultdict(int)
+        for a, b in ((labels[:-1, :], labels[1:, :]), (labels[:, :-1], labels[:, 1:])):
+            touch = (a > 0) & (b > 0) & (a != b)
+            for x, y in zip(a[touch].tolist(), b[touch].tolist()):
+                contact[(min(x, y), max(x, y))] += 1
+        self.contact = dict(contact)
 
     def update(self, objects: list[tuple[str, float, float]], force: bool = False) -> None:
         """Re-segment (if the map changed) and re-name regions from (type, x, z) of known objects."""
@@ -159,6 +169,20 @@ class RoomSegmenter:
             ordered = sorted(scores.values(), reverse=True)
             margin = ordered[0] - ordered[1] if len(ordered) > 1 else 0.0
             self.regions[lab] = Region(lab, best if margin > 1.0 else None, margin, int(sizes[lab]))
+        # A small region with no name of its own (a corner the erosion cut off) takes the name of
+        # the named region it shares the longest border with.
+        for lab in set(np.unique(self.labels).tolist()) - {0}:
+            region = self.regions.get(lab)
+            if (region is not None and region.room_type) or sizes[lab] > self.max_orphan_cells:
+                continue
+            best, best_contact = None, 0
+            for (a, b), n in self.contact.items():
+                other = b if a == lab else a if b == lab else None
+                r = self.regions.get(other) if other is not None else None
+                if r is not None and r.room_type and n > best_contact and r.confidence > 1.0:
+                    best, best_contact = r.room_type, n
+            if best is not None:
+                self.regions[lab] = Region(lab, best, 0.0, int(sizes[lab]))
 
     def label_at(self, x: float, z: float, search: int = 0) -> int:
         """Region label at a point; with ``search`` > 0 the nearest labelled cell within that many

@@ -95,11 +95,16 @@ class Skills:
         if obj is None:
             return False
         yield from self.set_horizon(a.navigator.horizon_for(a.pose, obj))
-        if not a.tracker.visible_now.get(object_id):
+        if not a.tracker.visible_now.get(object_id) or (closer and a.tracker.visible_now.get(object_id, 0) < 40):
+            # Not in view, or (after a "not visible" failure) barely: try the neighbouring
+            # pitches and keep the one that shows most of it.
+            best = (a.tracker.visible_now.get(object_id, 0), a.pose.horizon)
             for h in sorted(HORIZONS, key=lambda h: abs(h - a.pose.horizon))[1:3]:
                 yield from self.set_horizon(h)
-                if a.tracker.visible_now.get(object_id):
+                best = max(best, (a.tracker.visible_now.get(object_id, 0), a.pose.horizon))
+                if best[0] >= 40:
                     break
+            yield from self.set_horizon(best[1])
         return bool(a.tracker.visible_now.get(object_id))
 
     def turn_to(self, x: float, z: float) -> Generator[Action, Observation, None]:
@@ -120,7 +125,8 @@ class Skills:
         if obj is None:
             raise Replan("low", f"{object_id} is not in memory")
         fix = a.experience_fix(name, obj.object_type)
-        if fix and depth == 0 and not obj.state.get("open_checked"):
+        already = fix == "open" and obj.state.get("isOpen") is True  # opened it myself earlier
+        if fix and depth == 0 and not obj.state.get("open_checked") and not already:
             a.stats["experience_reused"] += 1
             a.note(f"experience: {fix} {object_id} before {name}")
             yield from self.run(Subgoal(fix, {"object_id": object_id}, subgoal.goal_id), depth + 1, proactive=True)

@@ -365,10 +365,6 @@ def test_cli_record_gives_the_agent_its_instruction_kind_and_llm_config(tmp_path
     err = capsys.readouterr().err
     assert "--llm-config" in err and "deterministic" in err and len(err.strip().splitlines()) == 1
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG planner/holomind.py _emit('plan', ...): its plan events are {'instruction', 'dag'}, {'goal', 'status'} "
-    "and {'goal_id', 'subgoals'}, none a worldmind/goal_dag payload ({'goals': [...], 'edges': [[from, to]]}, "
-    "as worldmind_ros.planner_node.goal_dag_payload builds), so record leaves every one of them out"))
 def test_cli_record_deterministic_writes_its_plan_to_the_bag(tmp_path, capsys):
     from worldmind.cli import main
 

@@ -1,6 +1,6 @@
 """Shared set-up of the ROS layer's tests.
 
-- ``ros_ws/src/worldmind_ros`` goes on sys.path (until pyproject maps the package; see
+- ``ros_ws/src/worldmind_ros`` goes on sys.path ((pyproject maps the package too; this keeps a checkout without an install working); see
   ros_ws/README.md), so ``import worldmind_ros`` works here and in the node processes.
 - ``isolated``: a test that starts rclpy/DDS re-executes itself (pytest on its own node id) inside a
   private network namespace holding only loopback (``unshare -n``, PLATFORM.md) with
