@@ -1,0 +1,25 @@
+#!/bin/bash
+# The HoloMind figures quoted in README.md and the issue notes, on the committed dev episodes:
+#   main run: every 4th dev episode (31), detailed instructions, two shards in parallel (one per core);
+#   ablations, concise instructions, and the experience-pool pair (a first run with a fresh pool,
+#   then a second run over the same episodes with the pool the first left): every 24th (6 episodes,
+#   a subset of the main run's). Rerunning resumes; delete the runs/ folders to start over.
+set -u
+cd "$(dirname "$0")/.."
+W=.venv/bin/worldmind
+E=evaluation/data/episodes_dev
+S="--every 24"
+$W eval longact --episodes $E --planner deterministic --every 4 --shard 0/2 --out runs/holomind-dev &
+$W eval longact --episodes $E --planner deterministic --every 4 --shard 1/2 --out runs/holomind-dev &
+wait
+$W eval longact --episodes $E --planner deterministic --every 4 --out runs/holomind-dev  # full summary
+rm -f runs/exp-pool.json
+$W eval longact --episodes $E --planner deterministic $S --experience runs/exp-pool.json --out runs/exp-run1 &
+$W eval longact --episodes $E --planner deterministic $S --ablate episodic --out runs/ablate-episodic &
+wait
+$W eval longact --episodes $E --planner deterministic $S --experience runs/exp-pool.json --out runs/exp-run2 &
+$W eval longact --episodes $E --planner deterministic $S --ablate critic --out runs/ablate-critic &
+wait
+$W eval longact --episodes $E --planner deterministic $S --ablate high-level --out runs/ablate-high-level &
+$W eval longact --episodes $E --planner deterministic $S --instruction concise --out runs/concise &
+wait
