@@ -127,6 +127,15 @@ class ExperiencePool:
                 return exp.fix
         return None
 
+    def approach_closer(self, action: str, object_type: str) -> bool:
+        """Experience says this action on this type failed from the usual distance or pitch
+        (out of reach / not visible) and worked after coming closer: come closer at once."""
+        for situation in ("out_of_reach", "not_visible"):
+            exp = self.entries.get(f"{action}|{situation}|{object_type}")
+            if exp is not None and exp.validated > 0:
+                return True
+        return False
+
     def avoid(self, action: str, object_type: str, target_type: str) -> bool:
         """Experience says this object type does not go on/in this receptacle type."""
         for situation in ("no_room", "wrong_receptacle"):

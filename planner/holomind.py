@@ -211,6 +211,9 @@ class HoloMindAgent:
             return None
         return self.experience.proactive_fix(action, object_type)
 
+    def experience_closer(self, action: str, object_type: str) -> bool:
+        return "episodic" not in self.config.ablate and self.experience.approach_closer(action, object_type)
+
     def learn(self, action: str, situation: str, object_type: str, fix: str, worked: bool) -> None:
         if "episodic" in self.config.ablate:
             return
@@ -302,6 +305,7 @@ class HoloMindAgent:
                 self.note(f"{goal.id}: step cap reached")
                 return False
             ground = self.ground_role.ground(goal, self.context())
+            ground = self._avoid_known_misfits(goal, ground)
             missing = [(role, t, room) for role, t, room in required_roles(goal) if ground.bindings.get(role) is None]
             if missing:
                 found = yield from self._search(goal, missing)
@@ -334,6 +338,23 @@ class HoloMindAgent:
                     self.used_ids.add(ground.bindings[role])
             return True
         return False
+
+    def _avoid_known_misfits(self, goal: Goal, ground: Any) -> Any:
+        """Experience says this object type found no room on (or was refused by) that receptacle
+        type before: exclude such receptacles and ground again (at most a few times)."""
+        if "episodic" in self.config.ablate or goal.items[0].predicate != "inRoom":
+            return ground  # only where the receptacle is the agent's choice, not the instruction's
+        obj_type = goal.items[0].object.type
+        for _ in range(4):
+            target = ground.bindings.get("target")
+            rec = self.tracker.get(target) if target else None
+            if rec is None or not self.experience.avoid("PutObject", obj_type, rec.object_type):
+                return ground
+            self.excluded_now.add(target)
+            self.stats["experience_reused"] += 1
+            self.note(f"experience: {obj_type} does not go on {rec.object_type}; not {target}")
+            ground = self.ground_role.ground(goal, self.context())
+        return ground
 
     def _search(self, goal: Goal, missing: list[tuple[str, str, str | None]]) -> Generator[Action, Observation, bool]:
         """Explore until every missing role has a candidate; then open containers that could hold it."""

@@ -130,8 +130,13 @@ class Skills:
             a.stats["experience_reused"] += 1
             a.note(f"experience: {fix} {object_id} before {name}")
             yield from self.run(Subgoal(fix, {"object_id": object_id}, subgoal.goal_id), depth + 1, proactive=True)
-        if not (a.tracker.visible_now.get(object_id) and obj.distance_3d(a.camera_thor()) <= a.config.reach - 0.1):
-            ok = yield from self.navigate_to(object_id)
+        closer = depth == 0 and a.experience_closer(name, obj.object_type)
+        if closer:
+            a.stats["experience_reused"] += 1
+            a.note(f"experience: come closer to {object_id} before {name}")
+        near_enough = a.config.reach - 0.1 if not closer else 0.95
+        if not (a.tracker.visible_now.get(object_id) and obj.distance_3d(a.camera_thor()) <= near_enough):
+            ok = yield from self.navigate_to(object_id, closer=closer)
             if not ok:
                 a.stats["nav_failures"] += 1
                 raise Replan("low", f"cannot get to a pose that sees and reaches {object_id}")
