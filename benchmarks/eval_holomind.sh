@@ -1,9 +1,10 @@
 #!/bin/bash
 # The HoloMind figures quoted in README.md and the issue notes, on the committed dev episodes:
 #   main run: every 4th dev episode (31), detailed instructions, two shards in parallel (one per core);
-#   ablations, concise instructions, and the experience-pool pair (a first run with a fresh pool,
-#   then a second run over the same episodes with the pool the first left): every 24th (6 episodes,
-#   a subset of the main run's). Rerunning resumes; delete the runs/ folders to start over.
+#   ablations, concise instructions, and the experience-pool pair: every 24th (6 episodes, a subset
+#   of the main run's). The pair runs the same 6 episodes with a fresh pool and with the pool the
+#   main run left behind (it saw these episodes among its 31), so the second is a second visit.
+#   Rerunning resumes; delete the runs/ folders to start over.
 set -u
 cd "$(dirname "$0")/.."
 W=.venv/bin/worldmind
@@ -13,12 +14,13 @@ $W eval longact --episodes $E --planner deterministic --every 4 --shard 0/2 --ou
 $W eval longact --episodes $E --planner deterministic --every 4 --shard 1/2 --out runs/holomind-dev &
 wait
 $W eval longact --episodes $E --planner deterministic --every 4 --out runs/holomind-dev  # full summary
-rm -f runs/exp-pool.json
-$W eval longact --episodes $E --planner deterministic $S --experience runs/exp-pool.json --out runs/exp-run1 &
-$W eval longact --episodes $E --planner deterministic $S --ablate episodic --out runs/ablate-episodic &
+cp runs/holomind-dev/experience_pool.json runs/pool-after-main.json
+rm -f runs/pool-fresh.json
+$W eval longact --episodes $E --planner deterministic $S --experience runs/pool-fresh.json --out runs/exp-fresh &
+$W eval longact --episodes $E --planner deterministic $S --experience runs/pool-after-main.json --out runs/exp-persisted &
 wait
-$W eval longact --episodes $E --planner deterministic $S --experience runs/exp-pool.json --out runs/exp-run2 &
 $W eval longact --episodes $E --planner deterministic $S --ablate critic --out runs/ablate-critic &
+$W eval longact --episodes $E --planner deterministic $S --ablate episodic --out runs/ablate-episodic &
 wait
 $W eval longact --episodes $E --planner deterministic $S --ablate high-level --out runs/ablate-high-level &
 $W eval longact --episodes $E --planner deterministic $S --instruction concise --out runs/concise &
