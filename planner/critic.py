@@ -17,11 +17,11 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evaluation.report import atomic_write_text
 from planner.roles import CriticDecision, CriticEvent, PlannerContext, Subgoal
 
 # Situations recognised in backend error texts (THOR's and the embedded simulator's wording).
@@ -95,17 +95,9 @@ class ExperiencePool:
     def save(self) -> None:
         if self.path is None:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         payload = {"schema": "worldmind/experience_pool", "version": 1,
                    "entries": [asdict(e) for e in sorted(self.entries.values(), key=lambda e: e.key)]}
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".experience-")
-        try:
-            with os.fdopen(fd, "w") as fh:
-                json.dump(payload, fh, indent=1)
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        atomic_write_text(self.path, json.dumps(payload, indent=1))
 
     def record(self, action: str, situation: str, object_type: str, fix: str) -> Experience:
         key = f"{action}|{situation}|{object_type}"

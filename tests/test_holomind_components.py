@@ -16,6 +16,7 @@ kitchen with fridge 6|1 (closed), microwave small|6|31, cup small|6|26; bedroom 
 from __future__ import annotations
 
 import json
+import os
 import math
 from pathlib import Path
 from typing import Any
@@ -675,11 +676,10 @@ def test_experience_pool_save_is_atomic(tmp_path: Path, monkeypatch: pytest.Monk
     pool.validate(pool.record("OpenObject", "running", "Microwave", "toggle_off"))
     before = path.read_text()
 
-    def broken_dump(obj: Any, fh: Any, **kwargs: Any) -> None:
-        fh.write('{"entries": [')
+    def broken_fsync(fd: int) -> None:  # the new content is written to the temp file, not yet committed
         raise OSError("disk full")
 
-    monkeypatch.setattr(json, "dump", broken_dump)
+    monkeypatch.setattr(os, "fsync", broken_fsync)
     pool.record("PutObject", "closed", "Fridge", "open")
     with pytest.raises(OSError):
         pool.save()
@@ -693,10 +693,10 @@ def test_experience_pool_failed_save_leaves_no_temp_file(tmp_path: Path, monkeyp
     pool = ExperiencePool(path)
     pool.record("PutObject", "closed", "Fridge", "open")
 
-    def broken_dump(obj: Any, fh: Any, **kwargs: Any) -> None:
+    def broken_replace(src: Any, dst: Any) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr(json, "dump", broken_dump)
+    monkeypatch.setattr(os, "replace", broken_replace)
     with pytest.raises(OSError):
         pool.save()
     assert list(tmp_path.iterdir()) == []
