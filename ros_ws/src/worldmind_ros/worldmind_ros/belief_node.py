@@ -26,7 +26,7 @@ from std_msgs.msg import String
 from memory.belief.tracker import BeliefTracker
 from sim_bridge.ros import payloads
 from worldmind_ros.perception_node import OBJECTS_SCHEMA, OBJECTS_TOPIC
-from worldmind_ros.runtime import WorldMindNode, main_for, qos
+from worldmind_ros.runtime import PendingRequests, WorldMindNode, main_for, qos
 
 QUERY_TOPIC = "/worldmind/belief/query"
 ANSWER_TOPIC = "/worldmind/belief/answer"
@@ -63,7 +63,7 @@ class BeliefNode(WorldMindNode):
         self.t0 = time.time()
         self.seq = 0
         self.last_obs_t = -1e9
-        self.requests: dict[str, dict[str, Any]] = {}
+        self.requests = PendingRequests()
         self.held: str | None = None
         ns = str(p["topic_namespace"]).strip("/")
         pre = f"/{ns}" if ns else ""
@@ -111,12 +111,10 @@ class BeliefNode(WorldMindNode):
                          topic)
 
     def _on_request(self, data: dict[str, Any]) -> None:
-        self.requests[data["id"]] = data
-        if len(self.requests) > 100:
-            self.requests.pop(next(iter(self.requests)))
+        self.requests.add(data)
 
     def _on_result(self, data: dict[str, Any]) -> None:
-        req = self.requests.pop(data["id"], None)
+        req = self.requests.take(data["id"])
         if req is None or req["skill"] == "Stop":
             return
         target = req["args"].get("object_id")

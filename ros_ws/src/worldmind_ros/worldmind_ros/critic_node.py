@@ -24,7 +24,7 @@ from planner.critic import RuleCritic
 from planner.roles import CriticEvent, PlannerContext, Subgoal
 from sim_bridge.ros import payloads
 from worldmind_ros.planner_node import PLANNER_CRITIC_TOPIC
-from worldmind_ros.runtime import WorldMindNode, main_for, topic_qos
+from worldmind_ros.runtime import PendingRequests, WorldMindNode, main_for, topic_qos
 
 
 class CriticNode(WorldMindNode):
@@ -34,7 +34,7 @@ class CriticNode(WorldMindNode):
         super().__init__("critic", **kwargs)
         self.rules = RuleCritic()
         self.pub = self.publisher("critic")
-        self.requests: dict[str, dict[str, Any]] = {}
+        self.requests = PendingRequests()
         self.streak = 0
         self.held: str | None = None
         self.subscribe_json("skill_request", self._on_request)
@@ -48,12 +48,10 @@ class CriticNode(WorldMindNode):
         self.publish_json(self.pub, "critic", data)
 
     def _on_request(self, data: dict[str, Any]) -> None:
-        self.requests[data["id"]] = data
-        if len(self.requests) > 100:
-            self.requests.pop(next(iter(self.requests)))
+        self.requests.add(data)
 
     def _on_result(self, data: dict[str, Any]) -> None:
-        req = self.requests.pop(data["id"], None)
+        req = self.requests.take(data["id"])
         if req is None or req["skill"] == "Stop":
             return
         ok = bool(data["success"])

@@ -54,6 +54,23 @@ def message_class(key: str) -> type:
     return getattr(importlib.import_module(module), cls)
 
 
+class PendingRequests:
+    """Skill requests awaiting their result, by id; bounded (the oldest is dropped past
+    ``limit``) so results that never come cannot grow a node's memory."""
+
+    def __init__(self, limit: int = 100) -> None:
+        self.limit = limit
+        self._by_id: dict[str, dict[str, Any]] = {}
+
+    def add(self, request: dict[str, Any]) -> None:
+        self._by_id[request["id"]] = request
+        if len(self._by_id) > self.limit:
+            self._by_id.pop(next(iter(self._by_id)))
+
+    def take(self, request_id: str) -> dict[str, Any] | None:
+        return self._by_id.pop(request_id, None)
+
+
 class WorldMindNode(Node):
     """Base class: typed parameters with descriptions, contract topic names, JSON helpers.
 
