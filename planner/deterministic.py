@@ -60,9 +60,14 @@ class NearestGrounder:
 
     def candidates(self, object_type: str, context: PlannerContext, room: str | None = None,
                    near: tuple[float, float, float] | None = None) -> list[KnownObject]:
-        out = [o for o in context.known_objects if o.object_type == object_type
-               and o.object_id not in context.excluded_ids and (room is None or o.room == room)]
         anchor = near or context.agent_position
+        fits = [o for o in context.known_objects if o.object_type == object_type and o.object_id not in context.excluded_ids]
+        out = [o for o in fits if room is None or o.room == room]
+        if not out and room is not None and context.relax_rooms:
+            # Nothing of the type where the agent believes that room is: the room names may be
+            # wrong, so rank every instance by how likely its region is to be that room.
+            out = sorted(fits, key=lambda o: (-o.room_scores.get(room, -1e9), _dist(o, anchor)))
+            return out
         out.sort(key=lambda o: _dist(o, anchor))
         return out
 
@@ -131,6 +136,24 @@ class NearestGrounder:
             d = _dist(o, near or context.agent_position)
             if best is None or d < best[0]:
                 best = (d, o.object_id)
+        if best is None and context.relax_rooms:
+            return self._receptacle_likely_in_room(item, room, context, near)
+        return best[1] if best else None
+
+    def _receptacle_likely_in_room(self, item: ChecklistItem, room: str, context: PlannerContext,
+                                   near: tuple[float, float, float] | None) -> str | None:
+        """No surface where the agent believes ``room`` is: the nearest one in the region most
+        likely to be that room (wrongly named, or unnamed)."""
+        best = None
+        for o in context.known_objects:
+            if o.object_id in context.excluded_ids or o.object_type in _ROOM_PLACEMENT_EXCLUDED or room not in o.room_scores:
+                continue
+            info = self.catalog.type_info(o.object_type)
+            if info is None or not info.receptacle or info.openable or not self.catalog.accepts(o.object_type, item.object.type):
+                continue
+            key = (-round(o.room_scores[room], 3), _dist(o, near or context.agent_position))
+            if best is None or key < best[0]:
+                best = (key, o.object_id)
         return best[1] if best else None
 
     def put_down_spot(self, context: PlannerContext, object_type: str) -> str | None:

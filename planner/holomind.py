@@ -48,6 +48,7 @@ class AgentConfig:
     rotate_step: float = 30.0
     goal_step_cap: int = 500  # steps one goal may take before it is set aside
     search_step_cap: int = 350  # steps of exploration for one missing object
+    approach_step_cap: int = 160  # steps of exploring towards a seen object with no path to it yet
     ablate: frozenset[str] = frozenset()
     instruction_kind: str = "detailed"
 
@@ -97,7 +98,10 @@ class HoloMindAgent:
         self.stats: Counter = Counter()
         self.notes_log: list[str] = []
         self.history: list[str] = []
-        self.excluded_now: set[str] = set()
+        self.excluded_now: set[str] = set()  # will not do for the current goal
+        self.rejected_ids: set[str] = set()  # will not do for any goal (not an object, cannot do it)
+        self.relaxed_goals: set[str] = set()  # goals grounded with the room names relaxed
+        self.unreachable: set[str] = set()  # navigation to it failed: others of the type first
         self.used_ids: set[str] = set()
         self._failed_frontiers: list[tuple[float, float]] = []
         self._opened_for_search: set[str] = set()
@@ -164,19 +168,22 @@ class HoloMindAgent:
     def held_type(self) -> str | None:
         return self.obs.agent.held_object_type
 
-    def context(self) -> PlannerContext:
+    def context(self, relax_rooms: bool = False) -> PlannerContext:
         objs = [o for o in self.tracker.objects.values() if not o.gone]
         self.rooms.update([(o.object_type, float(o.centroid[0]), float(o.centroid[2])) for o in objs])
         known = []
         for o in objs:
             ros = thor_to_ros_points(o.centroid)
-            known.append(KnownObject(o.object_id, o.object_type, self.rooms.room_type_at(float(o.centroid[0]), float(o.centroid[2])),
+            x, z = float(o.centroid[0]), float(o.centroid[2])
+            known.append(KnownObject(o.object_id, o.object_type, self.rooms.room_type_at(x, z),
                                      (float(ros[0]), float(ros[1]), float(ros[2])),
-                                     {} if "episodic" in self.config.ablate else dict(o.state), o.last_seen))
+                                     {} if "episodic" in self.config.ablate else dict(o.state), o.last_seen,
+                                     self.rooms.room_scores_at(x, z) if relax_rooms else {}))
         agent = self.obs.agent.position
         return PlannerContext(self.obs.step, self.held_id, self.held_type, known, self.rooms.rooms_seen(),
                               self.history[-20:], [] if "episodic" in self.config.ablate else self.experience.rules(),
-                              list(self.catalog.object_types), tuple(agent), sorted(self.used_ids | self.excluded_now))
+                              list(self.catalog.object_types), tuple(agent), sorted(self.used_ids | self.excluded_now),
+                              relax_rooms)
 
     def note(self, text: str) -> None:
         self.notes_log.append(f"step {self.obs.step}: {text}")
@@ -299,17 +306,27 @@ class HoloMindAgent:
     def _do_goal(self, goal: Goal) -> Generator[Action, Observation, bool]:
         start_step = self.obs.step
         self.goal_status[goal.id] = "active"
+        # What failed for an earlier goal (unreachable then, full for another object) may do
+        # now: the map has grown and the object is another.
+        self.excluded_now = set(self.rejected_ids | self.unreachable)
+        retried_unreachable = False
         self._emit_plan()
         for attempt in range(3):
             if self.obs.step - start_step > self.config.goal_step_cap:
                 self.note(f"{goal.id}: step cap reached")
                 return False
-            ground = self.ground_role.ground(goal, self.context())
+            ground = self.ground_role.ground(goal, self.context(relax_rooms=goal.id in self.relaxed_goals))
             ground = self._avoid_known_misfits(goal, ground)
             missing = [(role, t, room) for role, t, room in required_roles(goal) if ground.bindings.get(role) is None]
             if missing:
                 found = yield from self._search(goal, missing)
                 if not found:
+                    if not retried_unreachable and self.excluded_now & self.unreachable:
+                        # Nothing else fits: the map has grown since those were out of reach.
+                        retried_unreachable = True
+                        self.excluded_now -= self.unreachable
+                        self.note(f"{goal.id}: nothing else found; trying again what was out of reach before")
+                        continue
                     self.note(f"{goal.id}: could not find {missing}")
                     return False
                 continue
@@ -325,9 +342,14 @@ class HoloMindAgent:
             except Replan as exc:
                 self.note(f"{goal.id}: replan ({exc.level}): {exc.diagnosis}")
                 named = [b for b in ground.bindings.values() if b and b in exc.diagnosis]
+                if named and "cannot get to" in exc.diagnosis:
+                    self.unreachable.update(named)  # navigation tried hard already: ground another
+                    self.excluded_now.update(named)
                 decisive = any(s in exc.diagnosis for s in ("cannot take", "not an object", "cannot do"))
                 if named and (decisive or attempt >= 1):
                     self.excluded_now.update(named)  # this object will not do: ground another
+                    if any(s in exc.diagnosis for s in ("not an object", "cannot do")):
+                        self.rejected_ids.update(named)
                 elif attempt >= 1 and ground.bindings.get("object"):
                     self.excluded_now.add(ground.bindings["object"])
                 if exc.level == "high":
@@ -386,4 +408,13 @@ class HoloMindAgent:
                 if self.tracker.of_type(t):
                     return True
         ground = self.ground_role.ground(goal, self.context())
-        return all(ground.bindings.get(role) is not None for role, _, _ in missing)
+        if all(ground.bindings.get(role) is not None for role, _, _ in missing):
+            return True
+        if any(room for _, _, room in missing):
+            # Everything reachable is explored: the agent's room names may be what is wrong.
+            ground = self.ground_role.ground(goal, self.context(relax_rooms=True))
+            if all(ground.bindings.get(role) is not None for role, _, _ in missing):
+                self.relaxed_goals.add(goal.id)
+                self.note(f"{goal.id}: nothing where the named room seems to be; taking the likeliest region's")
+                return True
+        return False

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Sequence
 
 import numpy as np
 
@@ -70,7 +71,9 @@ class Navigator:
         return region & self.map.free_grid().mask
 
     def plan_to_object(self, pose: Pose, obj: TrackedObject, reach: float = 1.3,
-                       max_bearing: float = 40.0) -> LatticePlan | None:
+                       max_bearing: float = 40.0, avoid: Sequence[tuple[float, float]] = ()) -> LatticePlan | None:
+        """A plan to a pose within ``reach`` of the object that faces it with a clear line of
+        sight, not within 0.4 m of a point in ``avoid`` (viewpoints it did not show from)."""
         grid = self.map.free_grid()
         region = self._region_near(obj, reach)
         if not region.any():
@@ -81,6 +84,8 @@ class Navigator:
 
         def is_goal(s: LatticeState) -> bool:
             if obj.distance_3d(np.array([s.x, cam, s.z])) > reach:
+                return False
+            if any(math.hypot(s.x - x, s.z - z) < 0.4 for x, z in avoid):
                 return False
             bearing = math.degrees(math.atan2(cx - s.x, cz - s.z))
             if abs((bearing - s.yaw + 180.0) % 360.0 - 180.0) > max_bearing:

@@ -65,6 +65,9 @@ class KnownObject:
     position: tuple[float, float, float]  # REP 103 world frame
     state: dict[str, Any] = field(default_factory=dict)  # last observed flags (isOpen, isToggled, ...)
     last_seen_step: int = -1
+    # log posterior of each room type for the region it stands in, normalised to the best (0.0):
+    # how far from being named each type the region is; empty where the agent cannot tell
+    room_scores: dict[str, float] = field(default_factory=dict, compare=False)
 
 
 @dataclass
@@ -81,6 +84,10 @@ class PlannerContext:
     object_types: list[str]  # every type the asset database knows (the vocabulary)
     agent_position: tuple[float, float, float] | None = None  # REP 103, from the agent's pose
     excluded_ids: list[str] = field(default_factory=list)  # serve finished goals or failed twice: not to ground
+    # Set once the house is explored and a room-bound role is still unbound: rooms named by the
+    # agent can be wrong (an open-plan kitchen read as a living room), so a grounder may then
+    # take the instance whose region is the most likely to be the named room.
+    relax_rooms: bool = False
 
 
 @dataclass(frozen=True)

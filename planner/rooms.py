@@ -92,6 +92,7 @@ class Region:
     room_type: str | None
     confidence: float
     cells: int
+    scores: dict[str, float] | None = None  # log posterior per room type minus the best one's
 
 
 class RoomSegmenter:
@@ -168,7 +169,8 @@ class RoomSegmenter:
             best = max(scores, key=scores.get)
             ordered = sorted(scores.values(), reverse=True)
             margin = ordered[0] - ordered[1] if len(ordered) > 1 else 0.0
-            self.regions[lab] = Region(lab, best if margin > 1.0 else None, margin, int(sizes[lab]))
+            self.regions[lab] = Region(lab, best if margin > 1.0 else None, margin, int(sizes[lab]),
+                                       {room: v - ordered[0] for room, v in scores.items()})
         # A small region with no name of its own (a corner the erosion cut off) takes the name of
         # the named region it shares the longest border with.
         for lab in set(np.unique(self.labels).tolist()) - {0}:
@@ -204,6 +206,10 @@ class RoomSegmenter:
     def room_type_at(self, x: float, z: float) -> str | None:
         region = self.regions.get(self.label_at(x, z, search=12))
         return region.room_type if region else None
+
+    def room_scores_at(self, x: float, z: float) -> dict[str, float]:
+        region = self.regions.get(self.label_at(x, z, search=12))
+        return dict(region.scores) if region is not None and region.scores else {}
 
     def rooms_seen(self) -> list[str]:
         return sorted({r.room_type for r in self.regions.values() if r.room_type})

@@ -65,32 +65,78 @@ class Skills:
 
     # ---- navigation ------------------------------------------------------------------------
     def navigate_to(self, object_id: str, closer: bool = False) -> SkillGen:
-        """Walk to a pose that sees and reaches the object, then pitch the camera at it."""
+        """Walk to a pose that sees and reaches the object, then pitch the camera at it.
+
+        An object seen from afar (through a doorway, over a counter) often has no mapped floor
+        near it yet. Then the agent explores towards it, frontier by frontier, re-planning after
+        each, until a plan exists or ``approach_step_cap`` steps are spent; giving up after a
+        fixed number of tries left objects two rooms away unreachable. A pose from which the
+        object does not show (hidden behind a vase on the same shelf) is avoided and another
+        viewpoint is tried, up to three."""
         a = self.a
         reach = 0.9 if closer else a.config.approach_reach
-        for attempt in range(4):
+        avoid: list[tuple[float, float]] = []
+        for _ in range(3):
+            reached = yield from self._approach(object_id, reach, avoid)
+            if not reached:
+                return False
+            seen = yield from self._look_at(object_id, closer)
+            if seen:
+                return True
+            p = a.pose
+            avoid.append((p.x, p.z))
+            a.note(f"{object_id} not in view from ({p.x:.2f}, {p.z:.2f}): trying another viewpoint")
+        return False
+
+    def _approach(self, object_id: str, reach: float, avoid: list[tuple[float, float]]) -> SkillGen:
+        """Walk until a pose within ``reach`` that faces the object (not near ``avoid``)."""
+        a = self.a
+        start = a.obs.step
+        blocked = idle = 0
+        while True:
             obj = a.tracker.get(object_id)
             if obj is None:
                 return False
-            if a.tracker.visible_now.get(object_id) and obj.distance_3d(a.camera_thor()) <= reach:
-                break
-            plan = a.navigator.plan_to_object(a.pose, obj, reach)
-            if plan is None:
-                # Seen from afar, but the floor near it is not mapped yet: walk towards it.
-                plan = a.navigator.plan_to_point(a.pose, float(obj.centroid[0]), float(obj.centroid[2]), 1.8)
-                if plan is not None and plan.actions:
-                    yield from self.walk(plan.actions, limit=16)
-                    continue
-                # Not even its neighbourhood is mapped (seen through a doorway): explore the
-                # frontier nearest to it, which maps the way there.
-                moved = yield from self.explore_once(toward=(float(obj.centroid[0]), float(obj.centroid[2])))
-                if not moved:
-                    a.note(f"no path to {object_id}")
+            p = a.pose
+            if (a.tracker.visible_now.get(object_id) and obj.distance_3d(a.camera_thor()) <= reach
+                    and not any(math.hypot(p.x - x, p.z - z) < 0.4 for x, z in avoid)):
+                return True
+            plan = a.navigator.plan_to_object(a.pose, obj, reach, avoid=avoid)
+            if plan is None and reach < a.config.reach - 0.03:
+                # At the back of a deep counter: only poses at the edge of the arm's reach exist.
+                plan = a.navigator.plan_to_object(a.pose, obj, a.config.reach - 0.03, avoid=avoid)
+            if plan is not None:
+                ok = yield from self.walk(plan.actions)
+                if ok:
+                    return True
+                blocked += 1  # the map now marks what blocked the move: plan again
+                if blocked >= 6:
+                    a.note(f"blocked {blocked} times on the way to {object_id}")
                     return False
                 continue
-            ok = yield from self.walk(plan.actions)
-            if ok:
-                break
+            if a.obs.step - start > a.config.approach_step_cap or idle >= 3:
+                a.note(f"no path to {object_id} after {a.obs.step - start} steps of exploring towards it")
+                return False
+            target = (float(obj.centroid[0]), float(obj.centroid[2]))
+            # Seen from afar, but the floor near it is not mapped yet: walk towards it, which
+            # maps what lies in between.
+            plan = a.navigator.plan_to_point(a.pose, target[0], target[1], 1.8)
+            if plan is not None and plan.actions:
+                ok = yield from self.walk(plan.actions, limit=16)
+                idle = 0
+                continue
+            # Already as near as the map allows (seen through a doorway, behind a wall): explore
+            # the frontier nearest to it, which maps the way there.
+            before = a.obs.step
+            yield from self.explore_once(toward=target)
+            idle = idle + 1 if a.obs.step == before else 0  # frontiers with no plan: none walked
+            if idle and not a.occupancy.frontier():
+                a.note(f"no path to {object_id}")
+                return False
+
+    def _look_at(self, object_id: str, closer: bool) -> SkillGen:
+        """Pitch (and if need be turn) the camera until the object shows; False if it does not."""
+        a = self.a
         obj = a.tracker.get(object_id)
         if obj is None:
             return False
@@ -105,6 +151,10 @@ class Skills:
                 if best[0] >= 40:
                     break
             yield from self.set_horizon(best[1])
+        if not a.tracker.visible_now.get(object_id):
+            # At the edge of the view: face it squarely and pitch again.
+            yield from self.turn_to(float(obj.centroid[0]), float(obj.centroid[2]))
+            yield from self.set_horizon(a.navigator.horizon_for(a.pose, obj))
         return bool(a.tracker.visible_now.get(object_id))
 
     def turn_to(self, x: float, z: float) -> Generator[Action, Observation, None]:
@@ -253,6 +303,7 @@ class Skills:
             ok = yield from self.walk(plan.actions, limit=24)
             if ok and math.hypot(a.pose.x - x, a.pose.z - z) <= radius + 0.25:
                 a.fail_frontier(x, z, reached=True)  # reached: do not come back for it
-                yield from self.turn_to(ox, oz)  # and look at what was unexplored
+                # and look at what was unexplored (or at the object the walk was for)
+                yield from self.turn_to(*(toward if toward is not None else (ox, oz)))
             return True
         return True

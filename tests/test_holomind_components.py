@@ -527,6 +527,24 @@ def test_navigator_returns_none_when_unreachable() -> None:
     assert all(occ2.free_grid().is_free(s.x, s.z) for s in plan.states)
 
 
+def test_navigator_avoids_viewpoints_the_object_did_not_show_from() -> None:
+    """A pose it was not seen from (hidden behind something on the same shelf) is not planned
+    to again: the next plan ends at least 0.4 m away from it, still in reach and facing it."""
+    occ = _seen_floor_map(2.5, walls=True)
+    vase = TrackedObject("V|1", "Vase", np.array([0.0, 0.8, 2.2]), np.array([-0.1, 0.7, 2.1]),
+                         np.array([0.1, 0.9, 2.3]), 0, 0)
+    nav = Navigator(occ)
+    start = Pose(0.0, 0.0, 0.0, 30.0)
+    first = nav.plan_to_object(start, vase, reach=1.3)
+    assert first is not None
+    bad = (first.states[-1].x, first.states[-1].z)
+    second = nav.plan_to_object(start, vase, reach=1.3, avoid=[bad])
+    assert second is not None
+    end = second.states[-1]
+    assert math.hypot(end.x - bad[0], end.z - bad[1]) >= 0.4
+    assert vase.distance_3d(np.array([end.x, nav.camera_height, end.z])) <= 1.3
+
+
 def test_navigator_walking_distance_goes_around_walls() -> None:
     occ = _two_room_map()
     nav = Navigator(occ)
@@ -873,6 +891,29 @@ def test_grounder_respects_room_and_excluded_ids() -> None:
     assert g.ground(goal("g", item("Mug", "isHeld", True, room="Bedroom")), ctx(MUGS)).bindings["object"] is None
     hinted = Goal("g", (item("Mug", "isHeld", True),), "take a mug from the kitchen", {"object_room": "Kitchen"})
     assert g.ground(hinted, ctx(MUGS)).bindings["object"] == "Mug|mid"  # nearest within the hinted room
+
+
+def test_grounder_relaxes_room_names_only_when_asked() -> None:
+    """Nothing where the agent believes the bedroom is: by default the role stays unbound (so
+    the agent searches); with relax_rooms the instance whose region is likeliest to be a bedroom
+    is taken, and a receptacle for an inRoom goal likewise."""
+    lamps = [KnownObject("Lamp|lr", "DeskLamp", "LivingRoom", (0.5, 0.0, 0.8), room_scores={"LivingRoom": 0.0, "Bedroom": -6.0}),
+             KnownObject("Lamp|k", "DeskLamp", "Kitchen", (3.0, 0.0, 0.8), room_scores={"Kitchen": 0.0, "Bedroom": -1.5}),
+             KnownObject("Desk|k", "Desk", "Kitchen", (3.0, 0.5, 0.4), room_scores={"Kitchen": 0.0, "Bedroom": -1.5}),
+             KnownObject("Shelf|lr", "Shelf", "LivingRoom", (0.5, 0.5, 0.4), room_scores={"LivingRoom": 0.0, "Bedroom": -6.0})]
+    g = NearestGrounder()
+    lamp_goal = goal("g", item("DeskLamp", "isToggled", True, room="Bedroom"))
+    assert g.ground(lamp_goal, ctx(lamps)).bindings["object"] is None
+    relaxed = ctx(lamps)
+    relaxed.relax_rooms = True
+    assert g.ground(lamp_goal, relaxed).bindings["object"] == "Lamp|k"
+    book_goal = goal("g", ChecklistItem(ObjectSelector("Book"), "inRoom", None, "Bedroom"))
+    assert g.ground(book_goal, ctx(lamps)).bindings["target"] is None
+    assert g.ground(book_goal, relaxed).bindings["target"] == "Desk|k"
+    # an instance in the named room still wins over every relaxed guess
+    named = KnownObject("Lamp|b", "DeskLamp", "Bedroom", (9.0, 0.0, 0.8), room_scores={"Bedroom": 0.0})
+    relaxed.known_objects = lamps + [named]
+    assert g.ground(lamp_goal, relaxed).bindings["object"] == "Lamp|b"
 
 
 def test_grounder_returns_none_for_unseen_types_and_prefers_the_held_one() -> None:
