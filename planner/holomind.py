@@ -26,6 +26,7 @@ import numpy as np
 
 from planner.critic import ExperiencePool, RuleCritic
 from planner.deterministic import NearestGrounder, RecipeTranslator, RuleRefiner, required_roles
+from planner.episodic_beliefs import EpisodicBeliefs
 from planner.goal_dag import build_goal_dag, dag_to_dict, next_goal
 from planner.navigation import Navigator, Pose
 from planner.object_tracker import ObjectTracker
@@ -49,6 +50,7 @@ class AgentConfig:
     goal_step_cap: int = 500  # steps one goal may take before it is set aside
     search_step_cap: int = 350  # steps of exploration for one missing object
     approach_step_cap: int = 160  # steps of exploring towards a seen object with no path to it yet
+    inspect_step_cap: int = 250  # steps of visiting receptacles once exploration found nothing
     ablate: frozenset[str] = frozenset()
     instruction_kind: str = "detailed"
 
@@ -91,6 +93,9 @@ class HoloMindAgent:
         self.occupancy = OccupancyMap((float(p[0]), float(p[2])), OccupancyConfig(robot_radius=0.2))
         self.rooms = RoomSegmenter(self.occupancy)
         self.tracker = ObjectTracker()
+        # Episodic status (what the agent's own actions did) as evidence in the belief tracker.
+        self.beliefs = EpisodicBeliefs(session=str(getattr(episode, "id", "")))
+        self._last_held = observation.agent.held_object_id
         self.navigator = Navigator(self.occupancy, self.config.move_step, self.config.rotate_step,
                                    camera_height=float(observation.world_from_camera[2, 3]))
         self.skills = Skills(self)
@@ -102,9 +107,10 @@ class HoloMindAgent:
         self.rejected_ids: set[str] = set()  # will not do for any goal (not an object, cannot do it)
         self.relaxed_goals: set[str] = set()  # goals grounded with the room names relaxed
         self.unreachable: set[str] = set()  # navigation to it failed: others of the type first
+        self.misfits: dict[str, set[str]] = {}  # receptacle id -> object types it had no room for
         self.used_ids: set[str] = set()
         self._failed_frontiers: list[tuple[float, float]] = []
-        self._opened_for_search: set[str] = set()
+        self._inspected: set[str] = set()  # receptacles looked at closely or opened while searching
         self.goal_status: dict[str, str] = {}
         self.critic_log: list[dict[str, Any]] = []
         self.experience.reused = 0
@@ -141,6 +147,7 @@ class HoloMindAgent:
                 "critic_refine": int(self.stats["critic_refine"]), "critic_replan": int(self.stats["critic_replan"]),
                 "failed_actions": int(self.stats["failed_actions"]), "experience_reused": int(self.stats["experience_reused"]),
                 "experience_rules": len(self.experience.rules()), "blocked_moves": int(self.stats["blocked_moves"]),
+                "episodic_events": len(self.beliefs),
                 "unparsed": [str(u) for u in getattr(self.decomposer, "unparsed", [])][:10],
                 **({"llm": self.llm_client.usage()} if self.llm_client is not None else {}),
                 "agent_notes": self.notes_log[-60:]}
@@ -234,22 +241,26 @@ class HoloMindAgent:
             self.experience.save()
 
     def after_interaction(self, name: str, object_id: str, obs: Observation) -> None:
-        """Remember what the agent's own successful actions did (episodic status)."""
+        """Remember what the agent's own actions did (episodic status): the belief tracker gets
+        the evidence (a success's effects, or the state a failure revealed, "is already on"); the
+        object tracker keeps its geometry current and caches the observed flags."""
         self.obs = obs  # act() has integrated the frame already
-        if not obs.feedback.success:
-            return
-        t = self.tracker
-        if name == "PickupObject":
-            t.note_moved(object_id)
-        elif name == "PutObject" and self._last_held:
-            rec = t.get(object_id)
-            t.note_moved(self._last_held, rec.centroid if rec is not None else None)
-        elif name in ("OpenObject", "CloseObject"):
-            t.note_state(object_id, "isOpen", name == "OpenObject")
-        elif name in ("ToggleObjectOn", "ToggleObjectOff"):
-            t.note_state(object_id, "isToggled", name == "ToggleObjectOn")
-        elif name == "SliceObject":
-            t.note_gone(object_id)
+        if "episodic" not in self.config.ablate:
+            self.beliefs.record(int(obs.step), name, object_id, obs.feedback.success, obs.feedback.error,
+                                held_before=self._last_held)
+            for oid in {object_id, self._last_held} - {None}:
+                for key, value in self.beliefs.state_of(oid).items():
+                    if key != "location":
+                        self.tracker.note_state(oid, key, value)
+        if obs.feedback.success:
+            t = self.tracker
+            if name == "PickupObject":
+                t.note_moved(object_id)
+            elif name == "PutObject" and self._last_held:
+                rec = t.get(object_id)
+                t.note_moved(self._last_held, rec.centroid if rec is not None else None)
+            elif name == "SliceObject":
+                t.note_gone(object_id)
         self._last_held = self.held_id
 
     _last_held: str | None = None
@@ -309,6 +320,8 @@ class HoloMindAgent:
         # What failed for an earlier goal (unreachable then, full for another object) may do
         # now: the map has grown and the object is another.
         self.excluded_now = set(self.rejected_ids | self.unreachable)
+        obj_type = goal.items[0].object.type
+        self.excluded_now |= {rid for rid, types in self.misfits.items() if obj_type in types}
         retried_unreachable = False
         self._emit_plan()
         for attempt in range(3):
@@ -346,6 +359,9 @@ class HoloMindAgent:
                     self.unreachable.update(named)  # navigation tried hard already: ground another
                     self.excluded_now.update(named)
                 decisive = any(s in exc.diagnosis for s in ("cannot take", "not an object", "cannot do"))
+                if "cannot take" in exc.diagnosis and ground.bindings.get("target") in named:
+                    # no room for this type there: not for a later goal (or a retry) either
+                    self.misfits.setdefault(ground.bindings["target"], set()).add(obj_type)
                 if named and (decisive or attempt >= 1):
                     self.excluded_now.update(named)  # this object will not do: ground another
                     if any(s in exc.diagnosis for s in ("not an object", "cannot do")):
@@ -379,7 +395,8 @@ class HoloMindAgent:
         return ground
 
     def _search(self, goal: Goal, missing: list[tuple[str, str, str | None]]) -> Generator[Action, Observation, bool]:
-        """Explore until every missing role has a candidate; then open containers that could hold it."""
+        """Explore until every missing role has a candidate; then visit the receptacles that could
+        hold what is still unseen; then, for room-bound roles, distrust the agent's room names."""
         start = self.obs.step
         self.stats["searches"] += 1
         while self.obs.step - start < self.config.search_step_cap:
@@ -389,24 +406,35 @@ class HoloMindAgent:
             progressed = yield from self.skills.explore_once()
             if not progressed:
                 break
-        # Explored everything reachable: look inside closed containers that could hold it.
-        for role, t, _ in missing:
-            if not t:
-                continue
-            containers = [o for o in self.tracker.objects.values() if not o.gone and o.object_id not in self._opened_for_search
-                          and (info := self.catalog.type_info(o.object_type)) is not None and info.openable and info.receptacle
-                          and self.catalog.accepts(o.object_type, t)]
+        # Explored everything reachable: what is small or lies flat on a high surface shows only
+        # from close by, and what is in a closed container not at all. Visit the receptacles that
+        # could hold it (the named or hinted room's first, then the nearest): look closely at the
+        # open ones, open the closed ones.
+        excluded = self.used_ids | self.excluded_now
+        for role, t, room in missing:
+            if not t or any(o.object_id not in excluded for o in self.tracker.of_type(t)):
+                continue  # a room-bound role whose type is known elsewhere: see relax_rooms below
+            want_room = room or goal.hints.get("object_room")
             p = self.pose
-            containers.sort(key=lambda o: math.hypot(o.centroid[0] - p.x, o.centroid[2] - p.z))
-            for box in containers[:6]:
-                self._opened_for_search.add(box.object_id)
-                ok = yield from self.skills.navigate_to(box.object_id)
+            boxes = [o for o in self.tracker.objects.values() if not o.gone and o.object_id not in self._inspected
+                     and (info := self.catalog.type_info(o.object_type)) is not None and info.receptacle
+                     and not info.pickupable and self.catalog.accepts(o.object_type, t)]
+            boxes.sort(key=lambda o: (want_room is not None and self.rooms.room_type_at(float(o.centroid[0]), float(o.centroid[2])) != want_room,
+                                      math.hypot(o.centroid[0] - p.x, o.centroid[2] - p.z)))
+            for box in boxes[:8]:
+                if self.obs.step - start > self.config.search_step_cap + self.config.inspect_step_cap:
+                    break
+                self._inspected.add(box.object_id)
+                openable = bool((info := self.catalog.type_info(box.object_type)) and info.openable)
+                ok = yield from self.skills.navigate_to(box.object_id, closer=not openable)
                 if not ok:
                     continue
-                obs = yield Action("OpenObject", box.object_id)
-                self.after_interaction("OpenObject", box.object_id, obs)
-                if self.tracker.of_type(t):
-                    return True
+                if openable and box.state.get("isOpen") is not True:
+                    obs = yield Action("OpenObject", box.object_id)
+                    self.after_interaction("OpenObject", box.object_id, obs)
+                if any(o.object_id not in excluded for o in self.tracker.of_type(t)):
+                    self.note(f"{goal.id}: found a {t} by looking at {box.object_id}")
+                    break
         ground = self.ground_role.ground(goal, self.context())
         if all(ground.bindings.get(role) is not None for role, _, _ in missing):
             return True

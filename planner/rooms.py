@@ -171,6 +171,7 @@ class RoomSegmenter:
             margin = ordered[0] - ordered[1] if len(ordered) > 1 else 0.0
             self.regions[lab] = Region(lab, best if margin > 1.0 else None, margin, int(sizes[lab]),
                                        {room: v - ordered[0] for room, v in scores.items()})
+        self._one_kitchen()
         # A small region with no name of its own (a corner the erosion cut off) takes the name of
         # the named region it shares the longest border with.
         for lab in set(np.unique(self.labels).tolist()) - {0}:
@@ -185,6 +186,27 @@ class RoomSegmenter:
                     best, best_contact = r.room_type, n
             if best is not None:
                 self.regions[lab] = Region(lab, best, 0.0, int(sizes[lab]))
+
+    def _one_kitchen(self) -> None:
+        """Houses have one kitchen (every dev house does). When several regions apart from each
+        other are named Kitchen, the one with the clearest evidence keeps the name; the others
+        take their next likeliest type (a dining area with a fruit bowl read as a kitchen). Regions
+        that touch without a wall between them are parts of one room and keep it."""
+        kitchens = [r for r in self.regions.values() if r.room_type == "Kitchen"]
+        if len(kitchens) < 2:
+            return
+        best = max(kitchens, key=lambda r: (r.confidence, r.cells))
+        joined = {best.label}
+        for (a, b), _ in sorted(self.contact.items()):
+            if a in joined or b in joined:
+                joined |= {a, b}
+        for r in kitchens:
+            if r.label in joined or not r.scores:
+                continue
+            others = sorted(((v, room) for room, v in r.scores.items() if room != "Kitchen"), reverse=True)
+            if others:
+                r.room_type = others[0][1]
+                r.confidence = 0.0
 
     def label_at(self, x: float, z: float, search: int = 0) -> int:
         """Region label at a point; with ``search`` > 0 the nearest labelled cell within that many

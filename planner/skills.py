@@ -34,6 +34,8 @@ class Replan(Exception):
 class Skills:
     def __init__(self, agent: "HoloMindAgent") -> None:
         self.a = agent
+        self._frontier_goal: tuple[float, float] | None = None  # the frontier being walked to
+        self._frontier_toward: tuple[float, float] | None = None  # ... and what it was chosen for
 
     # ---- atomic ----------------------------------------------------------------------------
     def step(self, action: Action) -> Generator[Action, Observation, Observation]:
@@ -86,7 +88,11 @@ class Skills:
             p = a.pose
             avoid.append((p.x, p.z))
             a.note(f"{object_id} not in view from ({p.x:.2f}, {p.z:.2f}): trying another viewpoint")
-        return False
+        # Small things among others on a table may not show in the agent's frame from anywhere it
+        # can stand, yet the simulator may still count them visible: within reach, let the
+        # action and the critic decide instead of giving up unasked.
+        obj = a.tracker.get(object_id)
+        return obj is not None and obj.distance_3d(a.camera_thor()) <= a.config.reach - 0.03
 
     def _approach(self, object_id: str, reach: float, avoid: list[tuple[float, float]]) -> SkillGen:
         """Walk until a pose within ``reach`` that faces the object (not near ``avoid``)."""
@@ -289,6 +295,12 @@ class Skills:
         else:
             fronts.sort(key=lambda f: math.hypot(f[0] - toward[0], f[1] - toward[1])
                         + 0.5 * math.hypot(f[0] - p.x, f[1] - p.z))
+        # Keep walking to the frontier chosen last time while it is still one (walks are cut
+        # into pieces of 24 steps; re-choosing after each piece swung between two far frontiers).
+        last = self._frontier_goal if self._frontier_toward == toward else None
+        if last is not None:
+            same = [f for f in fronts if math.hypot(f[0] - last[0], f[1] - last[1]) < 0.75]
+            fronts = same[:1] + [f for f in fronts if f not in same[:1]]
         for x, z, size, ox, oz in fronts[:4]:
             # A doorway seen at an angle leaves a floor strip narrower than the lattice: then get
             # as close as the lattice allows and look from there.
@@ -300,8 +312,10 @@ class Skills:
             if plan is None:
                 a.fail_frontier(x, z)
                 continue
+            self._frontier_goal, self._frontier_toward = (x, z), toward
             ok = yield from self.walk(plan.actions, limit=24)
             if ok and math.hypot(a.pose.x - x, a.pose.z - z) <= radius + 0.25:
+                self._frontier_goal = None
                 a.fail_frontier(x, z, reached=True)  # reached: do not come back for it
                 # and look at what was unexplored (or at the object the walk was for)
                 yield from self.turn_to(*(toward if toward is not None else (ox, oz)))

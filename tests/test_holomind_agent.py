@@ -245,6 +245,20 @@ def test_short_dev_episode_reports_the_planner_fields(short_run: tuple) -> None:
     assert sum(e["verdict"] != "pass" for e in agent.critic_log) == extra["critic_interventions"]
 
 
+def test_agent_keeps_its_own_actions_as_belief_evidence(short_run: tuple) -> None:
+    """Episodic status lives in the belief tracker: one observed event per successful
+    state-changing interaction, and each placed object's believed location is where the agent
+    last put it (the robot's own evidence, never ground truth)."""
+    _, result, _, agent = short_run
+    events = [agent.beliefs.tracker.event(i) for i in range(len(agent.beliefs))]
+    assert result.extra["episodic_events"] == len(events) >= 1
+    assert all(e.actor == "robot" and e.effects for e in events)
+    last_place = {e.target: e.args["to"] for e in events if e.action == "place"}
+    assert last_place, "the shortest dev episode places at least one object"
+    for obj, receptacle in last_place.items():
+        assert agent.beliefs.state_of(obj)["location"] == receptacle
+
+
 # ==== the critic and the experience pool in closed loop =========================================
 
 def cup_in_fridge(max_steps: int = 300) -> Episode:

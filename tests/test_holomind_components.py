@@ -325,6 +325,22 @@ def test_region_name_needs_evidence() -> None:
     assert seg.rooms_seen() == ["Bedroom"]
 
 
+def test_two_rooms_both_read_as_kitchens_keep_one_kitchen() -> None:
+    """A stove room and a dining area with a fruit bowl, walled apart: only the clearer one
+    stays a kitchen, the other takes its next likeliest name; rooms with no wall between them
+    (one room split by furniture) are not renamed."""
+    occ = _two_room_map()
+    seg = RoomSegmenter(occ)
+    seg.update([("StoveBurner", -2.0, 0.0), ("Fridge", -2.5, 1.0), ("Toaster", -3.0, -1.0), ("CoffeeMachine", -2.0, 1.5),
+                ("Bowl", 2.0, 1.0), ("Apple", 2.5, 0.5), ("DiningTable", 2.0, 0.0)])  # alone: a kitchen (margin 2.2)
+    assert seg.room_type_at(-2.0, 0.0) == "Kitchen"
+    right = seg.regions[seg.label_at(2.0, 1.0)]
+    assert right.room_type == "LivingRoom"  # its next likeliest type
+    whole = RoomSegmenter(_two_room_map(divider=False))
+    whole.update([("StoveBurner", -2.0, 0.0), ("Fridge", -2.5, 1.0), ("Bowl", 2.0, 1.0), ("Apple", 2.5, 0.5)])
+    assert whole.rooms_seen() == ["Kitchen"]
+
+
 # ==== rendered frames from the embedded simulator ===============================================
 
 @pytest.fixture(scope="module")

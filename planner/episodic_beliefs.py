@@ -1,0 +1,104 @@
+"""The agent's episodic status in the belief tracker: what its own actions did, as evidence.
+
+HoloMind's episodic memory keeps status (what is held, what state the agent left things in) and
+history. Here that status is not a private dict but events in ``memory.belief.BeliefTracker``,
+the same ObsMem-style tracker that serves WorldLines: every successful interaction becomes an
+``action`` event by the robot with the state atoms it made true (observed, timestamped by the
+step), and a failure that reveals a state ("X is already on") becomes an ``observation`` event.
+So the planner reads object states with provenance and history ("the fridge: opened at step
+212, closed at step 230"), and the log can be written to disk (``path``) and replayed like any
+other belief log.
+
+States the agent never observed stay unknown: the tracker holds only what passed through the
+robot's own actions and feedback, never ground truth.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+from memory.belief.events import Event, StateAtom
+from memory.belief.tracker import BeliefTracker
+
+ROBOT = "robot"
+HAND = "robot_hand"  # the location of what the robot holds
+
+# interaction -> (skill name in the event, attribute, value) for state-changing actions
+_STATE_EFFECTS: dict[str, tuple[str, str, str]] = {
+    "OpenObject": ("open", "isOpen", "true"),
+    "CloseObject": ("close", "isOpen", "false"),
+    "ToggleObjectOn": ("toggle_on", "isToggled", "true"),
+    "ToggleObjectOff": ("toggle_off", "isToggled", "false"),
+    "SliceObject": ("slice", "isSliced", "true"),
+}
+# "... is already on/off/open/closed/sliced": what a failed action says about the world
+_ALREADY = {"on": ("isToggled", "true"), "off": ("isToggled", "false"), "open": ("isOpen", "true"),
+            "closed": ("isOpen", "false"), "sliced": ("isSliced", "true")}
+_BOOL_ATTRIBUTES = ("isOpen", "isToggled", "isSliced")
+
+
+class EpisodicBeliefs:
+    """Writes the agent's own actions into a belief tracker and reads object states back."""
+
+    def __init__(self, session: str = "", path: str | os.PathLike[str] | None = None) -> None:
+        self.session = session
+        self.tracker = BeliefTracker(path, self_name=ROBOT)
+        self._count = 0
+        self._last_t = self.tracker.last_t  # a reopened log goes on after its last event
+
+    def _time(self, step: int) -> float:
+        self._last_t = max(self._last_t, float(step))
+        return self._last_t
+
+    def _ingest(self, step: int, kind: str, action: str, target: str | None, effects: list[StateAtom],
+                args: dict[str, Any] | None = None, success: bool = True, error: str = "") -> None:
+        self._count += 1
+        event = Event(id=f"{self.session or 'episode'}:{step}:{self._count}", t=self._time(step), actor=ROBOT,
+                      kind=kind, action=action, observers=(ROBOT,), target=target, args=dict(args or {}),
+                      effects=tuple(effects), success=success, error=error, session=self.session)
+        report = self.tracker.ingest([event])
+        if report.rejected:  # our own events are well-formed; a rejection is a bug worth seeing
+            raise ValueError(f"belief tracker refused the agent's event: {report.rejected[0]}")
+
+    def record(self, step: int, action: str, object_id: str, success: bool, error: str = "",
+               held_before: str | None = None) -> None:
+        """One interaction and its feedback (``held_before``: what was in hand when it was sent)."""
+        if success:
+            if action == "PickupObject":
+                self._ingest(step, "action", "pick", object_id, [StateAtom(object_id, "location", HAND)])
+            elif action == "PutObject" and held_before:
+                self._ingest(step, "action", "place", held_before, [StateAtom(held_before, "location", object_id)],
+                             {"to": object_id})
+            elif action in _STATE_EFFECTS:
+                skill, attribute, value = _STATE_EFFECTS[action]
+                self._ingest(step, "action", skill, object_id, [StateAtom(object_id, attribute, value)])
+            return
+        m = re.search(r"is already (on|off|open|closed|sliced)", error.lower())
+        if m:
+            attribute, value = _ALREADY[m.group(1)]
+            self._ingest(step, "observation", "inspect", object_id, [StateAtom(object_id, attribute, value)],
+                         {"after": action})
+
+    def state_of(self, object_id: str) -> dict[str, Any]:
+        """The latest observed flags (isOpen, isToggled, isSliced) and location, if any."""
+        out: dict[str, Any] = {}
+        for attribute in _BOOL_ATTRIBUTES:
+            entry = self.tracker.state.current(object_id, attribute)
+            if entry is not None:
+                out[attribute] = entry.value == "true"
+        where = self.tracker.state.current(object_id, "location")
+        if where is not None:
+            out["location"] = where.value
+        return out
+
+    def history(self, object_id: str, attribute: str) -> list[tuple[int, str]]:
+        """(step, value) of every recorded change, oldest first."""
+        return [(int(e.t), e.value) for e in self.tracker.state.history(object_id, attribute)]
+
+    def __len__(self) -> int:
+        return len(self.tracker)
+
+    def close(self) -> None:
+        self.tracker.close()

@@ -1,0 +1,55 @@
+"""The agent's episodic status as belief-tracker evidence (planner.episodic_beliefs)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from planner.episodic_beliefs import HAND, EpisodicBeliefs
+
+
+def test_successful_actions_become_observed_state_with_history() -> None:
+    b = EpisodicBeliefs(session="ep-1")
+    b.record(10, "OpenObject", "Fridge|1", True)
+    b.record(12, "PickupObject", "Egg|2", True)
+    b.record(15, "PutObject", "Fridge|1", True, held_before="Egg|2")
+    b.record(17, "CloseObject", "Fridge|1", True)
+    b.record(20, "ToggleObjectOn", "Lamp|3", True)
+    b.record(22, "SliceObject", "Apple|4", True)
+    assert b.state_of("Fridge|1") == {"isOpen": False}
+    assert b.history("Fridge|1", "isOpen") == [(10, "true"), (17, "false")]
+    assert b.history("Egg|2", "location") == [(12, HAND), (15, "Fridge|1")]
+    assert b.state_of("Egg|2") == {"location": "Fridge|1"}
+    assert b.state_of("Lamp|3") == {"isToggled": True}
+    assert b.state_of("Apple|4") == {"isSliced": True}
+    assert len(b) == 6
+    entry = b.tracker.state.current("Egg|2", "location")
+    assert entry.provenance == "observed" and entry.source == "robot" and entry.session == "ep-1"
+
+
+def test_a_failure_that_reveals_a_state_is_an_observation_and_others_record_nothing() -> None:
+    b = EpisodicBeliefs()
+    b.record(5, "ToggleObjectOn", "Lamp|3", False, "Lamp|3 is already on")
+    assert b.state_of("Lamp|3") == {"isToggled": True}
+    assert b.tracker.event(0).kind == "observation"
+    b.record(6, "PickupObject", "Vase|1", False, "Vase|1 is out of reach (1.9 m)")
+    b.record(7, "PutObject", "Shelf|1", True)  # nothing was held: no location to record
+    assert len(b) == 1 and b.state_of("Vase|1") == {}
+
+
+def test_unknown_objects_stay_unknown() -> None:
+    assert EpisodicBeliefs().state_of("Never|seen") == {}
+
+
+def test_the_log_on_disk_replays_into_the_same_state(tmp_path: Path) -> None:
+    path = tmp_path / "episodic.log"
+    b = EpisodicBeliefs(session="ep-2", path=path)
+    b.record(3, "OpenObject", "Drawer|1", True)
+    b.record(9, "CloseObject", "Drawer|1", True)
+    b.close()
+    again = EpisodicBeliefs(session="ep-3", path=path)
+    assert again.history("Drawer|1", "isOpen") == [(3, "true"), (9, "false")]
+    again.record(4, "OpenObject", "Drawer|1", True)  # a later episode's step counter restarts
+    assert again.state_of("Drawer|1") == {"isOpen": True}
+    again.close()
