@@ -1,15 +1,15 @@
 #!/bin/bash
 # The HoloMind figures quoted in README.md and the issue notes, on the committed dev episodes:
 #   main run: every 4th dev episode (31), detailed instructions, two shards in parallel (one per core);
-#   ablations, concise instructions, and the experience-pool pair: every 24th (6 episodes, a subset
-#   of the main run's). The pair runs the same 6 episodes with a fresh pool and with the pool the
+#   ablations, concise instructions, and the experience-pool pair: every 8th (16 episodes, a subset
+#   of the main run's). The pair runs the same 16 episodes with a fresh pool and with the pool the
 #   main run left behind (it saw these episodes among its 31), so the second is a second visit.
 #   Rerunning resumes; delete the runs/ folders to start over.
 set -u
 cd "$(dirname "$0")/.."
 W=.venv/bin/worldmind
 E=evaluation/data/episodes_dev
-S="--every 24"
+S="--every 8"
 $W eval longact --episodes $E --planner deterministic --every 4 --shard 0/2 --out runs/holomind-dev &
 $W eval longact --episodes $E --planner deterministic --every 4 --shard 1/2 --out runs/holomind-dev &
 wait

@@ -338,6 +338,7 @@ class HoloMindAgent:
                         # Nothing else fits: the map has grown since those were out of reach.
                         retried_unreachable = True
                         self.excluded_now -= self.unreachable
+                        start_step = self.obs.step  # the search spent the goal's steps: a fresh allowance
                         self.note(f"{goal.id}: nothing else found; trying again what was out of reach before")
                         continue
                     self.note(f"{goal.id}: could not find {missing}")
@@ -410,10 +411,12 @@ class HoloMindAgent:
         # from close by, and what is in a closed container not at all. Visit the receptacles that
         # could hold it (the named or hinted room's first, then the nearest): look closely at the
         # open ones, open the closed ones.
-        excluded = self.used_ids | self.excluded_now
+        excluded = self.used_ids | (self.excluded_now - self.unreachable)
         for role, t, room in missing:
             if not t or any(o.object_id not in excluded for o in self.tracker.of_type(t)):
-                continue  # a room-bound role whose type is known elsewhere: see relax_rooms below
+                # known elsewhere (a room-bound role: see relax_rooms below), or seen but out of
+                # reach so far (the goal retries it: the map has grown since)
+                continue
             want_room = room or goal.hints.get("object_room")
             p = self.pose
             boxes = [o for o in self.tracker.objects.values() if not o.gone and o.object_id not in self._inspected

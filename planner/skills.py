@@ -297,7 +297,8 @@ class Skills:
                         + 0.5 * math.hypot(f[0] - p.x, f[1] - p.z))
         # Keep walking to the frontier chosen last time while it is still one (walks are cut
         # into pieces of 24 steps; re-choosing after each piece swung between two far frontiers).
-        last = self._frontier_goal if self._frontier_toward == toward else None
+        # Not when heading for an object: there the best way in changes as the map grows.
+        last = self._frontier_goal if toward is None and self._frontier_toward is None else None
         if last is not None:
             same = [f for f in fronts if math.hypot(f[0] - last[0], f[1] - last[1]) < 0.75]
             fronts = same[:1] + [f for f in fronts if f not in same[:1]]
