@@ -317,8 +317,9 @@ class HoloMindAgent:
     def _do_goal(self, goal: Goal) -> Generator[Action, Observation, bool]:
         start_step = self.obs.step
         self.goal_status[goal.id] = "active"
-        # What failed for an earlier goal (unreachable then, full for another object) may do
-        # now: the map has grown and the object is another.
+        # Exclusions are per goal: what would not do for an earlier goal may do for this one,
+        # except what cannot do it at all, receptacles that had no room for this type, and what
+        # was out of reach (tried again only when nothing else of the type turns up).
         self.excluded_now = set(self.rejected_ids | self.unreachable)
         obj_type = goal.items[0].object.type
         self.excluded_now |= {rid for rid, types in self.misfits.items() if obj_type in types}
