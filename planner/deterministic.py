@@ -124,37 +124,28 @@ class NearestGrounder:
             b["target"] = m[0].object_id if m else None
         return Grounding(goal.id, b)
 
+    def _room_surface(self, o: KnownObject, object_type: str, context: PlannerContext) -> bool:
+        """An open surface that takes ``object_type`` and may receive it when a goal asks for a
+        room (no device, nothing excluded)."""
+        if o.object_id in context.excluded_ids or o.object_type in _ROOM_PLACEMENT_EXCLUDED:
+            return False
+        info = self.catalog.type_info(o.object_type)
+        return info is not None and info.receptacle and not info.openable and self.catalog.accepts(o.object_type, object_type)
+
     def _receptacle_in_room(self, item: ChecklistItem, room: str, context: PlannerContext,
                             near: tuple[float, float, float] | None) -> str | None:
-        best = None
-        for o in context.known_objects:
-            if o.room != room or o.object_id in context.excluded_ids or o.object_type in _ROOM_PLACEMENT_EXCLUDED:
-                continue
-            info = self.catalog.type_info(o.object_type)
-            if info is None or not info.receptacle or info.openable or not self.catalog.accepts(o.object_type, item.object.type):
-                continue
-            d = _dist(o, near or context.agent_position)
-            if best is None or d < best[0]:
-                best = (d, o.object_id)
-        if best is None and context.relax_rooms:
-            return self._receptacle_likely_in_room(item, room, context, near)
-        return best[1] if best else None
-
-    def _receptacle_likely_in_room(self, item: ChecklistItem, room: str, context: PlannerContext,
-                                   near: tuple[float, float, float] | None) -> str | None:
-        """No surface where the agent believes ``room`` is: the nearest one in the region most
-        likely to be that room (wrongly named, or unnamed)."""
-        best = None
-        for o in context.known_objects:
-            if o.object_id in context.excluded_ids or o.object_type in _ROOM_PLACEMENT_EXCLUDED or room not in o.room_scores:
-                continue
-            info = self.catalog.type_info(o.object_type)
-            if info is None or not info.receptacle or info.openable or not self.catalog.accepts(o.object_type, item.object.type):
-                continue
-            key = (-round(o.room_scores[room], 3), _dist(o, near or context.agent_position))
-            if best is None or key < best[0]:
-                best = (key, o.object_id)
-        return best[1] if best else None
+        anchor = near or context.agent_position
+        fits = [o for o in context.known_objects if o.room == room and self._room_surface(o, item.object.type, context)]
+        if fits:
+            return min(fits, key=lambda o: _dist(o, anchor)).object_id
+        if context.relax_rooms:
+            # No surface where the agent believes ``room`` is: the nearest one in the region most
+            # likely to be that room (wrongly named, or unnamed).
+            likely = [o for o in context.known_objects if room in o.room_scores
+                      and self._room_surface(o, item.object.type, context)]
+            if likely:
+                return min(likely, key=lambda o: (-round(o.room_scores[room], 3), _dist(o, anchor))).object_id
+        return None
 
     def put_down_spot(self, context: PlannerContext, object_type: str) -> str | None:
         """The nearest open surface that takes the held object (to free the hand)."""

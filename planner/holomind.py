@@ -54,6 +54,12 @@ class AgentConfig:
     ablate: frozenset[str] = frozenset()
     instruction_kind: str = "detailed"
 
+    @property
+    def edge_reach(self) -> float:
+        """The farthest the agent plans to stand from what it acts on (the arm's reach, less a
+        margin for the box it estimated from depth)."""
+        return self.reach - 0.03
+
 
 class HoloMindAgent:
     privileged = False
@@ -181,11 +187,11 @@ class HoloMindAgent:
         known = []
         for o in objs:
             ros = thor_to_ros_points(o.centroid)
-            x, z = float(o.centroid[0]), float(o.centroid[2])
-            known.append(KnownObject(o.object_id, o.object_type, self.rooms.room_type_at(x, z),
+            region = self.rooms.region_at(float(o.centroid[0]), float(o.centroid[2]))
+            known.append(KnownObject(o.object_id, o.object_type, region.room_type if region else None,
                                      (float(ros[0]), float(ros[1]), float(ros[2])),
                                      {} if "episodic" in self.config.ablate else dict(o.state), o.last_seen,
-                                     self.rooms.room_scores_at(x, z) if relax_rooms else {}))
+                                     dict(region.scores) if relax_rooms and region and region.scores else {}))
         agent = self.obs.agent.position
         return PlannerContext(self.obs.step, self.held_id, self.held_type, known, self.rooms.rooms_seen(),
                               self.history[-20:], [] if "episodic" in self.config.ablate else self.experience.rules(),
@@ -262,8 +268,6 @@ class HoloMindAgent:
             elif name == "SliceObject":
                 t.note_gone(object_id)
         self._last_held = self.held_id
-
-    _last_held: str | None = None
 
     # ---- frontiers --------------------------------------------------------------------------------
     def frontier_failed(self, x: float, z: float) -> bool:
@@ -396,14 +400,17 @@ class HoloMindAgent:
             ground = self.ground_role.ground(goal, self.context())
         return ground
 
+    @staticmethod
+    def _binds_all(ground: Any, missing: list[tuple[str, str, str | None]]) -> bool:
+        return all(ground.bindings.get(role) is not None for role, _, _ in missing)
+
     def _search(self, goal: Goal, missing: list[tuple[str, str, str | None]]) -> Generator[Action, Observation, bool]:
         """Explore until every missing role has a candidate; then visit the receptacles that could
         hold what is still unseen; then, for room-bound roles, distrust the agent's room names."""
         start = self.obs.step
         self.stats["searches"] += 1
         while self.obs.step - start < self.config.search_step_cap:
-            ground = self.ground_role.ground(goal, self.context())
-            if all(ground.bindings.get(role) is not None for role, _, _ in missing):
+            if self._binds_all(self.ground_role.ground(goal, self.context()), missing):
                 return True
             progressed = yield from self.skills.explore_once()
             if not progressed:
@@ -413,8 +420,12 @@ class HoloMindAgent:
         # could hold it (the named or hinted room's first, then the nearest): look closely at the
         # open ones, open the closed ones.
         excluded = self.used_ids | (self.excluded_now - self.unreachable)
+
+        def known(object_type: str) -> bool:
+            return any(o.object_id not in excluded for o in self.tracker.of_type(object_type))
+
         for role, t, room in missing:
-            if not t or any(o.object_id not in excluded for o in self.tracker.of_type(t)):
+            if not t or known(t):
                 # known elsewhere (a room-bound role: see relax_rooms below), or seen but out of
                 # reach so far (the goal retries it: the map has grown since)
                 continue
@@ -429,23 +440,21 @@ class HoloMindAgent:
                 if self.obs.step - start > self.config.search_step_cap + self.config.inspect_step_cap:
                     break
                 self._inspected.add(box.object_id)
-                openable = bool((info := self.catalog.type_info(box.object_type)) and info.openable)
+                openable = self.catalog.type_info(box.object_type).openable  # a receptacle type: known
                 ok = yield from self.skills.navigate_to(box.object_id, closer=not openable)
                 if not ok:
                     continue
                 if openable and box.state.get("isOpen") is not True:
                     obs = yield Action("OpenObject", box.object_id)
                     self.after_interaction("OpenObject", box.object_id, obs)
-                if any(o.object_id not in excluded for o in self.tracker.of_type(t)):
+                if known(t):
                     self.note(f"{goal.id}: found a {t} by looking at {box.object_id}")
                     break
-        ground = self.ground_role.ground(goal, self.context())
-        if all(ground.bindings.get(role) is not None for role, _, _ in missing):
+        if self._binds_all(self.ground_role.ground(goal, self.context()), missing):
             return True
         if any(room for _, _, room in missing):
             # Everything reachable is explored: the agent's room names may be what is wrong.
-            ground = self.ground_role.ground(goal, self.context(relax_rooms=True))
-            if all(ground.bindings.get(role) is not None for role, _, _ in missing):
+            if self._binds_all(self.ground_role.ground(goal, self.context(relax_rooms=True)), missing):
                 self.relaxed_goals.add(goal.id)
                 self.note(f"{goal.id}: nothing where the named room seems to be; taking the likeliest region's")
                 return True

@@ -225,13 +225,13 @@ class RoomSegmenter:
         k = int(np.argmin((ii + i0 - i) ** 2 + (jj + j0 - j) ** 2))
         return int(window[ii[k], jj[k]])
 
-    def room_type_at(self, x: float, z: float) -> str | None:
-        region = self.regions.get(self.label_at(x, z, search=12))
-        return region.room_type if region else None
+    def region_at(self, x: float, z: float) -> Region | None:
+        """The named region an object at (x, z) belongs to (it may stand just off the floor)."""
+        return self.regions.get(self.label_at(x, z, search=12))
 
-    def room_scores_at(self, x: float, z: float) -> dict[str, float]:
-        region = self.regions.get(self.label_at(x, z, search=12))
-        return dict(region.scores) if region is not None and region.scores else {}
+    def room_type_at(self, x: float, z: float) -> str | None:
+        region = self.region_at(x, z)
+        return region.room_type if region else None
 
     def rooms_seen(self) -> list[str]:
         return sorted({r.room_type for r in self.regions.values() if r.room_type})

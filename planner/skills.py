@@ -92,7 +92,7 @@ class Skills:
         # can stand, yet the simulator may still count them visible: within reach, let the
         # action and the critic decide instead of giving up unasked.
         obj = a.tracker.get(object_id)
-        return obj is not None and obj.distance_3d(a.camera_thor()) <= a.config.reach - 0.03
+        return obj is not None and obj.distance_3d(a.camera_thor()) <= a.config.edge_reach
 
     def _approach(self, object_id: str, reach: float, avoid: list[tuple[float, float]]) -> SkillGen:
         """Walk until a pose within ``reach`` that faces the object (not near ``avoid``)."""
@@ -108,9 +108,9 @@ class Skills:
                     and not any(math.hypot(p.x - x, p.z - z) < 0.4 for x, z in avoid)):
                 return True
             plan = a.navigator.plan_to_object(a.pose, obj, reach, avoid=avoid)
-            if plan is None and reach < a.config.reach - 0.03:
+            if plan is None and reach < a.config.edge_reach:
                 # At the back of a deep counter: only poses at the edge of the arm's reach exist.
-                plan = a.navigator.plan_to_object(a.pose, obj, a.config.reach - 0.03, avoid=avoid)
+                plan = a.navigator.plan_to_object(a.pose, obj, a.config.edge_reach, avoid=avoid)
             if plan is not None:
                 ok = yield from self.walk(plan.actions)
                 if ok:
@@ -128,7 +128,7 @@ class Skills:
             # maps what lies in between.
             plan = a.navigator.plan_to_point(a.pose, target[0], target[1], 1.8)
             if plan is not None and plan.actions:
-                ok = yield from self.walk(plan.actions, limit=16)
+                yield from self.walk(plan.actions, limit=16)  # blocked or not: plan again from here
                 idle = 0
                 continue
             # Already as near as the map allows (seen through a doorway, behind a wall): explore
