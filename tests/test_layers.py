@@ -1,0 +1,147 @@
+"""Layers you can see (issue 17): the import rules of DESIGN.md, checked on the source.
+
+Layers, bottom up: the robot-side stack (perception, memory, planner) must run on a real robot, so it
+imports no simulator backend and nothing of evaluation, the CLI or the ROS package; the simulator
+bridges sit beside it and import no evaluation, CLI or ROS package; evaluation imports neither the
+CLI nor the ROS package; only the ROS package imports rclpy. Privileged tools that read ground truth
+(the oracles, reach regions) are named in PRIVILEGED and held to the simulator's rule, not the robot's.
+
+The code base does not meet these rules yet: KNOWN_VIOLATIONS and KNOWN_CYCLES list what was measured
+when this test was written. It is a ratchet: a NEW upward import or cycle fails, and so does an entry
+that no longer occurs (delete it, so the lists only shrink).
+"""
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from tests.import_graph import file_cycles, module_edges, module_files
+
+ROBOT_SIDE = ("perception", "memory", "planner")
+PRIVILEGED = ("planner.oracle", "planner.twin_oracle", "planner.reach_region")
+TOP = ("evaluation", "worldmind", "worldmind_ros")
+# The Environment seam itself (types, frames, factory) may be imported by anyone until the household
+# core layer exists; the backends may not be imported by the robot-side stack.
+SIM_SEAM = ("sim_bridge", "sim_bridge.types", "sim_bridge.frames")
+
+
+def _package(module: str) -> str:
+    return module.split(".")[0]
+
+
+def _is(module: str, prefixes: tuple[str, ...]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+
+def violation(src: str, dst: str) -> str | None:
+    """Why importing ``dst`` from ``src`` breaks the layers, or None."""
+    if _package(src) == _package(dst):
+        return None
+    if _is(src, PRIVILEGED):
+        src_layer = "sim"
+    elif _package(src) in ROBOT_SIDE:
+        src_layer = "robot"
+    elif _package(src) == "sim_bridge":
+        src_layer = "sim"
+    else:
+        src_layer = _package(src)
+    if src_layer == "robot":
+        if _package(dst) == "sim_bridge" and dst not in SIM_SEAM:
+            return "robot-side imports a simulator backend"
+        if _package(dst) in TOP:
+            return "robot-side imports evaluation/CLI/ROS"
+    if src_layer == "sim" and _package(dst) in TOP:
+        return "simulator layer imports evaluation/CLI/ROS"
+    if src_layer == "evaluation" and _package(dst) in ("worldmind", "worldmind_ros"):
+        return "evaluation imports the CLI or the ROS package"
+    if src_layer == "worldmind_ros" and _package(dst) == "worldmind":
+        return "the ROS package imports the CLI (the agent factory belongs to the planner)"
+    return None
+
+
+KNOWN_VIOLATIONS: set[tuple[str, str]] = {
+    ("evaluation.memory_eval", "worldmind.cli"),
+    ("evaluation.worldlines.harness", "worldmind.cli"),
+    ("planner.critic", "evaluation.report"),
+    ("planner.deterministic", "evaluation.checklist"),
+    ("planner.deterministic", "sim_bridge.embedded.assets"),
+    ("planner.goal_dag", "evaluation.checklist"),
+    ("planner.holomind", "sim_bridge.embedded.assets"),
+    ("planner.instruction_parser", "evaluation.checklist"),
+    ("planner.instruction_parser", "sim_bridge.embedded.assets"),
+    ("planner.llm.roles", "evaluation.checklist"),
+    ("planner.llm.schemas", "evaluation.checklist"),
+    ("planner.occupancy", "sim_bridge.embedded.collision"),
+    ("planner.oracle", "evaluation.checklist"),
+    ("planner.roles", "evaluation.checklist"),
+    ("planner.rooms", "sim_bridge.embedded.assets"),
+    ("planner.rooms", "sim_bridge.embedded.house_data"),
+    ("sim_bridge.replay.replay", "evaluation.memory_metrics"),
+    ("sim_bridge.replay.replay", "evaluation.report"),
+    ("sim_bridge.replay.replay", "evaluation.trajectory_qa"),
+    ("worldmind_ros.planner_node", "worldmind.cli"),
+    ("worldmind_ros.sim_server", "worldmind.cli"),
+}
+KNOWN_CYCLES: list[list[str]] = [
+    ["evaluation.report", "evaluation.report_plot"],
+    ["memory.belief.answer", "memory.belief.tracker"],
+    ["memory.spatial.memory", "memory.spatial.store"],
+    ["planner.holomind", "planner.skills"],
+]
+
+
+def current_violations() -> set[tuple[str, str]]:
+    return {(a, b) for a, targets in module_edges().items() for b in targets if violation(a, b)}
+
+
+def test_no_new_upward_imports():
+    found = current_violations()
+    new = sorted(found - KNOWN_VIOLATIONS)
+    assert not new, "imports against the layers (DESIGN.md):\n" + "\n".join(
+        f"  {a} -> {b}: {violation(a, b)}" for a, b in new)
+
+
+def test_known_violations_list_only_shrinks():
+    fixed = sorted(KNOWN_VIOLATIONS - current_violations())
+    assert not fixed, f"no longer violated, delete from KNOWN_VIOLATIONS: {fixed}"
+
+
+def test_no_new_import_cycles():
+    assert file_cycles(module_edges()) == KNOWN_CYCLES
+
+
+def test_libraries_never_import_rclpy():
+    for module, path in module_files().items():
+        if _package(module) == "worldmind_ros":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            assert not any(n == "rclpy" or n.startswith("rclpy.") for n in names), f"{path} imports rclpy"
+
+
+@pytest.mark.parametrize("src,dst,expected", [
+    ("planner.skills", "sim_bridge.embedded.collision", "robot-side imports a simulator backend"),
+    ("planner.skills", "sim_bridge.types", None),
+    ("planner.oracle", "sim_bridge.embedded.env", None),
+    ("planner.oracle", "evaluation.checklist", "simulator layer imports evaluation/CLI/ROS"),
+    ("memory.spatial.memory", "worldmind.cli", "robot-side imports evaluation/CLI/ROS"),
+    ("evaluation.memory_eval", "worldmind.cli", "evaluation imports the CLI or the ROS package"),
+    ("worldmind_ros.planner_node", "worldmind.cli", "the ROS package imports the CLI (the agent factory belongs to the planner)"),
+    ("worldmind.cli_ros", "worldmind_ros.graph", None),
+    ("evaluation.runner", "planner.holomind", None),
+    ("sim_bridge.replay.replay", "evaluation.metrics", "simulator layer imports evaluation/CLI/ROS"),
+])
+def test_layer_rule(src, dst, expected):
+    assert violation(src, dst) == expected
+
+
+def test_graph_sees_function_level_imports():
+    """The checker must count an import hidden inside a function (69 of them were, at d35bef0)."""
+    from tests import import_graph
+
+    src = "def f():\n    from sim_bridge.embedded import env\n"
+    tree = ast.parse(src)
+    targets = [t for node in ast.walk(tree) for t in import_graph._targets(node, "planner.x", False)]
+    assert "sim_bridge.embedded" in targets and "sim_bridge.embedded.env" in targets
