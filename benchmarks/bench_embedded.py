@@ -28,10 +28,10 @@ from pathlib import Path  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evaluation.checklist import ChecklistItem, evaluate_checklist  # noqa: E402
+from household.checklist import ChecklistItem, evaluate_checklist  # noqa: E402
 from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment  # noqa: E402
-from sim_bridge.embedded.house_data import load_houses_file  # noqa: E402
-from sim_bridge.types import Action  # noqa: E402
+from household.house_data import load_houses_file  # noqa: E402
+from household.types import Action  # noqa: E402
 
 HOUSES_FILE = "houses_dev.jsonl.gz"
 ROOMS = 6

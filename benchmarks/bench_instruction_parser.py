@@ -23,10 +23,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from evaluation.checklist import ChecklistItem  # noqa: E402
+from household.checklist import ChecklistItem  # noqa: E402
 from evaluation.episodes import load_episodes  # noqa: E402
 from planner.instruction_parser import InstructionParser, goal_items, match_count  # noqa: E402
-from sim_bridge.embedded.house_data import load_asset_database  # noqa: E402
+from household.house_data import load_asset_database  # noqa: E402
 
 
 def main() -> None:

@@ -44,9 +44,9 @@ from memory.spatial.memory import MemoryConfig, SpatialMemory  # noqa: E402
 from perception.encoders import Encoders, HashTextEncoder  # noqa: E402
 from perception.perceive import Perception  # noqa: E402
 from sim_bridge.embedded.env import AgentPose, EmbeddedConfig, EmbeddedEnvironment, type_color  # noqa: E402
-from sim_bridge.embedded.house_data import load_house  # noqa: E402
-from sim_bridge.frames import thor_camera_to_ros_pose  # noqa: E402
-from sim_bridge.types import Action, ActionFeedback, AgentStatus, InstanceLabel, Observation, point_in_polygon  # noqa: E402
+from household.house_data import load_house  # noqa: E402
+from household.frames import thor_camera_to_ros_pose  # noqa: E402
+from household.types import Action, ActionFeedback, AgentStatus, InstanceLabel, Observation, point_in_polygon  # noqa: E402
 
 LABELS = ["Mug", "Apple", "Book", "Bowl", "Vase", "Box", "Laptop", "Pot", "Kettle", "Plate", "Statue", "Candle"]
 

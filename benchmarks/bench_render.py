@@ -17,10 +17,10 @@ import open3d as o3d
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sim_bridge.embedded.house_data import load_asset_database, load_house  # noqa: E402
+from household.house_data import load_asset_database, load_house  # noqa: E402
 from sim_bridge.embedded.house_geometry import HouseLayout, parse_layout  # noqa: E402
 from sim_bridge.embedded.render import SceneRenderer  # noqa: E402
-from sim_bridge.types import point_in_polygon  # noqa: E402
+from household.types import point_in_polygon  # noqa: E402
 
 HOUSES_FILE = "houses_dev.jsonl.gz"
 HOUSE_INDEX = 22  # 6 rooms, 117 objects (children included)

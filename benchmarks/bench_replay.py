@@ -40,7 +40,8 @@ def main() -> None:
     from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
     from sim_bridge.replay.bag import BagWriter
     from sim_bridge.replay.replay import replay_bag
-    from worldmind.cli import default_episode_file, make_agent
+    from evaluation.dev_set import default_episode_file
+    from planner.factory import make_agent
     from worldmind.cli_bags import RecordingEnvironment
 
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cpu(s), "

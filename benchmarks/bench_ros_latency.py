@@ -51,8 +51,8 @@ def frames(n: int, width: int, height: int) -> list:
     """A walk through the first dev episode's house: turn, walk, look around."""
     from evaluation.episodes import load_episode
     from sim_bridge.factory import make_environment
-    from sim_bridge.types import Action
-    from worldmind.cli import default_episode_file
+    from household.types import Action
+    from evaluation.dev_set import default_episode_file
 
     env = make_environment("embedded", width=width, height=height)
     obs = env.reset(load_episode(default_episode_file()))

@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from evaluation.checklist import PREDICATES, ChecklistItem, ChecklistSchemaError, ObjectSelector, sliced_base_type
-from sim_bridge.embedded.house_data import HouseError, load_house
+from household.checklist import PREDICATES, ChecklistItem, ChecklistSchemaError, ObjectSelector, sliced_base_type
+from household.house_data import HouseError, load_house
 from sim_bridge.embedded.house_geometry import parse_layout
-from sim_bridge.types import point_in_polygon
+from household.types import point_in_polygon
 
 INSTRUCTION_KINDS = ("detailed", "concise")
 _FIELDS = ("id", "house", "scenario", "instructions", "checklist", "max_steps", "agent_start", "goals", "oracle")

@@ -11,14 +11,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from evaluation.checklist import ChecklistItem, evaluate_item
+from household.checklist import ChecklistItem, evaluate_item
 from evaluation.episodes import Episode, validate_episode
 from evaluation.goal_templates import BUILDERS, KIND_WEIGHTS, POOLS, SCENARIO_TITLES, SCENARIOS, Goal, HouseIndex
-from evaluation.report import atomic_write_text
+from household.atomic_io import atomic_write_text
 from evaluation.runner import run_episode
 from planner.oracle import OraclePlanner
 from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
-from sim_bridge.embedded.house_data import HouseError, load_asset_database, load_house
+from household.house_data import HouseError, load_asset_database, load_house
 
 
 @dataclass

@@ -15,10 +15,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from sim_bridge.embedded.assets import CONTAINER_TYPES, SLICER_TYPES, sliced_type
+from household.assets import CONTAINER_TYPES, SLICER_TYPES, sliced_type
 from sim_bridge.embedded.interactions import ObjectTable, find_placement
 from sim_bridge.embedded.objects import SimObject
-from sim_bridge.types import WorldState
+from household.types import WorldState
 
 SCENARIOS = ("Daily Cleaning & Tidying", "Work & Study Preparation", "Rest & Entertainment", "Dining & Kitchen")
 SCENARIO_TITLES = {

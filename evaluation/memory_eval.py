@@ -26,16 +26,17 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from evaluation.memory_metrics import GTObject, make_queries, match, object_metrics, query_metrics
-from evaluation.report import atomic_write_text, scrub
+from evaluation.report import scrub
+from household.atomic_io import atomic_write_text
 from memory.spatial.memory import MemoryConfig, SpatialMemory
 from memory.spatial.query import Region
 from perception.encoders import Encoders, make_encoders
 from perception.perceive import Perception, PerceptionConfig
 from sim_bridge.embedded.env import AgentPose, EmbeddedConfig, EmbeddedEnvironment
-from sim_bridge.embedded.house_data import HouseError, load_house
+from household.house_data import HouseError, load_house
 from sim_bridge.embedded.interactions import find_placement
-from sim_bridge.frames import thor_to_ros_points
-from sim_bridge.types import Action, point_in_polygon
+from household.frames import thor_to_ros_points
+from household.types import Action, point_in_polygon
 
 Progress = Callable[[str], None]
 
@@ -263,7 +264,8 @@ def summary_lines(result: dict[str, Any]) -> list[str]:
 
 def main_memory_eval(argv: Sequence[str] | None = None) -> int:
     """``worldmind memory-eval``: exit 0 on success, 2 on bad input."""
-    from worldmind.cli import CliError, parse_indices
+    from household.errors import InputError as CliError
+    from household.selection import parse_indices
 
     ap = argparse.ArgumentParser(prog="worldmind memory-eval", description=__doc__.split("\n\n")[0])
     ap.add_argument("--house", default="houses_dev.jsonl.gz", help="houses file (.jsonl[.gz])")

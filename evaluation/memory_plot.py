@@ -18,8 +18,8 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Polygon, Rectangle
 
-from evaluation.report import atomic_write_bytes
-from sim_bridge.frames import thor_to_ros_points
+from household.atomic_io import atomic_write_bytes
+from household.frames import thor_to_ros_points
 
 if TYPE_CHECKING:
     from evaluation.memory_metrics import GTObject, Matching

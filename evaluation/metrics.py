@@ -1,6 +1,6 @@
 """LongAct metrics that are measured along an episode: Steps, the GC timeline, and IR.
 
-GC and SR are properties of a checklist evaluation (``evaluation.checklist.ChecklistResult``):
+GC and SR are properties of a checklist evaluation (``household.checklist.ChecklistResult``):
 GC = satisfied units / total units, SR = 1 when every unit is satisfied.
 
 Steps (LongAct): one step per 0.25 m moved, per 30 degrees rotated and per interaction, with
@@ -25,7 +25,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from sim_bridge.types import CONTROL_ACTIONS, NAVIGATION_ACTIONS
+from household.types import CONTROL_ACTIONS, NAVIGATION_ACTIONS
 
 METRES_PER_STEP = 0.25
 DEGREES_PER_STEP = 30.0

@@ -14,17 +14,17 @@ import json
 import math
 import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evaluation.checklist import ChecklistResult
+from household.checklist import ChecklistResult
 from evaluation.episodes import Episode
 from evaluation.metrics import DEFAULT_IR_SEGMENTS, ScoreTimeline, StepCounter, improvement_rate
 from evaluation.report_plot import render_episode_png
 from sim_bridge.embedded.house_geometry import HouseLayout
-from sim_bridge.types import WorldState
+from household.atomic_io import atomic_write_bytes, atomic_write_text
+from household.types import WorldState
 
 # Keys dropped from ``extra`` wherever they occur: reports are shared, credentials are not.
 _SECRET_KEY = re.compile(r"api[_-]?key|secret|passw(or)?d|authorization|access[_-]?token|bearer|credential", re.I)
@@ -40,7 +40,6 @@ LLM_KEYS = ("llm_calls", "llm_prompt_tokens", "llm_completion_tokens", "llm_cost
 # extra["llm"] key (planner.llm.client.LLMClient.usage()) for each LLM_KEYS entry.
 _LLM_USAGE = {"llm_calls": "calls", "llm_prompt_tokens": "prompt_tokens",
               "llm_completion_tokens": "completion_tokens", "llm_cost_usd": "cost_usd"}
-REPORT_FILE_MODE = 0o644
 
 
 def scrub(value: Any) -> Any:
@@ -145,31 +144,6 @@ class EpisodeResult:
             failed_actions=int(data["failed_actions"]), wall_time_s=float(data["wall_time_s"]),
             extra=dict(data.get("extra") or {}),
         )
-
-
-# --- atomic writes -----------------------------------------------------------------------------
-
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
-    """Write via a temp file in the same folder and os.replace, so the file is old or new, never
-    partial; the folder is created if needed."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        os.fchmod(fd, REPORT_FILE_MODE)  # mkstemp makes 0600; reports are for sharing
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
-
-
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
-    return atomic_write_bytes(path, text.encode("utf-8"))
 
 
 def _json_text(data: Any) -> str:

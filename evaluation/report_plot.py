@@ -11,7 +11,7 @@ mirror image, and the axis labels say so.
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -20,10 +20,26 @@ from matplotlib.patches import Polygon, Rectangle
 from matplotlib.ticker import MaxNLocator
 
 from sim_bridge.embedded.house_geometry import HouseLayout
-from sim_bridge.types import WorldState
+from evaluation.metrics import ScoreTimeline
+from household.checklist import ChecklistResult
+from household.types import WorldState
 
-if TYPE_CHECKING:
-    from evaluation.report import EpisodeResult
+
+
+class EpisodeResult(Protocol):
+    """What the plot reads of evaluation.report.EpisodeResult (named here so this module does not
+    import the report writer that calls it)."""
+
+    episode_id: str
+    scenario: str
+    instruction_kind: str
+    planner: str
+    gc: float
+    sr: float
+    ir: float
+    timeline: ScoreTimeline
+    agent_path: list[tuple[float, float]]
+    checklist: ChecklistResult
 
 # Walls are drawn where solid at this height: doors (holes from the floor) show as gaps, windows
 # (sills at 0.6 m or more in ProcTHOR) do not, and are drawn over the wall in light blue instead.
@@ -44,7 +60,7 @@ def _centroid(polygon: tuple[tuple[float, float], ...]) -> tuple[float, float]:
     return cx / (3.0 * a), cz / (3.0 * a)
 
 
-def _plot_timeline(ax: Axes, result: "EpisodeResult") -> None:
+def _plot_timeline(ax: Axes, result: EpisodeResult) -> None:
     timeline = result.timeline
     if len(timeline):
         # markers keep a one-entry timeline (an episode that stopped at once) visible
@@ -77,7 +93,7 @@ def _draw_object(ax: Axes, obj: dict[str, Any]) -> tuple[float, float] | None:
     return x, z
 
 
-def _plot_map(ax: Axes, result: "EpisodeResult", layout: HouseLayout, world: WorldState) -> None:
+def _plot_map(ax: Axes, result: EpisodeResult, layout: HouseLayout, world: WorldState) -> None:
     for i, room in enumerate(layout.rooms):
         ax.add_patch(Polygon(room.polygon, closed=True, facecolor=_ROOM_COLOURS[i % len(_ROOM_COLOURS)],
                              edgecolor="none", zorder=0))
@@ -135,7 +151,7 @@ def _plot_map(ax: Axes, result: "EpisodeResult", layout: HouseLayout, world: Wor
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
 
 
-def render_episode_png(result: "EpisodeResult", layout: HouseLayout, world: WorldState, dpi: int = 110) -> bytes:
+def render_episode_png(result: EpisodeResult, layout: HouseLayout, world: WorldState, dpi: int = 110) -> bytes:
     """The report figure as PNG bytes (the caller writes them atomically)."""
     fig = Figure(figsize=(15, 6.5), layout="constrained")
     FigureCanvasAgg(fig)

@@ -11,12 +11,12 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
-from evaluation.checklist import evaluate_checklist
+from household.checklist import evaluate_checklist
 from evaluation.episodes import Episode
 from evaluation.metrics import DEFAULT_IR_SEGMENTS, ScoreTimeline, StepCounter
 from evaluation.report import EpisodeResult
-from sim_bridge.frames import ros_to_thor_points, ros_yaw_to_thor
-from sim_bridge.types import Action, Environment, Observation, WorldState
+from household.frames import ros_to_thor_points, ros_yaw_to_thor
+from household.types import Action, Environment, Observation, WorldState
 
 
 class Agent(Protocol):

@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sim_bridge.types import Action, point_in_polygon
+from household.types import Action, point_in_polygon
 
 ABILITIES = ("single_hop", "multi_hop", "induction", "spatial", "temporal", "logical", "adversarial")
 NOT_ANSWERABLE = "not answerable"

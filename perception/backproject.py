@@ -1,7 +1,7 @@
 """Pixels <-> optical camera frame <-> REP 103 world, and the voxel keys both perception and
 memory share.
 
-Frames (``sim_bridge.types``): a pixel (u right, v down) at z-depth d is the optical-frame point
+Frames (``household.types``): a pixel (u right, v down) at z-depth d is the optical-frame point
 ((u - cx) / fx * d, (v - cy) / fy * d, d); ``world_from_camera`` maps optical points into the
 REP 103 world (x forward, y left, z up). Poses are built and split with transforms3d so the
 conventions are a tested library's, and every pose is checked to be rigid before use: a skewed
@@ -20,8 +20,8 @@ import numpy as np
 from transforms3d.affines import compose, decompose
 
 from perception.observations import PerceptionError
-from sim_bridge.frames import is_rigid_transform
-from sim_bridge.types import CameraIntrinsics
+from household.frames import is_rigid_transform
+from household.types import CameraIntrinsics
 
 KEY_BITS = 15
 KEY_MASK = (1 << KEY_BITS) - 1

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sim_bridge.types import CameraIntrinsics
+from household.types import CameraIntrinsics
 
 
 class PerceptionError(ValueError):

@@ -21,7 +21,7 @@ import numpy as np
 from perception.backproject import KEY_BITS, PixelGrid, check_pose, pack_coords, sorted_unique, voxel_centers, yaw_box
 from perception.encoders import Encoders
 from perception.observations import FrameObservations, ObjectObservation, OrientedBox, PerceptionError
-from sim_bridge.types import Observation
+from household.types import Observation
 
 BACKGROUND = -1  # instance_of_pixel: a measured pixel of no object (walls, floor: instance id 0)
 UNKNOWN = -2  # no usable depth, or an instance that was filtered out (too small, unlabelled, ignored)

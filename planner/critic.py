@@ -14,6 +14,7 @@ situation costs no failed step. The pool is a JSON file that survives episodes a
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -21,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evaluation.report import atomic_write_text
+from household.atomic_io import atomic_write_text
 from planner.roles import CriticDecision, CriticEvent, PlannerContext, Subgoal
 
 # Situations recognised in backend error texts (THOR's and the embedded simulator's wording).
@@ -44,11 +45,18 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
 
 
 def classify(error: str) -> str:
+    """The situation a backend's error text describes (one of _PATTERNS' names, or "unknown")."""
     text = error.lower()
     for name, pattern in _PATTERNS:
         if re.search(pattern, text):
             return name
     return "unknown"
+
+
+def situation_of(event: CriticEvent) -> str:
+    """The typed situation of a critic event: "ok" for a success, else what the backend's error
+    text says. Every critic's decision carries it, so the agent never parses a diagnosis."""
+    return "ok" if event.success else classify(event.error)
 
 
 @dataclass
@@ -144,6 +152,9 @@ class RuleCritic:
     """Pass / Refine / Replan from the action feedback; implements ``planner.roles.Critic``."""
 
     def critique(self, event: CriticEvent, context: PlannerContext) -> CriticDecision:
+        return dataclasses.replace(self._decide(event, context), situation=situation_of(event))
+
+    def _decide(self, event: CriticEvent, context: PlannerContext) -> CriticDecision:
         if event.success:
             return CriticDecision("pass", "the action succeeded")
         situation = classify(event.error)
@@ -195,4 +206,5 @@ def _closed_container(error: str) -> str | None:
 
 def to_dict(decision: CriticDecision) -> dict[str, Any]:
     return {"verdict": decision.verdict, "diagnosis": decision.diagnosis,
-            "fix": [s.to_dict() for s in decision.fix], "replan_level": decision.replan_level}
+            "fix": [s.to_dict() for s in decision.fix], "replan_level": decision.replan_level,
+            "situation": decision.situation}

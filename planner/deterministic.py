@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import math
 
-from evaluation.checklist import ChecklistItem
+from household.checklist import ChecklistItem
 from planner.roles import Goal, Grounding, KnownObject, PlannerContext, Subgoal
-from sim_bridge.embedded.assets import AssetCatalog, default_catalog
+from household.assets import AssetCatalog, default_catalog
 
 KNIVES = ("Knife", "ButterKnife")
 # Devices and seats are no place to leave things when freeing the hand; when an instruction asks

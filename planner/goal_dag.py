@@ -19,7 +19,7 @@ from typing import Callable, Iterable
 
 import networkx as nx
 
-from evaluation.checklist import sliced_base_type
+from household.checklist import sliced_base_type
 from planner.roles import Goal
 
 _STATE_CHANGES = {"isSliced", "isCooked", "isFilledWithLiquid", "isDirty"}

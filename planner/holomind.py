@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import Any, Generator
 
 import numpy as np
 
+from planner.agent_config import AgentConfig
 from planner.critic import ExperiencePool, RuleCritic
 from planner.deterministic import NearestGrounder, RecipeTranslator, RuleRefiner, required_roles
 from planner.episodic_beliefs import EpisodicBeliefs
@@ -33,32 +33,15 @@ from planner.object_tracker import ObjectTracker
 from planner.occupancy import OccupancyConfig, OccupancyMap
 from planner.roles import CriticDecision, CriticEvent, Goal, KnownObject, PlannerContext
 from planner.rooms import RoomSegmenter
-from planner.skills import Replan, Skills
-from sim_bridge.embedded.assets import default_catalog
-from sim_bridge.frames import ros_to_thor_points, ros_yaw_to_thor, thor_to_ros_points
-from sim_bridge.types import Action, Observation
+from planner.skills import SKILL_FAILED, UNREACHABLE, Replan, Skills
+from household.assets import default_catalog
+from household.frames import ros_to_thor_points, ros_yaw_to_thor, thor_to_ros_points
+from household.types import Action, Observation
 
-ABLATIONS = ("critic", "episodic", "high-level")
-
-
-@dataclass
-class AgentConfig:
-    reach: float = 1.5
-    approach_reach: float = 1.4
-    move_step: float = 0.25
-    rotate_step: float = 30.0
-    goal_step_cap: int = 500  # steps one goal may take before it is set aside
-    search_step_cap: int = 350  # steps of exploration for one missing object
-    approach_step_cap: int = 160  # steps of exploring towards a seen object with no path to it yet
-    inspect_step_cap: int = 250  # steps of visiting receptacles once exploration found nothing
-    ablate: frozenset[str] = frozenset()
-    instruction_kind: str = "detailed"
-
-    @property
-    def edge_reach(self) -> float:
-        """The farthest the agent plans to stand from what it acts on (the arm's reach, less a
-        margin for the box it estimated from depth)."""
-        return self.reach - 0.03
+# Replan situations (planner.critic.classify) after which the grounded object will not do: the
+# receptacle refused the held type (remembered as a misfit), or the object is not one / cannot act.
+REFUSED_SITUATIONS = frozenset({"no_room", "wrong_receptacle"})
+UNUSABLE_SITUATIONS = frozenset({"unknown_object", "not_capable"})
 
 
 class HoloMindAgent:
@@ -356,24 +339,11 @@ class HoloMindAgent:
                 for sub in subgoals:
                     ok = yield from self.skills.run(sub)
                     if not ok:
-                        raise Replan("low", f"{sub.skill} did not succeed")
+                        raise Replan("low", f"{sub.skill} did not succeed", SKILL_FAILED)
                     self.history.append(f"{sub.skill} {sub.args}")
             except Replan as exc:
                 self.note(f"{goal.id}: replan ({exc.level}): {exc.diagnosis}")
-                named = [b for b in ground.bindings.values() if b and b in exc.diagnosis]
-                if named and "cannot get to" in exc.diagnosis:
-                    self.unreachable.update(named)  # navigation tried hard already: ground another
-                    self.excluded_now.update(named)
-                decisive = any(s in exc.diagnosis for s in ("cannot take", "not an object", "cannot do"))
-                if "cannot take" in exc.diagnosis and ground.bindings.get("target") in named:
-                    # no room for this type there: not for a later goal (or a retry) either
-                    self.misfits.setdefault(ground.bindings["target"], set()).add(obj_type)
-                if named and (decisive or attempt >= 1):
-                    self.excluded_now.update(named)  # this object will not do: ground another
-                    if any(s in exc.diagnosis for s in ("not an object", "cannot do")):
-                        self.rejected_ids.update(named)
-                elif attempt >= 1 and ground.bindings.get("object"):
-                    self.excluded_now.add(ground.bindings["object"])
+                self._on_replan(exc, ground.bindings, obj_type, attempt)
                 if exc.level == "high":
                     return False
                 continue
@@ -382,6 +352,26 @@ class HoloMindAgent:
                     self.used_ids.add(ground.bindings[role])
             return True
         return False
+
+    def _on_replan(self, exc: Replan, bindings: dict[str, str | None], obj_type: str, attempt: int) -> None:
+        """What a Replan teaches about the grounded objects. It acts on the typed situation and
+        targets only, so it works the same whichever critic decided (rules, or an LLM writing
+        free text); the diagnosis is for the notes."""
+        named = [b for b in bindings.values() if b and b in exc.target_ids]
+        if named and exc.situation == UNREACHABLE:
+            self.unreachable.update(named)  # navigation tried hard already: ground another
+            self.excluded_now.update(named)
+        refused = exc.situation in REFUSED_SITUATIONS
+        unusable = exc.situation in UNUSABLE_SITUATIONS
+        if refused and bindings.get("target") in named:
+            # no room for this type there: not for a later goal (or a retry) either
+            self.misfits.setdefault(bindings["target"], set()).add(obj_type)
+        if named and (refused or unusable or attempt >= 1):
+            self.excluded_now.update(named)  # this object will not do: ground another
+            if unusable:
+                self.rejected_ids.update(named)
+        elif attempt >= 1 and bindings.get("object"):
+            self.excluded_now.add(bindings["object"])
 
     def _avoid_known_misfits(self, goal: Goal, ground: Any) -> Any:
         """Experience says this object type found no room on (or was refused by) that receptacle

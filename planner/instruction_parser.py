@@ -41,7 +41,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Sequence
 
-from evaluation.checklist import ChecklistItem, ObjectSelector
+from household.checklist import ChecklistItem, ObjectSelector
 from planner import vocabulary as V
 from planner.roles import Goal, PlannerContext
 
@@ -901,7 +901,7 @@ class InstructionParser:
 # ----------------------------------------------------------------------------------- helpers
 def _affordances(asset_db: Any) -> dict[str, frozenset[str]]:
     """type -> affordance flags, from a raw asset database, an AssetCatalog, or the packaged one."""
-    from sim_bridge.embedded.assets import AssetCatalog, default_catalog
+    from household.assets import AssetCatalog, default_catalog
 
     if asset_db is None:
         catalog = default_catalog()

@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from sim_bridge.frames import ros_to_thor_points
-from sim_bridge.types import Observation
+from household.frames import ros_to_thor_points
+from household.types import Observation
 
 
 @dataclass

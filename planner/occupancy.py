@@ -26,9 +26,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import ndimage
 
-from sim_bridge.embedded.collision import FreeGrid
-from sim_bridge.frames import ros_to_thor_points
-from sim_bridge.types import Observation
+from household.free_grid import FreeGrid
+from household.frames import ros_to_thor_points
+from household.types import Observation
 
 
 @dataclass

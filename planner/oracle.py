@@ -15,14 +15,14 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from evaluation.checklist import ChecklistItem, ItemResult, evaluate_checklist
+from household.checklist import ChecklistItem, ItemResult, evaluate_checklist
 from planner.lattice_nav import LatticeState, plan_lattice
 from planner.reach_region import reachable_region, walking_distance_to
-from sim_bridge.embedded.assets import SLICER_TYPES
+from household.assets import SLICER_TYPES
 from sim_bridge.embedded.env import AgentPose, EmbeddedEnvironment
 from sim_bridge.embedded.interactions import find_placement
 from sim_bridge.embedded.objects import SimObject
-from sim_bridge.types import Action
+from household.types import Action
 
 # Which unsatisfied item is worked on first: state changes before placements, holding last.
 _PRIORITY = {"isSliced": 0, "isCooked": 1, "isFilledWithLiquid": 2, "isDirty": 3, "inReceptacle": 4,

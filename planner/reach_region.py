@@ -13,7 +13,8 @@ from matplotlib.path import Path as MplPath
 from scipy import ndimage
 
 from planner.geodesic import CoarseGraph, DistanceField, coarsen_any
-from sim_bridge.embedded.collision import CollisionMap, FreeGrid
+from household.free_grid import FreeGrid
+from sim_bridge.embedded.collision import CollisionMap
 from sim_bridge.embedded.env import EmbeddedEnvironment
 from sim_bridge.embedded.objects import SimObject
 

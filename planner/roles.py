@@ -5,7 +5,7 @@ default and the baseline, ``planner.deterministic``) and one that asks an LLM th
 (``planner.llm``). The agent (``planner.holomind``) only talks to these Protocols, so a run can
 mix them (e.g. an LLM decomposer with a deterministic critic) and an ablation swaps one out.
 
-Goals are written in the checklist vocabulary (``evaluation.checklist.ChecklistItem``): a goal is
+Goals are written in the checklist vocabulary (``household.checklist.ChecklistItem``): a goal is
 "make these propositions true", which is what both the instruction means and what the critic can
 check against the agent's own memory. The checklist is never shown to the agent; the decomposer
 produces these items from the instruction text alone.
@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from evaluation.checklist import ChecklistItem
+from household.checklist import ChecklistItem
 
 Verdict = Literal["pass", "refine", "replan"]
 ReplanLevel = Literal["low", "high"]
@@ -128,6 +128,9 @@ class CriticDecision:
     diagnosis: str  # one sentence, written to reports and the experience pool
     fix: tuple[Subgoal, ...] = ()  # for "refine": subgoals to run before retrying
     replan_level: ReplanLevel = "low"  # for "replan"
+    # What went wrong, as a type the agent acts on (planner.critic.classify's situations; "unknown"
+    # when nobody judged). Set from the backend's feedback, whatever a critic wrote in ``diagnosis``.
+    situation: str = "unknown"
 
 
 class Decomposer(Protocol):

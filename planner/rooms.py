@@ -48,8 +48,8 @@ def _walk(objects: list[dict]) -> list[dict]:
 @functools.lru_cache(maxsize=1)
 def dev_room_prior() -> RoomPrior:
     """Count object types per room type over the packaged dev houses."""
-    from sim_bridge.embedded.assets import default_catalog
-    from sim_bridge.embedded.house_data import load_houses_file, resolve_data_file
+    from household.assets import default_catalog
+    from household.house_data import load_houses_file, resolve_data_file
 
     catalog = default_catalog()
     houses = load_houses_file(resolve_data_file("houses_dev.jsonl.gz")).houses

@@ -8,15 +8,52 @@ consulted on every failed interaction and its Refine fixes run here, its Replans
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Generator
+from collections import Counter
+from typing import Any, Generator, Protocol
 
+import numpy as np
+
+from household.types import Action, Observation
+from planner.agent_config import AgentConfig
 from planner.critic import classify
-from planner.navigation import HORIZONS, Pose
-from planner.roles import CriticEvent, Subgoal
-from sim_bridge.types import Action, Observation
+from planner.navigation import HORIZONS, Navigator, Pose
+from planner.object_tracker import ObjectTracker
+from planner.occupancy import OccupancyMap
+from planner.roles import CriticDecision, CriticEvent, PlannerContext, Subgoal
 
-if TYPE_CHECKING:
-    from planner.holomind import HoloMindAgent
+
+class AgentView(Protocol):
+    """What the skills read and call on the agent (planner.holomind.HoloMindAgent): its state for
+    this episode, its maps and memory, the critic and the experience pool. Written out so the
+    skills need not import the agent, and so the surface is visible (and can only shrink)."""
+
+    config: AgentConfig
+    obs: Observation
+    stats: Counter
+    move_step: float
+    tracker: ObjectTracker
+    navigator: Navigator
+    occupancy: OccupancyMap
+    grounder: Any
+    excluded_now: set[str]
+
+    @property
+    def pose(self) -> Pose: ...
+    @property
+    def held_id(self) -> str | None: ...
+    @property
+    def held_type(self) -> str | None: ...
+    def camera_thor(self) -> np.ndarray: ...
+    def context(self, relax_rooms: bool = False) -> PlannerContext: ...
+    def note(self, text: str) -> None: ...
+    def critique(self, event: CriticEvent) -> CriticDecision: ...
+    def after_interaction(self, name: str, object_id: str, obs: Observation) -> None: ...
+    def experience_fix(self, action: str, object_type: str) -> str | None: ...
+    def experience_closer(self, action: str, object_type: str) -> bool: ...
+    def learn(self, action: str, situation: str, object_type: str, fix: str, worked: bool) -> None: ...
+    def learn_avoid(self, action: str, situation: str, held_type: str, target_type: str) -> None: ...
+    def frontier_failed(self, x: float, z: float) -> bool: ...
+    def fail_frontier(self, x: float, z: float, reached: bool = False) -> None: ...
 
 SkillGen = Generator[Action, Observation, bool]
 _MOVE_HEADINGS = {"MoveAhead": 0.0, "MoveRight": 90.0, "MoveBack": 180.0, "MoveLeft": 270.0}
@@ -24,15 +61,31 @@ _INTERACTION_OF = {"pick": "PickupObject", "place": "PutObject", "open": "OpenOb
                    "toggle_on": "ToggleObjectOn", "toggle_off": "ToggleObjectOff", "slice": "SliceObject"}
 
 
+# Why a skill gave up, beside the situations ``planner.critic.classify`` reads from the backend's
+# feedback: the goal loop acts on these, never on the wording of a diagnosis.
+NOT_IN_MEMORY = "not_in_memory"  # the bound object is not in the agent's memory
+UNREACHABLE = "unreachable"  # navigation found no pose that sees and reaches the object
+NO_BINDING = "no_binding"  # the subgoal names no object
+SKILL_FAILED = "skill_failed"  # a skill returned False without a more specific reason
+
+
 class Replan(Exception):
-    def __init__(self, level: str, diagnosis: str) -> None:
+    """Back to grounding ("low") or to the goal level ("high"). ``situation`` says why, as a type
+    (a ``classify`` situation of the backend's feedback, or one of the names above); ``target_ids``
+    are the objects it concerns. Whichever critic decided (rules or an LLM writing free text),
+    the goal loop reads these two, and ``diagnosis`` is only for people and reports."""
+
+    def __init__(self, level: str, diagnosis: str, situation: str = SKILL_FAILED,
+                 target_ids: tuple[str, ...] = ()) -> None:
         super().__init__(diagnosis)
         self.level = level
         self.diagnosis = diagnosis
+        self.situation = situation
+        self.target_ids = tuple(target_ids)
 
 
 class Skills:
-    def __init__(self, agent: "HoloMindAgent") -> None:
+    def __init__(self, agent: AgentView) -> None:
         self.a = agent
         self._frontier_goal: tuple[float, float] | None = None  # the frontier being walked to
         self._frontier_toward: tuple[float, float] | None = None  # ... and what it was chosen for
@@ -179,7 +232,7 @@ class Skills:
         name = _INTERACTION_OF[subgoal.skill]
         obj = a.tracker.get(object_id)
         if obj is None:
-            raise Replan("low", f"{object_id} is not in memory")
+            raise Replan("low", f"{object_id} is not in memory", NOT_IN_MEMORY, (object_id,))
         fix = a.experience_fix(name, obj.object_type)
         already = fix == "open" and obj.state.get("isOpen") is True  # opened it myself earlier
         if fix and depth == 0 and not obj.state.get("open_checked") and not already:
@@ -195,7 +248,7 @@ class Skills:
             ok = yield from self.navigate_to(object_id, closer=closer)
             if not ok:
                 a.stats["nav_failures"] += 1
-                raise Replan("low", f"cannot get to a pose that sees and reaches {object_id}")
+                raise Replan("low", f"cannot get to a pose that sees and reaches {object_id}", UNREACHABLE, (object_id,))
         obs = yield Action(name, object_id)
         a.after_interaction(name, object_id, obs)
         if obs.feedback.success:
@@ -220,8 +273,8 @@ class Skills:
         if decision.verdict == "replan":
             if classify(obs.feedback.error) in ("no_room", "wrong_receptacle") and a.held_type:
                 a.learn_avoid(name, classify(obs.feedback.error), a.held_type, obj.object_type)
-            raise Replan(decision.replan_level, decision.diagnosis)
-        raise Replan("low", decision.diagnosis)
+            raise Replan(decision.replan_level, decision.diagnosis, decision.situation, (object_id,))
+        raise Replan("low", decision.diagnosis, decision.situation, (object_id,))
 
     def run(self, subgoal: Subgoal, depth: int = 0, proactive: bool = False) -> SkillGen:
         a = self.a
@@ -232,13 +285,13 @@ class Skills:
             return (yield from self.put_down(subgoal.goal_id, depth))
         oid = args.get("object_id") or args.get("receptacle_id")
         if oid is None:
-            raise Replan("low", f"{skill}: no object bound")
+            raise Replan("low", f"{skill}: no object bound", NO_BINDING)
         if skill == "pick" and a.held_id == oid:
             return True
         if skill == "pick" and a.held_id is not None:
             yield from self.put_down(subgoal.goal_id, depth)
         if skill == "place" and a.held_id is None:
-            raise Replan("low", "nothing in hand to place")
+            raise Replan("low", "nothing in hand to place", "not_holding")
         if proactive:
             obj = a.tracker.get(oid)
             if obj is not None:

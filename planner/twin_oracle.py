@@ -14,7 +14,7 @@ from typing import Any
 
 from planner.oracle import OracleError, OraclePlanner
 from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
-from sim_bridge.types import Action, Observation
+from household.types import Action, Observation
 
 
 class TwinOracle:
@@ -47,3 +47,13 @@ class TwinOracle:
 
     def report_extra(self) -> dict[str, Any]:
         return {"oracle_twin": "embedded", **self.oracle.report_extra()}
+
+
+def make_oracle(env: Any) -> Any:
+    """The oracle for ``env``: it plans on the embedded simulator itself, or, for other backends,
+    on an embedded twin of the same house."""
+    if isinstance(env, EmbeddedEnvironment):
+        return OraclePlanner(env)
+    config = getattr(env, "config", None)
+    return TwinOracle(EmbeddedConfig(render=False, move_step=getattr(config, "move_step", 0.25),
+                                     data_dir=getattr(config, "data_dir", None)))

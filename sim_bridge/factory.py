@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable
 
-from sim_bridge.types import Environment
+from household.types import Environment
 
 
 class UnknownEnvironmentError(ValueError):

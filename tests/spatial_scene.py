@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim_bridge.frames import world_from_camera
-from sim_bridge.types import ActionFeedback, AgentStatus, CameraIntrinsics, InstanceLabel, Observation
+from household.frames import world_from_camera
+from household.types import ActionFeedback, AgentStatus, CameraIntrinsics, InstanceLabel, Observation
 
 
 @dataclass

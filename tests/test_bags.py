@@ -16,7 +16,7 @@ import pytest
 from sim_bridge.replay.backend import ReplayEnvironment, ReplayEnvConfig, ReplayStepError
 from sim_bridge.replay.bag import BagReadError, BagReader, BagWriter, EventItem, FrameItem
 from sim_bridge.replay.replay import build_memory, replay_bag
-from sim_bridge.types import Action
+from household.types import Action
 from worldmind.cli_bags import EventRecordingAgent, RecordingEnvironment
 
 W, H, STEPS = 64, 48, 100
@@ -75,7 +75,8 @@ def recorded(tmp_path_factory) -> dict[str, Any]:
     from evaluation.episodes import load_episode
     from evaluation.runner import run_episode
     from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
-    from worldmind.cli import default_episode_file, make_agent
+    from evaluation.dev_set import default_episode_file
+    from planner.factory import make_agent
 
     root = tmp_path_factory.mktemp("bags")
     episode = load_episode(default_episode_file())

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from evaluation.checklist import (
+from household.checklist import (
     PREDICATES,
     ChecklistItem,
     ChecklistSchemaError,
@@ -18,7 +18,7 @@ from evaluation.checklist import (
     register,
     sliced_base_type,
 )
-from sim_bridge.types import RoomInfo, WorldState
+from household.types import RoomInfo, WorldState
 
 KITCHEN = RoomInfo("room|1", "Kitchen", [(0.0, 0.0), (4.0, 0.0), (4.0, 4.0), (0.0, 4.0)])
 LIVING = RoomInfo("room|2", "LivingRoom", [(4.0, 0.0), (8.0, 0.0), (8.0, 4.0), (4.0, 4.0)])

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluation import runner
+from evaluation import dev_set, runner
 from worldmind import cli
 
 REPO = Path(__file__).resolve().parents[1]
@@ -59,7 +59,7 @@ def test_run_defaults_to_first_committed_episode_and_runs_dir(tmp_path, monkeypa
     episodes.mkdir()
     write_episode(episodes / "b.json", "second", LAMPS)
     write_episode(episodes / "a.json", "first", ONE_LAMP)
-    monkeypatch.setattr(cli, "DEFAULT_EPISODES_DIR", episodes)
+    monkeypatch.setattr(dev_set, "DEFAULT_EPISODES_DIR", episodes)
     monkeypatch.chdir(tmp_path)
     assert cli.main(["run", "--no-render"]) == 0
     assert json.loads((tmp_path / "runs" / "first" / "report.json").read_text())["gc"] == 1.0
@@ -67,7 +67,7 @@ def test_run_defaults_to_first_committed_episode_and_runs_dir(tmp_path, monkeypa
 
 
 def test_run_without_committed_episodes_says_so(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(cli, "DEFAULT_EPISODES_DIR", tmp_path / "nothing")
+    monkeypatch.setattr(dev_set, "DEFAULT_EPISODES_DIR", tmp_path / "nothing")
     assert cli.main(["run"]) == 2
     assert "--episode" in capsys.readouterr().err
 

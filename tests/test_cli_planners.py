@@ -18,11 +18,11 @@ from pathlib import Path  # noqa: E402
 import pytest  # noqa: E402
 
 from evaluation import runner  # noqa: E402
-from evaluation.checklist import evaluate_checklist  # noqa: E402
+from household.checklist import evaluate_checklist  # noqa: E402
 from evaluation.episodes import Episode  # noqa: E402
 from evaluation.metrics import ScoreTimeline, StepCounter  # noqa: E402
 from evaluation.report import EpisodeResult, write_summary  # noqa: E402
-from sim_bridge.types import WorldState  # noqa: E402
+from household.types import WorldState  # noqa: E402
 from worldmind import cli  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -77,7 +77,7 @@ def test_check_planner_accepts_any_llm_model_string():
 
 
 def test_cli_ablations_match_the_agent():
-    from planner.holomind import ABLATIONS
+    from planner.agent_config import ABLATIONS
 
     assert tuple(cli.ABLATIONS) == tuple(ABLATIONS)
 

@@ -13,9 +13,9 @@ import math
 import numpy as np
 import pytest
 
-from sim_bridge.embedded.assets import default_catalog
+from household.assets import default_catalog
 from sim_bridge.embedded.collision import CollisionMap
-from sim_bridge.embedded.house_data import load_house
+from household.house_data import load_house
 from sim_bridge.embedded.house_geometry import HouseLayout, Hole, Room, WallSegment, parse_layout
 from sim_bridge.embedded.objects import SimObject, build_objects
 

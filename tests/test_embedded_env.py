@@ -17,9 +17,9 @@ import pytest
 
 from evaluation.episodes import AgentStart, Episode, HouseRef
 from sim_bridge.embedded.env import AgentPose, EmbeddedConfig, EmbeddedEnvironment
-from sim_bridge.embedded.house_data import HouseError, load_house
-from sim_bridge.frames import is_rigid_transform, thor_to_ros_points, thor_yaw_to_ros
-from sim_bridge.types import (
+from household.house_data import HouseError, load_house
+from household.frames import is_rigid_transform, thor_to_ros_points, thor_yaw_to_ros
+from household.types import (
     ACTIONS,
     NAVIGATION_ACTIONS,
     Action,

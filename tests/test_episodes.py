@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.checklist import ChecklistItem, ObjectSelector
+from household.checklist import ChecklistItem, ObjectSelector
 from evaluation.episodes import (
     AgentStart,
     Episode,
@@ -19,7 +19,7 @@ from evaluation.episodes import (
     load_episodes,
     validate_episode,
 )
-from sim_bridge.embedded.house_data import load_asset_database, load_house
+from household.house_data import load_asset_database, load_house
 
 
 def episode_dict(eid: str = "dev-001", checklist: list | None = None, **extra) -> dict:

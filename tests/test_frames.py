@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from sim_bridge.embedded.env import AgentPose, EmbeddedConfig, EmbeddedEnvironment
-from sim_bridge.embedded.house_data import load_house
+from household.house_data import load_house
 from sim_bridge.embedded.objects import SimObject
 from sim_bridge.embedded.render import CameraPose
-from sim_bridge.frames import (
+from household.frames import (
     ROS_FROM_THOR,
     camera_pose_from_world_from_camera,
     is_rigid_transform,
@@ -27,7 +27,7 @@ from sim_bridge.frames import (
     thor_yaw_to_ros,
     world_from_camera,
 )
-from sim_bridge.types import Action, CameraIntrinsics, Observation
+from household.types import Action, CameraIntrinsics, Observation
 
 RNG_SEED = 1234
 

@@ -24,11 +24,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from evaluation.checklist import ChecklistItem, evaluate_checklist
+from household.checklist import ChecklistItem, evaluate_checklist
 from sim_bridge.factory import make_environment
 from sim_bridge.habitat.backend import HabitatConfig, HabitatEnvironment, HabitatUnavailableError
 from sim_bridge.habitat.episode import HabitatDatasetError, HabitatError
-from sim_bridge.types import Action
+from household.types import Action
 
 W, H = 64, 48
 ROOM = 3.0  # the kitchen spans x, z in [-3, 3]

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.skipif(not (DATASET and SCENE), reason="set WORLDMIND_H
 
 def test_habitat_live_observes_moves_and_labels():
     from sim_bridge.habitat.backend import HabitatConfig, HabitatEnvironment
-    from sim_bridge.types import Action
+    from household.types import Action
 
     env = HabitatEnvironment(HabitatConfig(dataset=DATASET, width=160, height=120))
     try:

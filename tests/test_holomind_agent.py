@@ -18,14 +18,14 @@ from typing import Any, Iterator
 
 import pytest
 
-from evaluation.checklist import ChecklistItem, ObjectSelector
+from household.checklist import ChecklistItem, ObjectSelector
 from evaluation.episodes import AgentStart, Episode, HouseRef, load_episode
 from evaluation.report import EpisodeResult
 from evaluation.runner import run_episode
 from planner.critic import ExperiencePool
 from planner.holomind import HoloMindAgent
 from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
-from sim_bridge.types import Action, Observation
+from household.types import Action, Observation
 
 EPISODES_DEV = Path(__file__).resolve().parents[1] / "evaluation" / "data" / "episodes_dev"
 W, H = 160, 120

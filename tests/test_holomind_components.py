@@ -25,7 +25,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from evaluation.checklist import ChecklistItem, ObjectSelector
+from household.checklist import ChecklistItem, ObjectSelector
 from planner.critic import ExperiencePool, RuleCritic, classify, to_dict
 from planner.deterministic import NearestGrounder, RecipeTranslator, required_roles
 from planner.goal_dag import build_goal_dag, dag_to_dict, next_goal, ready_goals
@@ -35,15 +35,15 @@ from planner.occupancy import OccupancyConfig, OccupancyMap
 from planner.roles import CriticEvent, Goal, Grounding, KnownObject, PlannerContext, Subgoal
 from planner.rooms import RoomSegmenter, dev_room_prior
 from sim_bridge.embedded.env import AgentPose, EmbeddedConfig, EmbeddedEnvironment
-from sim_bridge.embedded.house_data import load_house
-from sim_bridge.frames import (
+from household.house_data import load_house
+from household.frames import (
     ros_to_thor_points,
     ros_yaw_to_thor,
     thor_camera_to_ros_pose,
     thor_to_ros_points,
     thor_yaw_to_ros,
 )
-from sim_bridge.types import (
+from household.types import (
     Action,
     ActionFeedback,
     AgentStatus,

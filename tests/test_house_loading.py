@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from sim_bridge.embedded.assets import default_catalog
-from sim_bridge.embedded.house_data import HouseError, load_house, load_houses_file, resolve_data_file
+from household.assets import default_catalog
+from household.house_data import HouseError, load_house, load_houses_file, resolve_data_file
 from sim_bridge.embedded.house_geometry import HouseLayout, parse_layout
 from sim_bridge.embedded.objects import build_objects, iter_house_objects
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.checklist import ChecklistItem, ObjectSelector
+from household.checklist import ChecklistItem, ObjectSelector
 from evaluation.episodes import load_episodes
 from planner.instruction_parser import InstructionParser, goal_items, items_match, match_count
 from planner.roles import Decomposer, Goal, PlannerContext
-from sim_bridge.embedded.house_data import load_asset_database
+from household.house_data import load_asset_database
 
 ROOT = Path(__file__).resolve().parents[1]
 PARAPHRASES = ROOT / "tests/data/instruction_paraphrases.jsonl"
@@ -41,7 +41,7 @@ def test_is_a_decomposer(parser: InstructionParser) -> None:
 
 
 def test_accepts_catalog_or_default() -> None:
-    from sim_bridge.embedded.assets import default_catalog
+    from household.assets import default_catalog
 
     for p in (InstructionParser(default_catalog()), InstructionParser()):
         assert items(p, "Open the fridge") == [{"object": {"type": "Fridge"}, "predicate": "isOpen", "value": True}]
@@ -118,7 +118,7 @@ def test_compound_nouns_and_synonyms(parser: InstructionParser) -> None:
 def test_every_asset_type_is_in_the_vocabulary(parser: InstructionParser) -> None:
     """CamelCase splitting covers the database without hand entries."""
     from planner.vocabulary import camel_words
-    from sim_bridge.embedded.assets import default_catalog
+    from household.assets import default_catalog
 
     for t in default_catalog().object_types:
         entry = parser.lexicon.get(tuple(camel_words(t)))

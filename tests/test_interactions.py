@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from sim_bridge.embedded.assets import AssetCatalog, default_catalog
-from sim_bridge.embedded.house_data import load_house
+from household.assets import AssetCatalog, default_catalog
+from household.house_data import load_house
 from sim_bridge.embedded.interactions import InteractionError, ObjectTable, find_placement
 from sim_bridge.embedded.objects import SimObject, build_objects
 

@@ -19,7 +19,7 @@ from typing import Any  # noqa: E402
 
 import pytest  # noqa: E402
 
-from evaluation.checklist import ChecklistItem  # noqa: E402
+from household.checklist import ChecklistItem  # noqa: E402
 from planner.llm import (  # noqa: E402
     LLMCacheMissError,
     LLMClient,

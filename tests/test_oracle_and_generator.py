@@ -13,8 +13,8 @@ from evaluation.runner import run_episode
 from planner.lattice_nav import LatticeState, plan_lattice
 from planner.oracle import OraclePlanner
 from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
-from sim_bridge.embedded.house_data import load_asset_database, load_house
-from sim_bridge.types import Action
+from household.house_data import load_asset_database, load_house
+from household.types import Action
 
 
 def _episode(items: list[dict], eid: str = "t") -> Episode:

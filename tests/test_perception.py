@@ -27,8 +27,8 @@ from perception.backproject import (
 )
 from perception.observations import PerceptionError
 from perception.perceive import BACKGROUND, UNKNOWN, Perception, PerceptionConfig
-from sim_bridge.frames import world_from_camera
-from sim_bridge.types import CameraIntrinsics
+from household.frames import world_from_camera
+from household.types import CameraIntrinsics
 
 INTR = CameraIntrinsics.from_fov(160, 120, 90.0)
 
@@ -121,8 +121,8 @@ def test_instance_geometry_on_an_exact_scene() -> None:
 
 def test_points_land_on_their_objects_in_the_simulator() -> None:
     from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
-    from sim_bridge.embedded.house_data import load_house
-    from sim_bridge.frames import thor_to_ros_points
+    from household.house_data import load_house
+    from household.frames import thor_to_ros_points
 
     env = EmbeddedEnvironment(EmbeddedConfig(width=160, height=120))
     obs = env.reset(load_house("houses_dev.jsonl.gz", 0))

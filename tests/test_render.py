@@ -13,11 +13,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sim_bridge.embedded.house_data import load_house
+from household.house_data import load_house
 from sim_bridge.embedded.house_geometry import HouseLayout, Hole, Room, WallSegment, parse_layout
 from sim_bridge.embedded.render import RenderResult, SceneRenderer
 from sim_bridge.embedded.scene_mesh import triangulate_polygon, wall_solid_rectangles, yaw_rotation
-from sim_bridge.types import CameraIntrinsics
+from household.types import CameraIntrinsics
 
 W, H, FOV = 320, 240, 90.0
 HEIGHT = 3.0

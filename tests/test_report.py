@@ -12,14 +12,14 @@ import pytest
 from matplotlib.figure import Figure
 
 from evaluation import report as report_module
-from evaluation.checklist import ChecklistItem, evaluate_checklist
+from household.checklist import ChecklistItem, evaluate_checklist
 from evaluation.episodes import Episode
 from evaluation.metrics import ScoreTimeline, StepCounter, improvement_rate
 from evaluation.report import EpisodeResult, atomic_write_text, write_episode_report, write_summary
 from evaluation.report_plot import _plot_map
-from sim_bridge.embedded.house_data import load_asset_database, load_house
+from household.house_data import load_asset_database, load_house
 from sim_bridge.embedded.house_geometry import HouseLayout, parse_layout
-from sim_bridge.types import RoomInfo, WorldState
+from household.types import RoomInfo, WorldState
 
 
 def wall(room: int, x0: float, z0: float, x1: float, z1: float) -> dict:

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from rosbags.typesys import Stores, get_typestore
 
-from sim_bridge.frames import world_from_camera
+from household.frames import world_from_camera
 from sim_bridge.ros import convert as cv
 from sim_bridge.ros.topics import QOS, SENSOR_KEYS, TOPICS, spec_for_topic, topic_names
-from sim_bridge.types import ActionFeedback, AgentStatus, CameraIntrinsics, InstanceLabel, Observation
+from household.types import ActionFeedback, AgentStatus, CameraIntrinsics, InstanceLabel, Observation
 
 TS = get_typestore(Stores.ROS2_JAZZY)
 C = cv.MessageClasses.from_typestore(TS)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from sim_bridge.ros import payloads as pl
-from sim_bridge.types import ActionFeedback, AgentStatus, InstanceLabel, RoomInfo, WorldState
+from household.types import ActionFeedback, AgentStatus, InstanceLabel, RoomInfo, WorldState
 
 EXAMPLES = {
     "label_table": {"labels": [{"id": 1, "object_id": "Mug|1", "object_type": "Mug"}], "step": 3},

@@ -28,13 +28,13 @@ from evaluation.episodes import Episode  # noqa: E402
 from evaluation.runner import run_episode  # noqa: E402
 from planner.oracle import OraclePlanner  # noqa: E402
 from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment  # noqa: E402
-from sim_bridge.embedded.house_data import load_house  # noqa: E402
+from household.house_data import load_house  # noqa: E402
 from sim_bridge.factory import UnknownEnvironmentError, make_environment  # noqa: E402
 from sim_bridge.thor import fake_player  # noqa: E402
 from sim_bridge.thor.actions import StepSizes, to_thor_call  # noqa: E402
 from sim_bridge.thor.backend import ThorConfig, ThorEnvironment  # noqa: E402
 from sim_bridge.thor.errors import ThorConnectionError, ThorHouseError, ThorStartError  # noqa: E402
-from sim_bridge.types import Action  # noqa: E402
+from household.types import Action  # noqa: E402
 
 W, H = 64, 48
 pytestmark = pytest.mark.timeout(60)

@@ -23,10 +23,10 @@ pytestmark = [pytest.mark.skipif(not BUILD, reason="no AI2-THOR build: set WORLD
 
 
 def test_thor_live_house_episode_runs_and_scores():
-    from evaluation.checklist import ChecklistItem, evaluate_checklist
-    from sim_bridge.embedded.house_data import load_house
+    from household.checklist import ChecklistItem, evaluate_checklist
+    from household.house_data import load_house
     from sim_bridge.thor.backend import ThorConfig, ThorEnvironment
-    from sim_bridge.types import Action
+    from household.types import Action
 
     where = {"platform": BUILD} if BUILD in ("CloudRendering", "Linux64") else {"local_executable_path": BUILD}
     house = load_house("houses_dev.jsonl.gz", 0)

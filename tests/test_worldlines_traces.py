@@ -7,7 +7,7 @@ import pytest
 from evaluation.worldlines.generator import PROJECT_TYPES, generate_house_trace
 from evaluation.worldlines.trace import load_trace
 from evaluation.worldlines.world import build_world
-from sim_bridge.embedded.house_data import load_house
+from household.house_data import load_house
 
 
 @pytest.fixture(scope="module")

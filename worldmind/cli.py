@@ -30,169 +30,27 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import Any, Iterable, Sequence, TextIO
+from typing import Any, Sequence, TextIO
 
-import evaluation
+from evaluation.dev_set import DEFAULT_EPISODES_DIR, default_episode_file
+from evaluation.layout import report_layout
+from household.errors import InputError as CliError  # bad input from any layer: one line each, exit 2
+from household.selection import parse_indices
+from planner.factory import ABLATIONS, LLM_PREFIX, PLANNER_HELP, check_planner, is_privileged, make_agent
 
 PROG = "worldmind"
-PLANNERS = ("oracle", "deterministic")  # plus "llm:<model>" (LLM_PREFIX + any litellm model string)
-LLM_PREFIX = "llm:"
-PLANNER_HELP = "oracle, deterministic, llm:<model> (e.g. llm:openai/gpt-4o-mini)"
-PRIVILEGED_PLANNERS = ("oracle",)  # read the simulator; everything else sees rendered observations only
-# Mirrors planner.holomind.ABLATIONS; kept here so argument checking does not import the planner.
-ABLATIONS = ("critic", "episodic", "high-level")
 EXPERIENCE_FILE = "experience_pool.json"  # eval longact's default pool, inside --out
 SIMULATORS = ("embedded", "thor", "habitat")
 INSTRUCTION_KINDS = ("detailed", "concise")
-DEFAULT_EPISODES_DIR = Path(evaluation.__file__).resolve().parent / "data" / "episodes_dev"  # package data
-EPISODE_SUFFIXES = (".json", ".jsonl", ".jsonl.gz")
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
-class CliError(Exception):
-    """Bad input; printed as one ``worldmind: error: ...`` line per problem, exit status 2."""
-
-    def __init__(self, problems: str | Sequence[str]) -> None:
-        self.problems = [problems] if isinstance(problems, str) else list(problems)
-        super().__init__("\n".join(self.problems))
-
-
 # --- small helpers -------------------------------------------------------------------------------
-
-def parse_indices(text: str) -> list[int]:
-    """"0-9,12,15-20" -> [0, ..., 9, 12, 15, ..., 20]; ranges are inclusive, order is kept and
-    repeats are dropped. Raises CliError naming the bad part."""
-    out: list[int] = []
-    seen: set[int] = set()
-    for part in (p.strip() for p in text.split(",")):
-        m = re.fullmatch(r"(\d+)(?:\s*-\s*(\d+))?", part)
-        if not m:
-            raise CliError(f"--indices: {part!r} is not an index or a range like 0-9 (in {text!r})")
-        lo = int(m.group(1))
-        hi = int(m.group(2)) if m.group(2) is not None else lo
-        if hi < lo:
-            raise CliError(f"--indices: range {part!r} runs backwards")
-        for i in range(lo, hi + 1):
-            if i not in seen:
-                seen.add(i)
-                out.append(i)
-    return out
-
 
 def safe_dir_name(episode_id: str) -> str:
     """An episode id as a single folder name (ids are normally already safe: "dev-003-0")."""
     name = re.sub(r"[^A-Za-z0-9._-]", "_", episode_id).strip(".")
     return name or "episode"
-
-
-def default_episode_file() -> Path:
-    """The first file (sorted) of the committed dev set: what ``worldmind run`` runs by default."""
-    files = sorted(p for p in DEFAULT_EPISODES_DIR.glob("*") if p.is_file() and p.name.endswith(EPISODE_SUFFIXES)) \
-        if DEFAULT_EPISODES_DIR.is_dir() else []
-    if not files:
-        raise CliError(f"no --episode given and no committed episodes in {DEFAULT_EPISODES_DIR}; "
-                       "pass --episode FILE")
-    return files[0]
-
-
-def check_planner(name: str) -> None:
-    """Raise CliError unless ``name`` is a planner make_agent can build: one of PLANNERS, or
-    ``llm:`` followed by a non-empty model string (not checked further here: litellm knows its
-    providers, and an unknown one fails on the first call and falls back per role)."""
-    if name in PLANNERS:
-        return
-    if isinstance(name, str) and name.startswith(LLM_PREFIX):
-        if not name[len(LLM_PREFIX):].strip():
-            raise CliError(f"--planner {name!r}: llm: needs a litellm model string after the colon, "
-                           "e.g. llm:openai/gpt-4o-mini")
-        return
-    raise CliError(f"unknown planner {name!r} (available planners: {PLANNER_HELP})")
-
-
-def is_privileged(name: str) -> bool:
-    """True for planners that read the simulator instead of observations (they need no rendering)."""
-    return name in PRIVILEGED_PLANNERS
-
-
-def _env_move_step(env: Any) -> float | None:
-    """The backend's move step, so the agent's navigator plans in the steps the simulator takes."""
-    step = getattr(getattr(env, "config", None), "move_step", None)
-    return float(step) if isinstance(step, (int, float)) and step > 0 else None
-
-
-def _deterministic_fallbacks() -> dict[str, Any]:
-    """The rule-based roles each LLM role falls back to (keys: planner.llm.ROLE_NAMES), so a model
-    that keeps answering invalid JSON makes an llm run degrade to the deterministic planner."""
-    from planner.critic import RuleCritic
-    from planner.deterministic import NearestGrounder, RecipeTranslator, RuleRefiner
-    from planner.instruction_parser import InstructionParser
-    from sim_bridge.embedded.assets import default_catalog
-
-    catalog = default_catalog()
-    return {"decomposer": InstructionParser(catalog), "refiner": RuleRefiner(), "grounder": NearestGrounder(catalog),
-            "translator": RecipeTranslator(), "critic": RuleCritic()}
-
-
-def make_agent(name: str, env: Any, *, instruction_kind: str = "detailed", ablate: Iterable[str] = (),
-               experience_path: str | Path | None = None, llm_config: str | Path | None = None) -> Any:
-    """The agent for a ``--planner`` name. ``env`` is used by the oracle (it plans on the
-    simulator) and, for the others, only for its move step. ``experience_path`` is the
-    persisted experience pool (None: in memory for this agent only); ``llm_config`` is the
-    LLM config file for ``llm:<model>`` (see planner.llm.factory.load_llm_config)."""
-    check_planner(name)
-    ablate = frozenset(ablate)
-    if name == "oracle":
-        if ablate:
-            raise CliError(f"--ablate {', '.join(sorted(ablate))}: ablations apply to deterministic and llm: "
-                           "planners, not to the oracle")
-        from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
-
-        if isinstance(env, EmbeddedEnvironment):
-            from planner.oracle import OraclePlanner
-
-            return OraclePlanner(env)
-        # Other backends: the oracle plans on an embedded twin of the same house.
-        from planner.twin_oracle import TwinOracle
-
-        config = getattr(env, "config", None)
-        return TwinOracle(EmbeddedConfig(render=False, move_step=getattr(config, "move_step", 0.25),
-                                         data_dir=getattr(config, "data_dir", None)))
-    unknown = sorted(ablate - set(ABLATIONS))
-    if unknown:
-        raise CliError(f"--ablate: unknown ablation {', '.join(map(repr, unknown))} (available: {', '.join(ABLATIONS)})")
-    from planner.critic import ExperiencePool
-    from planner.holomind import AgentConfig, HoloMindAgent
-
-    options: dict[str, Any] = {"ablate": ablate, "instruction_kind": instruction_kind}
-    move_step = _env_move_step(env)
-    if move_step is not None:
-        options["move_step"] = move_step
-    config = AgentConfig(**options)
-    try:
-        experience = ExperiencePool.load(experience_path)
-    except ValueError as exc:  # a corrupt or foreign pool file: bad input, not a crash
-        raise CliError(f"--experience: {exc}") from None
-    if name == "deterministic":
-        return HoloMindAgent(config, experience=experience)
-    from planner.llm import make_llm_roles, model_spec_from_planner
-
-    try:
-        spec = model_spec_from_planner(name)
-        roles = make_llm_roles(spec, _deterministic_fallbacks(), config_path=llm_config)
-    except (ValueError, TypeError) as exc:  # bad config file contents or fields
-        raise CliError(f"--planner {name}: {exc}") from None
-    return HoloMindAgent(config, roles=roles, experience=experience, name=f"llm:{spec}")
-
-
-def report_layout(env: Any, world: Any) -> Any:
-    """The house drawn under the agent's path: the embedded simulator's parsed layout, or for
-    other backends the rooms of the final ground truth (walls are then not drawn)."""
-    layout = getattr(env, "layout", None)
-    if layout is not None:
-        return layout
-    from sim_bridge.embedded.house_geometry import HouseLayout, Room
-
-    return HouseLayout(world.house_id, [Room(r.id, r.room_type, tuple(map(tuple, r.polygon))) for r in world.rooms], [])
 
 
 def check_choices(args: argparse.Namespace) -> None:
@@ -266,7 +124,7 @@ class StepReporter:
 
 def _load_valid_episode(path: Path, data_dir: str | None) -> Any:
     from evaluation.episodes import EpisodeError, load_episode, validate_episode
-    from sim_bridge.embedded.house_data import load_asset_database
+    from household.house_data import load_asset_database
 
     if not path.exists():
         raise CliError(f"episode file {path} does not exist")
@@ -379,7 +237,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     if args.per_house < 1:
         raise CliError(f"--per-house must be at least 1, got {args.per_house}")
     from evaluation.generator import generate_set
-    from sim_bridge.embedded.house_data import resolve_data_file
+    from household.house_data import resolve_data_file
 
     houses = resolve_data_file(args.houses, args.data_dir)
     out = Path(args.out) if args.out else Path("runs") / f"episodes_{args.prefix}"
@@ -436,7 +294,7 @@ def cmd_eval_longact(args: argparse.Namespace) -> int:
     from evaluation import runner
     from evaluation.episodes import EpisodeError, load_episodes, validate_episode
     from evaluation.report import write_episode_report, write_summary
-    from sim_bridge.embedded.house_data import HouseError, load_asset_database
+    from household.house_data import HouseError, load_asset_database
 
     episodes, errors = load_episodes(args.episodes)
     for err in errors:
@@ -649,7 +507,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help (0) or a usage error (2): return the code, don't raise
         return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
     from evaluation.episodes import EpisodeError
-    from sim_bridge.embedded.house_data import HouseError
+    from household.house_data import HouseError
     from sim_bridge.habitat.episode import HabitatError
     from sim_bridge.thor.errors import ThorError
 

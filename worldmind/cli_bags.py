@@ -161,7 +161,7 @@ def _episode(args: argparse.Namespace) -> tuple[Any, Path]:
         ep = episodes[args.index]
         path = Path(getattr(ep, "source", "") or args.episodes)
         from evaluation.episodes import validate_episode
-        from sim_bridge.embedded.house_data import load_asset_database
+        from household.house_data import load_asset_database
 
         validate_episode(ep, ep.resolve_house(args.data_dir), load_asset_database())
         return ep, path
@@ -222,7 +222,7 @@ def _run(parser: argparse.ArgumentParser, argv: Sequence[str], func: Any) -> int
     except SystemExit as exc:
         return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
     from evaluation.episodes import EpisodeError
-    from sim_bridge.embedded.house_data import HouseError
+    from household.house_data import HouseError
     from sim_bridge.replay.bag import BagReadError
 
     try:

@@ -26,7 +26,7 @@ from typing import Callable
 from evaluation.worldlines.trace import ROBOT, Trace, TraceBuilder, TraceMeta
 from evaluation.worldlines.world import OFF, ON, HouseWorld, build_world
 from memory.belief.events import Commitment
-from sim_bridge.embedded.house_data import load_house
+from household.house_data import load_house
 
 MEMBERS = ("alice", "bob", "carol")
 PROJECT_TYPES = ("tidy_up", "fetch", "device_care", "lost_item", "house_check", "guest_visit", "reminders", "storage")

@@ -25,6 +25,7 @@ from evaluation.worldlines.metrics import Judge, event_recall, mean, plan_with_m
 from evaluation.worldlines.replay import Replay
 from evaluation.worldlines.samples import FAMILIES, PlanSample, QASample, generate_samples
 from evaluation.worldlines.trace import Trace
+from household.atomic_io import atomic_write_text
 
 MEMORIES = ("belief", "bm25", "embedding", "full-context")
 
@@ -150,9 +151,7 @@ def to_markdown(results: list[dict]) -> str:
 
 
 def _write_json(path: Path, data: Any) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=1))
-    os.replace(tmp, path)
+    atomic_write_text(path, json.dumps(data, indent=1))
 
 
 def _write_jsonl(path: Path, rows: list[dict]) -> None:
@@ -162,7 +161,8 @@ def _write_jsonl(path: Path, rows: list[dict]) -> None:
 
 def main_worldlines(argv: Sequence[str] | None = None) -> int:
     """``worldlines --houses 0-4 --days 30 --seed 0 --memory belief,bm25,... --out DIR``."""
-    from worldmind.cli import CliError, parse_indices
+    from household.errors import InputError as CliError
+    from household.selection import parse_indices
 
     ap = argparse.ArgumentParser(prog="worldmind eval worldlines", description=__doc__.splitlines()[0])
     ap.add_argument("--houses", default="0-2", help="house indices in the houses file, e.g. 0-4,7")

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluation.worldlines.world import HouseWorld
+from household.atomic_io import atomic_write_text
 from memory.belief.events import Commitment, Event, EventError, StateAtom
 
 ROBOT = "robot"
@@ -54,15 +55,8 @@ class Trace:
     events: list[Event]
 
     def save(self, path: str | os.PathLike[str]) -> Path:
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(json.dumps({"meta": asdict(self.meta)}) + "\n")
-            for ev in self.events:
-                fh.write(json.dumps(ev.to_dict()) + "\n")
-        os.replace(tmp, path)
-        return path
+        lines = [json.dumps({"meta": asdict(self.meta)})] + [json.dumps(ev.to_dict()) for ev in self.events]
+        return atomic_write_text(path, "".join(line + "\n" for line in lines))
 
 
 def load_trace(path: str | os.PathLike[str]) -> tuple[Trace, list[str]]:

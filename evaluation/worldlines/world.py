@@ -17,10 +17,10 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
-from sim_bridge.embedded.assets import default_catalog
+from household.assets import default_catalog
 from sim_bridge.embedded.house_geometry import parse_layout
 from sim_bridge.embedded.objects import build_objects
-from sim_bridge.types import point_in_polygon
+from household.types import point_in_polygon
 
 ACTIONS = ("navigate_to", "inspect", "pick", "place", "open", "close", "set_device_state", "handoff")
 ON, OFF, OPEN, CLOSED = "on", "off", "open", "closed"

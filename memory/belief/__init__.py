@@ -8,6 +8,7 @@ turns a question into a query plan and at most k typed evidence records.
 """
 
 from memory.belief.events import Event, EventError, StateAtom
-from memory.belief.tracker import Answer, BeliefTracker
+from memory.belief.answer import Answer
+from memory.belief.tracker import BeliefTracker
 
 __all__ = ["Answer", "BeliefTracker", "Event", "EventError", "StateAtom"]

@@ -8,22 +8,52 @@ as "day 3 14:05". An entity the robot never perceived is answered "unknown", nev
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from dataclasses import dataclass, field
+from typing import Callable, Protocol
 
-from memory.belief.beliefs import UNKNOWN
-from memory.belief.retrieval import EvidenceRecord, QueryPlan, fmt_time
-from memory.belief.state import ABSENT, StateEntry
-
-if TYPE_CHECKING:
-    from memory.belief.tracker import Answer, BeliefTracker
+from memory.belief.beliefs import UNKNOWN, Belief
+from memory.belief.causal import CausalGraph
+from memory.belief.commitments import CommitmentTrack
+from memory.belief.episodes import Consolidator
+from memory.belief.events import Event
+from memory.belief.retrieval import EvidenceRecord, EvidenceSelector, QueryPlan, QueryPlanner, fmt_time
+from memory.belief.state import ABSENT, StateEntry, StateTrack
 
 KNOWN = "known"
 Result = tuple[str | None, str, list[EvidenceRecord], str]
 
 
-def answer_question(tr: "BeliefTracker", question: str, now: float) -> "Answer":
-    from memory.belief.tracker import Answer
+@dataclass
+class Answer:
+    value: str | None
+    status: str
+    evidence: list = field(default_factory=list)  # EvidenceRecord, at most k
+    plan: QueryPlan | None = None
+    reason: str = ""
 
+
+class BeliefTracker(Protocol):
+    """What answering reads of the tracker (memory.belief.tracker.BeliefTracker): its tracks and
+    lookups, nothing it could change. Named here so this module need not import the tracker."""
+
+    self_name: str
+    room_of: dict[str, str]
+    planner: QueryPlanner
+    selector: EvidenceSelector
+    k: int
+    state: StateTrack
+    commitments: CommitmentTrack
+    causal: CausalGraph
+    episodes: Consolidator
+
+    def belief(self, entity: str, attribute: str, now: float) -> Belief: ...
+    def event_by_id(self, event_id: str) -> Event | None: ...
+    def session_of(self, event_id: str) -> str: ...
+    def events_about(self, entity: str, before: float, limit: int = 5) -> list[Event]: ...
+    def knows_entity(self, entity: str) -> bool: ...
+
+
+def answer_question(tr: BeliefTracker, question: str, now: float) -> Answer:
     plan = tr.planner.plan(question)
     if plan is None:
         return Answer(None, UNKNOWN, [], None, "question not understood by the planner")
@@ -44,14 +74,14 @@ def _entry_record(e: StateEntry, kind: str = "state", score: float = 1.0) -> Evi
                           e.session, e.t, score)
 
 
-def _event_record(tr: "BeliefTracker", event_id: str, score: float = 1.0) -> EvidenceRecord:
+def _event_record(tr: BeliefTracker, event_id: str, score: float = 1.0) -> EvidenceRecord:
     ev = tr.event_by_id(event_id)
     if ev is None:
         return EvidenceRecord("event", event_id, (event_id,), "", 0.0, score)
     return EvidenceRecord("event", ev.text, (ev.id,), ev.session, ev.t, score)
 
 
-def _current(tr: "BeliefTracker", plan: QueryPlan, now: float) -> Result:
+def _current(tr: BeliefTracker, plan: QueryPlan, now: float) -> Result:
     b = tr.belief(plan.entities[0], plan.attributes[0], now)
     recs = []
     if b.entry is not None:
@@ -64,13 +94,13 @@ def _current(tr: "BeliefTracker", plan: QueryPlan, now: float) -> Result:
     return b.value, b.status, recs, b.reason
 
 
-def _room_of(tr: "BeliefTracker", plan: QueryPlan, now: float) -> Result:
+def _room_of(tr: BeliefTracker, plan: QueryPlan, now: float) -> Result:
     value, status, recs, reason = _current(tr, plan, now)
     room = tr.room_of.get(value) if value else None
     return room, status if room else UNKNOWN, recs, reason if room else f"no room known for {value!r}"
 
 
-def _previous(tr: "BeliefTracker", plan: QueryPlan, now: float) -> Result:
+def _previous(tr: BeliefTracker, plan: QueryPlan, now: float) -> Result:
     # Resting places only: "before it was moved to V" means where it lay, not who carried it.
     moved_in: StateEntry | None = None
     for e in tr.state.iter_back(plan.entities[0], "location", now):
@@ -83,14 +113,14 @@ def _previous(tr: "BeliefTracker", plan: QueryPlan, now: float) -> Result:
     return None, UNKNOWN, [], f"no perceived move of {plan.entities[0]} to {plan.value}"
 
 
-def _state_at(tr: "BeliefTracker", plan: QueryPlan, now: float) -> Result:
+def _state_at(tr: BeliefTracker, plan: QueryPlan, now: float) -> Result:
     e = tr.state.last_value(plan.entities[0], "location", min(plan.time or now, now))
     if e is None:
         return None, UNKNOWN, [], "nothing perceived before that time"
     return e.value, KNOWN, [_entry_record(e)], "point-in-time lookup"
 
 
-def _requested_item(tr: "BeliefTracker", plan: QueryPlan, now: float) -> Result:
+def _requested_item(tr: BeliefTracker, plan: QueryPlan, now: float) -> Result:
     reqs = [r for r in tr.commitments.find(made_by=plan.actor, kind="request", day=plan.day, before=now)
             if r.commitment.target]
     if not reqs:
@@ -103,7 +133,7 @@ def _requested_item(tr: "BeliefTracker", plan: QueryPlan, now: float) -> Result:
     return b.value, b.status, recs, f"{req.commitment.target}: {b.reason}"
 
 
-def _last_time(tr: "BeliefTracker", plan: QueryPlan, now: float) -> Result:
+def _last_time(tr: BeliefTracker, plan: QueryPlan, now: float) -> Result:
     changes = [c for c in tr.causal.changes(plan.entities[0], "power", now) if c.value == plan.value]
     if not changes:
         return None, UNKNOWN, [], "no perceived change"
@@ -111,7 +141,7 @@ def _last_time(tr: "BeliefTracker", plan: QueryPlan, now: float) -> Result:
     return fmt_time(c.t), KNOWN, [_event_record(tr, c.event_id)], f"{c.actor} {c.action}"
 
 
-def _schedule(tr: "BeliefTracker", plan: QueryPlan, now: float) -> Result:
+def _schedule(tr: BeliefTracker, plan: QueryPlan, now: float) -> Result:
     recs = [r for r in tr.commitments.find(kind="schedule", before=now) if r.commitment.target == plan.value]
     if not recs or recs[-1].commitment.due is None:
         return None, UNKNOWN, [], f"nothing scheduled as {plan.value!r}"
@@ -119,14 +149,14 @@ def _schedule(tr: "BeliefTracker", plan: QueryPlan, now: float) -> Result:
     return fmt_time(r.commitment.due), KNOWN, [_event_record(tr, r.event_id)], f"told by {r.made_by}"
 
 
-def _preference(tr: "BeliefTracker", plan: QueryPlan, now: float) -> Result:
+def _preference(tr: BeliefTracker, plan: QueryPlan, now: float) -> Result:
     e = tr.state.last_value(plan.actor or "", plan.attributes[0], now)
     if e is None:
         return None, UNKNOWN, [], "no preference heard"
     return e.value, KNOWN, [_entry_record(e)], f"said by {e.source}"
 
 
-def _routine(tr: "BeliefTracker", plan: QueryPlan, now: float) -> Result:
+def _routine(tr: BeliefTracker, plan: QueryPlan, now: float) -> Result:
     cands = [r for r in tr.episodes.routines(now) if r.actor == plan.actor
              and abs(r.minute_of_day * 60 - (plan.time or 0)) <= tr.episodes.window_min * 60]
     if not cands:
@@ -138,14 +168,14 @@ def _routine(tr: "BeliefTracker", plan: QueryPlan, now: float) -> Result:
     return best.describe(), KNOWN, [rec], f"seen on {len(best.days)} days"
 
 
-def _who_said(tr: "BeliefTracker", plan: QueryPlan, now: float) -> Result:
+def _who_said(tr: BeliefTracker, plan: QueryPlan, now: float) -> Result:
     for e in tr.state.iter_back(plan.entities[0], "location", now):
         if e.provenance == "reported" and e.value == plan.value:
             return e.source, KNOWN, [_entry_record(e)], "reported atom"
     return None, UNKNOWN, [], "nobody reported that"
 
 
-def _who_asked(tr: "BeliefTracker", plan: QueryPlan, now: float) -> Result:
+def _who_asked(tr: BeliefTracker, plan: QueryPlan, now: float) -> Result:
     reqs = [r for r in tr.commitments.find(kind="request", day=plan.day, before=now)
             if r.commitment.target == plan.entities[0]]
     if not reqs:
@@ -153,14 +183,14 @@ def _who_asked(tr: "BeliefTracker", plan: QueryPlan, now: float) -> Result:
     return reqs[-1].made_by, KNOWN, [_event_record(tr, reqs[-1].event_id)], "request"
 
 
-def _who_moved(tr: "BeliefTracker", plan: QueryPlan, now: float) -> Result:
+def _who_moved(tr: BeliefTracker, plan: QueryPlan, now: float) -> Result:
     c = tr.causal.last_change(plan.entities[0], "location", now)
     if c is None:
         return None, UNKNOWN, [], "no perceived move"
     return c.actor, KNOWN, [_event_record(tr, c.event_id)], f"{c.action} at {fmt_time(c.t)}"
 
 
-def _why(tr: "BeliefTracker", plan: QueryPlan, now: float) -> Result:
+def _why(tr: BeliefTracker, plan: QueryPlan, now: float) -> Result:
     moves = [c for c in tr.causal.changes(plan.entities[0], "location", now)
              if c.actor == tr.self_name and int(c.t // 86400) == plan.day]
     for c in reversed(moves):

@@ -21,13 +21,14 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from memory.belief.answer import Answer, answer_question
 from memory.belief.beliefs import Belief, BeliefConfig, RoomPresence, assess
 from memory.belief.causal import CausalGraph
 from memory.belief.commitments import CommitmentTrack
 from memory.belief.episodes import Consolidator
 from memory.belief.events import Event, EventError, perceived_by
 from memory.belief.log import DurableLog
-from memory.belief.retrieval import EvidenceSelector, QueryPlan, QueryPlanner, RulePlanner, RuleSelector
+from memory.belief.retrieval import EvidenceSelector, QueryPlanner, RulePlanner, RuleSelector
 from memory.belief.state import ABSENT, OBSERVED, REPORTED, StateEntry, StateTrack
 
 
@@ -37,15 +38,6 @@ class IngestReport:
     not_perceived: int = 0  # dropped by the observer gate
     duplicates: int = 0  # same id and payload as a stored event: idempotent re-send
     rejected: list[str] = field(default_factory=list)
-
-
-@dataclass
-class Answer:
-    value: str | None
-    status: str
-    evidence: list = field(default_factory=list)  # EvidenceRecord, at most k
-    plan: QueryPlan | None = None
-    reason: str = ""
 
 
 class BeliefTracker:
@@ -207,8 +199,6 @@ class BeliefTracker:
         return assess(self.state, entity, attribute, now, self.room_of, self.presence, self.config)
 
     def answer(self, question: str, now: float) -> Answer:
-        from memory.belief.answer import answer_question
-
         return answer_question(self, question, now)
 
     def close(self) -> None:

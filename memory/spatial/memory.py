@@ -31,7 +31,7 @@ from memory.spatial.voxels import VoxelIndex
 from perception.backproject import check_pose, unpack_keys
 from perception.encoders import Encoders, HashTextEncoder, normalize_phrase, normalize_rows
 from perception.observations import FrameObservations, PerceptionError
-from sim_bridge.types import Observation
+from household.types import Observation
 
 if TYPE_CHECKING:
     from perception.perceive import Perception

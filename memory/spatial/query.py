@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 import numpy as np
 
 from perception.encoders import normalize_phrase
-from sim_bridge.types import point_in_polygon
+from household.types import point_in_polygon
 
 if TYPE_CHECKING:
     from memory.spatial.object_table import ObjectRecord

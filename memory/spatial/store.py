@@ -14,13 +14,13 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import tempfile
 import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from household.atomic_io import atomic_write
 from memory.spatial.association import AssociationConfig
 from memory.spatial.freespace import FreeSpaceConfig
 from memory.spatial.object_table import COLUMNS
@@ -67,17 +67,7 @@ def save_memory(memory: "SpatialMemory", path: str | os.PathLike[str]) -> Path:
     arrays["voxels/by_object"] = memory.voxels.by_object
     arrays["voxels/hits"] = memory.voxels.hits
     arrays["distinct"] = np.array(sorted(memory.distinct), dtype=np.int64).reshape(-1, 2)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.savez_compressed(fh, **arrays)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(path, lambda fh: np.savez_compressed(fh, **arrays))
     return path
 
 

@@ -29,11 +29,12 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import hashlib  # noqa: E402  (the env var above must be set before anything can import litellm)
 import json  # noqa: E402
 import re  # noqa: E402
-import tempfile  # noqa: E402
 import time  # noqa: E402
 from dataclasses import asdict, dataclass, field  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any, Callable, Literal, Sequence  # noqa: E402
+
+from household.atomic_io import atomic_write_text  # noqa: E402
 
 CacheMode = Literal["off", "read_write", "replay_only"]
 ResponseFormatMode = Literal["auto", "json_schema", "json_object", "prompt"]
@@ -528,16 +529,5 @@ def _usage_dict(u: RoleUsage) -> dict[str, Any]:
 
 
 def _atomic_write_json(path: Path, data: dict[str, Any]) -> None:
-    """tmp file in the same folder + os.replace: a crash never leaves a half-written entry."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, ensure_ascii=False, sort_keys=True, indent=1)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    """A cache entry is written whole or not at all (household.atomic_io)."""
+    atomic_write_text(path, json.dumps(data, ensure_ascii=False, sort_keys=True, indent=1))

@@ -15,7 +15,8 @@ import json
 import math
 from typing import Any, Callable, TypeVar
 
-from evaluation.checklist import PREDICATES, ChecklistItem
+from household.checklist import PREDICATES, ChecklistItem
+from planner.critic import situation_of
 from planner.llm import schemas
 from planner.llm.client import LLMClient, LLMRoleError
 from planner.roles import (
@@ -316,8 +317,10 @@ class LLMCritic(_LLMRole):
         def convert(v: dict[str, Any]) -> CriticDecision:
             verdict = v["verdict"]
             fix = tuple(_subgoals_from(v.get("fix") or [], goal_id)) if verdict == "refine" else ()
+            # The model's words are kept for people; the situation the agent acts on is read from the
+            # feedback itself (planner.critic.situation_of), so free text cannot switch it off.
             return CriticDecision(verdict=verdict, diagnosis=str(v["diagnosis"]), fix=fix,
-                                  replan_level=v.get("replan_level", "low"))
+                                  replan_level=v.get("replan_level", "low"), situation=situation_of(event))
 
         return self._run(context, self.messages(event, context), schemas.critique_schema(context),
                          lambda v: schemas.validate_critique(v, context), convert,

@@ -1,7 +1,7 @@
 """One JSON schema (plus a semantic validator) per planner role, built from the agent's context.
 
 Why per-context schemas: the vocabulary is closed (object types from ``context.object_types``,
-predicates from ``evaluation.checklist.PREDICATES``, skills from ``planner.roles.SKILLS``) and the
+predicates from ``household.checklist.PREDICATES``, skills from ``planner.roles.SKILLS``) and the
 only object ids a role may name are those in the agent's memory (``context.known_objects``).
 Putting them in ``enum``s lets providers with constrained decoding (OpenAI json_schema, vLLM,
 llama.cpp grammars) make invented names impossible, and lets ``jsonschema`` flag them everywhere
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evaluation.checklist import PREDICATES, ChecklistItem, ChecklistSchemaError, sliced_base_type
+from household.checklist import PREDICATES, ChecklistItem, ChecklistSchemaError, sliced_base_type
 from planner.roles import SKILLS, Goal, Grounding, PlannerContext
 
 # Per skill: (required args, optional args). Mirrors the comments on planner.roles.SKILLS.

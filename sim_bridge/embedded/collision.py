@@ -15,7 +15,8 @@ from matplotlib.path import Path as MplPath
 
 from sim_bridge.embedded.house_geometry import HouseLayout
 from sim_bridge.embedded.objects import SimObject
-from sim_bridge.types import point_in_polygon
+from household.free_grid import FreeGrid
+from household.types import point_in_polygon
 
 # Wall heights probed for solidity: door holes start at the floor, windows higher up.
 _PROBE_HEIGHT = 0.3
@@ -166,18 +167,3 @@ class CollisionMap:
             mask &= self._inside_mask(gx + dx, gz + dz)
         self._grids[resolution] = FreeGrid(x0, z0, resolution, mask)
         return self._grids[resolution]
-
-
-@dataclass
-class FreeGrid:
-    x0: float
-    z0: float
-    resolution: float
-    mask: np.ndarray  # (nx, nz) bool, cell (i, j) centred at (x0 + i*res, z0 + j*res)
-
-    def is_free(self, x: float, z: float) -> bool:
-        i = int(round((x - self.x0) / self.resolution))
-        j = int(round((z - self.z0) / self.resolution))
-        if i < 0 or j < 0 or i >= self.mask.shape[0] or j >= self.mask.shape[1]:
-            return False
-        return bool(self.mask[i, j])

@@ -14,16 +14,16 @@ from typing import Any
 
 import numpy as np
 
-from sim_bridge.embedded.assets import AssetCatalog, default_catalog
+from household.assets import AssetCatalog, default_catalog
 from sim_bridge.embedded.collision import CollisionMap
-from sim_bridge.embedded.house_data import HouseError
+from household.house_data import HouseError
 from sim_bridge.embedded.house_geometry import HouseLayout, parse_layout
 from sim_bridge.embedded.interactions import InteractionError, ObjectTable, find_placement
 from sim_bridge.embedded.metadata import agent_metadata, object_metadata
 from sim_bridge.embedded.objects import build_objects
 from sim_bridge.embedded.render import SceneRenderer
-from sim_bridge.frames import thor_camera_to_ros_pose, thor_to_ros_points, thor_yaw_to_ros
-from sim_bridge.types import (
+from household.frames import thor_camera_to_ros_pose, thor_to_ros_points, thor_yaw_to_ros
+from household.types import (
     Action,
     ActionFeedback,
     AgentStatus,

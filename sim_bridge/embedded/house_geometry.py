@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from sim_bridge.embedded.house_data import HouseError
+from household.house_data import HouseError
 
 
 @dataclass(frozen=True)

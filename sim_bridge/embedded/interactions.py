@@ -19,7 +19,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from sim_bridge.embedded.assets import OBJECT_SPECIFIC_RECEPTACLES, SLICER_TYPES, AssetCatalog, sliced_type
+from household.assets import OBJECT_SPECIFIC_RECEPTACLES, SLICER_TYPES, AssetCatalog, sliced_type
 from sim_bridge.embedded.objects import SimObject
 
 # How far a faucet may be from the sink it runs into.

@@ -14,8 +14,8 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from sim_bridge.embedded.assets import CONTAINER_TYPES, MUST_BE_OPEN_TYPES, AssetCatalog, AssetInfo
-from sim_bridge.embedded.house_data import HouseError
+from household.assets import CONTAINER_TYPES, MUST_BE_OPEN_TYPES, AssetCatalog, AssetInfo
+from household.house_data import HouseError
 
 
 @dataclass

@@ -4,7 +4,7 @@ object visibility, on open3d's Embree-backed ``RaycastingScene``.
 Frames. Inputs are in THOR's frame (x, z on the floor, y up, left-handed), as the simulator keeps
 them. The camera follows THOR: ``yaw_deg`` is ``rotation.y`` (0 faces +z, 90 faces +x) and
 ``horizon_deg`` is ``cameraHorizon`` (positive looks down). Images use the optical convention of
-``sim_bridge.types`` (u right, v down, row 0 at the top) with ``CameraIntrinsics.from_fov``, so
+``household.types`` (u right, v down, row 0 at the top) with ``CameraIntrinsics.from_fov``, so
 a pixel (u, v) at depth d is the camera point ((u-cx)/fx*d, (v-cy)/fy*d, d) and
 ``world_from_camera_thor`` maps it into THOR's frame. Converting to REP 103 is the caller's job.
 
@@ -27,7 +27,7 @@ import open3d as o3d
 
 from sim_bridge.embedded.house_geometry import HouseLayout
 from sim_bridge.embedded.scene_mesh import TRIANGLES_PER_BOX, box_points, build_box_mesh, build_static_mesh
-from sim_bridge.types import CameraIntrinsics
+from household.types import CameraIntrinsics
 
 # Lambert-like shading: ambient + diffuse * |cos(normal, ray)|; abs() because walls and floors
 # are single-sided triangles seen from both sides.

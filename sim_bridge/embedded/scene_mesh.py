@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sim_bridge.embedded.house_geometry import HouseLayout, Room, WallSegment
-from sim_bridge.types import point_in_polygon
+from household.types import point_in_polygon
 
 # Muted palettes (RGB uint8); rooms take colours in layout order so a house always looks the same.
 WALL_PALETTE = np.array(

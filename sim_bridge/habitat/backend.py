@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 from transforms3d.quaternions import quat2mat
 
-from sim_bridge.frames import world_from_camera
+from household.frames import world_from_camera
 from sim_bridge.habitat.episode import (
     HabitatDatasetError,
     HabitatEpisode,
@@ -44,7 +44,7 @@ from sim_bridge.habitat.episode import (
     scene_names,
 )
 from sim_bridge.habitat.items import ROS_FROM_HABITAT, THOR_FROM_HABITAT, SceneItem
-from sim_bridge.types import (
+from household.types import (
     Action,
     ActionFeedback,
     AgentStatus,

@@ -19,7 +19,7 @@ from typing import Any, Iterator
 
 from sim_bridge.replay.bag import BagReader, EventItem, FrameItem
 from sim_bridge.ros import payloads
-from sim_bridge.types import Action, Observation, StepResult, WorldState
+from household.types import Action, Observation, StepResult, WorldState
 
 
 class ReplayStepError(RuntimeError):

@@ -57,7 +57,7 @@ from sim_bridge.ros import convert as cv
 from sim_bridge.ros import payloads
 from sim_bridge.ros.sync import FrameSynchronizer, SyncConfig
 from sim_bridge.ros.topics import STRING, TOPICS, topic_names
-from sim_bridge.types import Action, Observation, WorldState
+from household.types import Action, Observation, WorldState
 
 NS = 1_000_000_000
 START_NS = 1_700_000_000 * NS  # a fixed epoch: recordings of the same run are byte-identical

@@ -36,10 +36,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from sim_bridge.frames import thor_to_ros_points
+from household.frames import thor_to_ros_points
 from sim_bridge.replay.bag import NS, BagReader, BagReadError, EventItem, FrameItem
 from sim_bridge.ros import payloads
-from sim_bridge.types import WorldState
+from household.types import WorldState
 
 Progress = Callable[[str], None]
 Answerer = Callable[[str], "str | None"]
@@ -277,7 +277,7 @@ class _Replay:
             typ = self.type_of.get(oid) or (by_id.get(oid) or {}).get("objectType") if oid else None
             room = None
             if self.world is not None:
-                from sim_bridge.frames import ros_to_thor_points
+                from household.frames import ros_to_thor_points
 
                 p = ros_to_thor_points(np.array(s["position"]))
                 r = self.world.room_of_point(float(p[0]), float(p[2]))
@@ -344,7 +344,8 @@ def replay_bag(path: str | Path, out_dir: str | Path, *, config: ReplayConfig | 
     """Replay ``path`` and write replay.json / replay.md into ``out_dir``; returns the JSON dict.
     Raises BagReadError (after writing partial results) for a truncated or corrupt bag and
     FileNotFoundError for a missing one."""
-    from evaluation.report import atomic_write_text, scrub
+    from evaluation.report import scrub
+    from household.atomic_io import atomic_write_text
 
     cfg = config or ReplayConfig()
     out = Path(out_dir)

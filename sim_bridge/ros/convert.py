@@ -1,4 +1,4 @@
-"""Conversions between WorldMind's types (``sim_bridge.types``) and ROS 2 message fields.
+"""Conversions between WorldMind's types (``household.types``) and ROS 2 message fields.
 
 Written once, duck-typed, for BOTH kinds of message classes the project meets: rosbags' generated
 dataclasses (bags: recording and replay, no ROS install) and rclpy's generated classes (the live
@@ -60,10 +60,10 @@ import numpy as np
 from transforms3d.euler import euler2quat
 from transforms3d.quaternions import mat2quat, quat2mat
 
-from sim_bridge.frames import camera_pose_from_world_from_camera, is_rigid_transform
+from household.frames import camera_pose_from_world_from_camera, is_rigid_transform
 from sim_bridge.ros import payloads
 from sim_bridge.ros.topics import COLOR_ENCODING, DEPTH_ENCODING, FRAMES, IDS_ENCODING, TOPICS
-from sim_bridge.types import ActionFeedback, AgentStatus, CameraIntrinsics, Observation, WorldState
+from household.types import ActionFeedback, AgentStatus, CameraIntrinsics, Observation, WorldState
 
 NS = 1_000_000_000
 EXACT_TOLERANCE = 1e-6  # agent_status copies of a pose are used when they agree with the messages to this

@@ -53,7 +53,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from sim_bridge.types import ActionFeedback, AgentStatus, InstanceLabel, RoomInfo, WorldState
+from household.types import ActionFeedback, AgentStatus, InstanceLabel, RoomInfo, WorldState
 
 SCHEMA_PREFIX = "worldmind/"
 VERSION = 1

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sim_bridge.types import Action
+from household.types import Action
 
 MOVES = ("MoveAhead", "MoveBack", "MoveLeft", "MoveRight")
 TURNS = ("RotateLeft", "RotateRight")

@@ -34,7 +34,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from sim_bridge.embedded.house_data import load_asset_database
+from household.house_data import load_asset_database
 from sim_bridge.thor.actions import ActionError, StepSizes, to_thor_call
 from sim_bridge.thor.conversion import InstanceIds, observation_from_event, rooms_from_house, world_state_from_metadata
 from sim_bridge.thor.errors import (
@@ -52,7 +52,7 @@ from sim_bridge.thor.player import (
     start_controller,
     watch_player,
 )
-from sim_bridge.types import Action, ActionFeedback, Observation, RoomInfo, StepResult, WorldState
+from household.types import Action, ActionFeedback, Observation, RoomInfo, StepResult, WorldState
 
 PLATFORMS = ("CloudRendering", "Linux64")
 
@@ -149,7 +149,7 @@ class ThorEnvironment:
         house_id = str(house.get("id", "<inline house>"))
         if not event.metadata["lastActionSuccess"]:
             unknown = unknown_assets(house)
-            hint = (f"; assetIds not in the ProcTHOR asset database (sim_bridge/data/asset-database.json.gz): "
+            hint = (f"; assetIds not in the ProcTHOR asset database (household/data/asset-database.json.gz): "
                     f"{', '.join(unknown)}; use assets of that database or a THOR build that ships them"
                     if unknown else "")
             raise ThorHouseError(f"THOR rejected house {house_id} (CreateHouse): "

@@ -14,8 +14,8 @@ from typing import Any, Mapping
 import numpy as np
 
 from sim_bridge.embedded.house_geometry import parse_layout
-from sim_bridge.frames import thor_camera_to_ros_pose, thor_to_ros_points, thor_yaw_to_ros
-from sim_bridge.types import (
+from household.frames import thor_camera_to_ros_pose, thor_to_ros_points, thor_yaw_to_ros
+from household.types import (
     ActionFeedback,
     AgentStatus,
     CameraIntrinsics,

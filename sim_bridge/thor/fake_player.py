@@ -36,8 +36,8 @@ import msgpack
 import numpy as np
 
 from sim_bridge.embedded.env import AgentPose, EmbeddedConfig, EmbeddedEnvironment
-from sim_bridge.embedded.house_data import HouseError
-from sim_bridge.types import Action, Observation
+from household.house_data import HouseError
+from household.types import Action, Observation
 
 HEADER = struct.Struct("!BI")
 METADATA, ACTION, RGB_IMAGE, DEPTH_IMAGE, IDS_IMAGE, END_OF_MESSAGE = 1, 2, 4, 5, 9, 255

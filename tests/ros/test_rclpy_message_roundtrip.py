@@ -16,9 +16,9 @@ from nav_msgs.msg import Odometry  # noqa: E402
 from rclpy.serialization import deserialize_message, serialize_message  # noqa: E402
 from sensor_msgs.msg import CameraInfo, Image  # noqa: E402
 
-from sim_bridge.frames import camera_pose_from_world_from_camera  # noqa: E402,F401
+from household.frames import camera_pose_from_world_from_camera  # noqa: E402,F401
 from sim_bridge.ros import convert  # noqa: E402
-from sim_bridge.types import AgentStatus, CameraIntrinsics  # noqa: E402
+from household.types import AgentStatus, CameraIntrinsics  # noqa: E402
 
 CLASSES = convert.MessageClasses.from_modules()
 STAMP = 1_700_000_123_456_789_012
@@ -130,7 +130,7 @@ def test_whole_observation_round_trip_through_cdr():
     """An embedded-simulator frame -> the node's messages -> CDR -> an Observation equal to it."""
     from sim_bridge.factory import make_environment
     from evaluation.episodes import load_episode
-    from worldmind.cli import default_episode_file
+    from evaluation.dev_set import default_episode_file
 
     env = make_environment("embedded", width=160, height=120)
     obs = env.reset(load_episode(default_episode_file()))

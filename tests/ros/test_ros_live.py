@@ -37,7 +37,7 @@ def _scripted_file(tmp: Path) -> Path:
     from evaluation import runner
     from evaluation.episodes import load_episode
     from sim_bridge.factory import make_environment
-    from worldmind.cli import make_agent
+    from planner.factory import make_agent
     from worldmind_ros.scripted_agent import RecordingAgent, record_actions
 
     env = make_environment("embedded", render=False)
@@ -50,7 +50,7 @@ def _in_process(agent_spec: str, actions: Path | None) -> dict:
     from evaluation import runner
     from evaluation.episodes import load_episode
     from sim_bridge.factory import make_environment
-    from worldmind.cli import make_agent
+    from planner.factory import make_agent
     from worldmind_ros.scripted_agent import ScriptedAgent
 
     env = make_environment("embedded")

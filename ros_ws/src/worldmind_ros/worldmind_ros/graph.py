@@ -103,7 +103,7 @@ NODE_PARAMS: dict[str, tuple[ParamSpec, ...]] = {
         _p("observation_period_s", 1.0, "turn perceived objects into belief events at most this often"),
     ),
     "planner_node": _COMMON + (
-        _p("agent", "deterministic", "agent for worldmind.cli.make_agent, or scripted:<actions.json>"),
+        _p("agent", "deterministic", "agent for planner.factory.make_agent, or scripted:<actions.json>"),
         _p("episode", "", "episode JSON file: the instruction (its checklist is stripped, never given to the agent)"),
         _p("instruction", "detailed", "instruction kind: detailed | concise"),
         _p("instruction_text", "", "robot mode: the instruction itself (used when episode is empty)"),

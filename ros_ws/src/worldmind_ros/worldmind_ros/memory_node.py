@@ -29,7 +29,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 from memory.spatial.memory import MemoryConfig, SpatialMemory
 from perception.perceive import Perception, PerceptionConfig
 from sim_bridge.ros.convert import MessageClasses, ns_to_time
-from sim_bridge.types import Observation
+from household.types import Observation
 from worldmind_ros.observation_stream import ObservationStream
 from worldmind_ros.runtime import WorldMindNode, main_for, qos
 

@@ -27,7 +27,7 @@ from std_msgs.msg import String
 from sim_bridge.ros import payloads
 from sim_bridge.ros.convert import messages_to_observation, stamp_ns_of
 from sim_bridge.ros.sync import FrameSynchronizer, SyncConfig, SyncedFrame
-from sim_bridge.types import Observation
+from household.types import Observation
 from worldmind_ros.runtime import WorldMindNode, message_class, topic_qos
 
 IMAGE_KEYS = ("color", "depth", "camera_info", "instance_ids", "odom", "camera_pose")

@@ -21,7 +21,7 @@ from typing import Any
 from std_msgs.msg import String
 
 from perception.perceive import Perception, PerceptionConfig
-from sim_bridge.types import Observation
+from household.types import Observation
 from worldmind_ros.observation_stream import ObservationStream
 from worldmind_ros.runtime import WorldMindNode, main_for, qos
 

@@ -1,4 +1,4 @@
-"""``planner`` node: a non-privileged Agent (``worldmind.cli.make_agent``) driven by ROS topics.
+"""``planner`` node: a non-privileged Agent (``planner.factory.make_agent``) driven by ROS topics.
 
 Receives synchronised observations (``ObservationStream``), calls ``agent.act(observation)`` once
 per new step, sends the chosen atomic action on ``/worldmind/skill/request`` and waits for its
@@ -23,7 +23,7 @@ from typing import Any
 from std_msgs.msg import String
 
 from sim_bridge.ros import payloads
-from sim_bridge.types import Action, ActionFeedback, Observation
+from household.types import Action, ActionFeedback, Observation
 from worldmind_ros.observation_stream import ObservationStream
 from worldmind_ros.runtime import WorldMindNode, main_for, topic_qos
 
@@ -45,7 +45,7 @@ def make_planner_agent(spec: str, move_step: float) -> Any:
     if spec in PRIVILEGED:
         raise ValueError(f"agent {spec!r} is privileged (it reads the simulator); the planner node runs only "
                          "agents that see observations (e.g. deterministic, or scripted:FILE)")
-    from worldmind.cli import make_agent
+    from planner.factory import make_agent
 
     # Non-privileged agents take the environment only for its settings; there is none here.
     env_info = SimpleNamespace(config=SimpleNamespace(move_step=move_step, data_dir=None))

@@ -27,7 +27,7 @@ from std_msgs.msg import String
 from sim_bridge.ros import payloads
 from sim_bridge.ros.convert import MessageClasses, messages_to_observation, observation_to_messages, stamp_ns_of
 from sim_bridge.ros.sync import FrameSynchronizer, SyncConfig
-from sim_bridge.types import ActionFeedback
+from household.types import ActionFeedback
 from worldmind_ros.graph import ROBOT_TOPICS
 from worldmind_ros.runtime import WorldMindNode, main_for, message_class, topic_qos
 

@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
-from sim_bridge.types import Action, Observation
+from household.types import Action, Observation
 
 
 def action_from_dict(d: dict[str, Any], where: str) -> Action:

@@ -27,7 +27,7 @@ from typing import Any, Mapping
 from evaluation.episodes import Episode, load_episode
 from sim_bridge.ros import payloads
 from sim_bridge.ros.convert import MessageClasses, observation_to_messages
-from sim_bridge.types import ACTIONS, Action, Observation, StepResult
+from household.types import ACTIONS, Action, Observation, StepResult
 from worldmind_ros.runtime import WorldMindNode, topic_qos, message_class
 
 
@@ -51,7 +51,7 @@ def load_episode_param(path: str) -> tuple[Episode, Path]:
     if path:
         p = Path(path)
     else:
-        from worldmind.cli import default_episode_file
+        from evaluation.dev_set import default_episode_file
 
         p = default_episode_file()
     return load_episode(p), p
@@ -224,7 +224,7 @@ class SimServer:
             self.log.info(f"result: {path}")
         if self.out:
             from evaluation.report import write_episode_report
-            from worldmind.cli import report_layout
+            from evaluation.layout import report_layout
 
             paths = write_episode_report(self.out, result, report_layout(self.env, world), world)
             self.log.info(f"report: {paths['json']}")

@@ -8,7 +8,7 @@ y left, z up, metres). The camera pose ``world_from_camera`` maps points from th
 *optical* frame (REP 103 optical convention: x right, y down, z forward) into the world, which is
 what a pinhole back-projection with ``intrinsics`` produces. ``WorldState`` is the evaluation-only
 ground truth and keeps THOR's field names and THOR's frame (y up), because checklists and THOR
-metadata are written in those terms; ``sim_bridge.frames`` converts.
+metadata are written in those terms; ``household.frames`` converts.
 """
 
 from __future__ import annotations

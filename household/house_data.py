@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-PACKAGE_DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+PACKAGE_DATA_DIR = Path(__file__).resolve().parent / "data"
 
 
 class HouseError(ValueError):
@@ -40,7 +40,7 @@ def data_dirs(extra: str | os.PathLike[str] | None = None) -> list[Path]:
     if env:
         dirs.extend(Path(p) for p in env.split(os.pathsep) if p)
     dirs.append(PACKAGE_DATA_DIR)
-    dirs.append(Path(__file__).resolve().parents[3] / "shared" / "data" / "procthor")
+    dirs.append(Path(__file__).resolve().parents[2] / "shared" / "data" / "procthor")
     return dirs
 
 

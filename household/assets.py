@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sim_bridge.embedded.house_data import load_asset_database
+from household.house_data import load_asset_database
 
 # What a sliced object turns into (THOR names); eggs crack rather than slice.
 SLICED_TYPE = {"Egg": "EggCracked"}

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Sequence
 
-from sim_bridge.types import WorldState
+from household.types import WorldState
 
 ValueKind = Literal["bool", "liquid", "room"]
 

@@ -1,0 +1,27 @@
+"""The HoloMind agent's settings (reach, step sizes, step allowances, ablations): a module of its
+own so the skills and the agent factory can read them without importing the agent."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+ABLATIONS = ("critic", "episodic", "high-level")
+
+
+@dataclass
+class AgentConfig:
+    reach: float = 1.5
+    approach_reach: float = 1.4
+    move_step: float = 0.25
+    rotate_step: float = 30.0
+    goal_step_cap: int = 500  # steps one goal may take before it is set aside
+    search_step_cap: int = 350  # steps of exploration for one missing object
+    approach_step_cap: int = 160  # steps of exploring towards a seen object with no path to it yet
+    inspect_step_cap: int = 250  # steps of visiting receptacles once exploration found nothing
+    ablate: frozenset[str] = frozenset()
+    instruction_kind: str = "detailed"
+
+    @property
+    def edge_reach(self) -> float:
+        """The farthest the agent plans to stand from what it acts on (the arm's reach, less a
+        margin for the box it estimated from depth)."""
+        return self.reach - 0.03

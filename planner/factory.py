@@ -1,0 +1,103 @@
+"""The agent for a planner name: what the CLI, the ROS planner node, record/replay and the
+benchmarks all build agents with (it used to live in the CLI, which libraries then imported).
+
+``oracle`` is the privileged planner (it reads the simulator: planner/oracle.py and
+planner/twin_oracle.py, kept apart from the robot-side stack); ``deterministic`` is the HoloMind
+agent with rule-based roles; ``llm:<model>`` the same agent asking a litellm model in every role.
+Heavy modules are imported only when an agent is built, so checking a name is instant.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterable
+
+from household.errors import InputError
+
+PLANNERS = ("oracle", "deterministic")  # plus "llm:<model>" (LLM_PREFIX + any litellm model string)
+LLM_PREFIX = "llm:"
+PLANNER_HELP = "oracle, deterministic, llm:<model> (e.g. llm:openai/gpt-4o-mini)"
+PRIVILEGED_PLANNERS = ("oracle",)  # read the simulator; everything else sees rendered observations only
+# Mirrors planner.holomind.ABLATIONS; kept here so argument checking does not import the agent.
+ABLATIONS = ("critic", "episodic", "high-level")
+
+
+def check_planner(name: str) -> None:
+    """Raise InputError unless ``name`` is a planner make_agent can build: one of PLANNERS, or
+    ``llm:`` followed by a non-empty model string (not checked further here: litellm knows its
+    providers, and an unknown one fails on the first call and falls back per role)."""
+    if name in PLANNERS:
+        return
+    if isinstance(name, str) and name.startswith(LLM_PREFIX):
+        if not name[len(LLM_PREFIX):].strip():
+            raise InputError(f"--planner {name!r}: llm: needs a litellm model string after the colon, "
+                             "e.g. llm:openai/gpt-4o-mini")
+        return
+    raise InputError(f"unknown planner {name!r} (available planners: {PLANNER_HELP})")
+
+
+def is_privileged(name: str) -> bool:
+    """True for planners that read the simulator instead of observations (they need no rendering)."""
+    return name in PRIVILEGED_PLANNERS
+
+
+def _env_move_step(env: Any) -> float | None:
+    """The backend's move step, so the agent's navigator plans in the steps the simulator takes."""
+    step = getattr(getattr(env, "config", None), "move_step", None)
+    return float(step) if isinstance(step, (int, float)) and step > 0 else None
+
+
+def _deterministic_fallbacks() -> dict[str, Any]:
+    """The rule-based roles each LLM role falls back to (keys: planner.llm.ROLE_NAMES), so a model
+    that keeps answering invalid JSON makes an llm run degrade to the deterministic planner."""
+    from planner.critic import RuleCritic
+    from planner.deterministic import NearestGrounder, RecipeTranslator, RuleRefiner
+    from planner.instruction_parser import InstructionParser
+    from household.assets import default_catalog
+
+    catalog = default_catalog()
+    return {"decomposer": InstructionParser(catalog), "refiner": RuleRefiner(), "grounder": NearestGrounder(catalog),
+            "translator": RecipeTranslator(), "critic": RuleCritic()}
+
+
+def make_agent(name: str, env: Any, *, instruction_kind: str = "detailed", ablate: Iterable[str] = (),
+               experience_path: str | Path | None = None, llm_config: str | Path | None = None) -> Any:
+    """The agent for a ``--planner`` name. ``env`` is used by the oracle (it plans on the
+    simulator) and, for the others, only for its move step. ``experience_path`` is the
+    persisted experience pool (None: in memory for this agent only); ``llm_config`` is the
+    LLM config file for ``llm:<model>`` (see planner.llm.factory.load_llm_config)."""
+    check_planner(name)
+    ablate = frozenset(ablate)
+    if name == "oracle":
+        if ablate:
+            raise InputError(f"--ablate {', '.join(sorted(ablate))}: ablations apply to deterministic and llm: "
+                             "planners, not to the oracle")
+        from planner.twin_oracle import make_oracle  # privileged: reads the simulator
+
+        return make_oracle(env)
+    unknown = sorted(ablate - set(ABLATIONS))
+    if unknown:
+        raise InputError(f"--ablate: unknown ablation {', '.join(map(repr, unknown))} "
+                         f"(available: {', '.join(ABLATIONS)})")
+    from planner.critic import ExperiencePool
+    from planner.agent_config import AgentConfig
+    from planner.holomind import HoloMindAgent
+
+    options: dict[str, Any] = {"ablate": ablate, "instruction_kind": instruction_kind}
+    move_step = _env_move_step(env)
+    if move_step is not None:
+        options["move_step"] = move_step
+    config = AgentConfig(**options)
+    try:
+        experience = ExperiencePool.load(experience_path)
+    except ValueError as exc:  # a corrupt or foreign pool file: bad input, not a crash
+        raise InputError(f"--experience: {exc}") from None
+    if name == "deterministic":
+        return HoloMindAgent(config, experience=experience)
+    from planner.llm import make_llm_roles, model_spec_from_planner
+
+    try:
+        spec = model_spec_from_planner(name)
+        roles = make_llm_roles(spec, _deterministic_fallbacks(), config_path=llm_config)
+    except (ValueError, TypeError) as exc:  # bad config file contents or fields
+        raise InputError(f"--planner {name}: {exc}") from None
+    return HoloMindAgent(config, roles=roles, experience=experience, name=f"llm:{spec}")

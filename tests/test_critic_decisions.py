@@ -1,0 +1,132 @@
+"""Critic decisions are typed (issue 17): the agent acts on the situation and the target ids, not on
+the words of a diagnosis, so a critic that writes free text (an LLM) steers it like the rules do.
+
+Before, the goal loop matched substrings ("cannot take", "not an object") that only the rule
+critic wrote: with an LLM critic, a receptacle with no room was never remembered as a misfit.
+"""
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from types import SimpleNamespace
+from typing import Any
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+import pytest  # noqa: E402
+
+from household.types import Action, ActionFeedback, Observation  # noqa: E402
+from planner.agent_config import AgentConfig  # noqa: E402
+from planner.critic import RuleCritic, situation_of  # noqa: E402
+from planner.holomind import HoloMindAgent  # noqa: E402
+from planner.llm import LLMConfig, LLMCritic  # noqa: E402
+from planner.llm.client import LLMClient  # noqa: E402
+from planner.roles import CriticDecision, CriticEvent, PlannerContext, Subgoal  # noqa: E402
+from planner.skills import UNREACHABLE, Replan, Skills  # noqa: E402
+
+NO_ROOM = "PutObject: CounterTop|2|3 has no valid positions left for Mug|1|2"
+# An LLM's answer: a sensible verdict in its own words, naming no id and none of the rule words.
+FREE_TEXT = json.dumps({"verdict": "replan", "diagnosis": "Try somewhere else, it is crowded there.",
+                        "fix": [], "replan_level": "low"})
+
+
+def _context() -> PlannerContext:
+    return PlannerContext(step=3, held_object_id="Mug|1|2", held_object_type="Mug", known_objects=[],
+                          rooms_seen=["Kitchen"], history=[], experience=[], object_types=["CounterTop", "Mug"])
+
+
+def _event(error: str = NO_ROOM, success: bool = False) -> CriticEvent:
+    return CriticEvent("action", Subgoal("place", {"receptacle_id": "CounterTop|2|3"}, goal_id="g1"),
+                       "PutObject", success, error)
+
+
+def test_situation_comes_from_the_feedback():
+    assert situation_of(_event()) == "no_room"
+    assert situation_of(_event("Mug|1|2 is not pickupable")) == "not_capable"
+    assert situation_of(_event("", success=True)) == "ok"
+
+
+def test_rule_and_llm_critics_agree_on_the_situation():
+    rule = RuleCritic().critique(_event(), _context())
+    client = LLMClient(LLMConfig(model="openai/worldmind-mock", mock_responses=[FREE_TEXT]))
+    llm = LLMCritic(client, RuleCritic()).critique(_event(), _context())
+    assert llm.diagnosis == "Try somewhere else, it is crowded there."  # the model's words are kept
+    assert rule.situation == llm.situation == "no_room"
+    assert rule.verdict == llm.verdict == "replan"
+
+
+class FakeAgent:
+    """The narrow AgentView the skills use, with a scripted critic."""
+
+    def __init__(self, decision: CriticDecision) -> None:
+        self.decision = decision
+        self.config = AgentConfig()
+        self.stats: Counter = Counter()
+        self.notes: list[str] = []
+        self.avoided: list[tuple] = []
+        obj = SimpleNamespace(object_type="CounterTop", state={}, distance_3d=lambda _p: 0.5)
+        self.tracker = SimpleNamespace(get=lambda oid: obj, visible_now={"CounterTop|2|3": True})
+        self.held_type = "Mug"
+        self.held_id = "Mug|1|2"
+
+    def camera_thor(self) -> Any:
+        return (0.0, 0.0, 0.0)
+
+    def experience_fix(self, action: str, object_type: str) -> None:
+        return None
+
+    def experience_closer(self, action: str, object_type: str) -> bool:
+        return False
+
+    def after_interaction(self, name: str, object_id: str, obs: Observation) -> None:
+        pass
+
+    def critique(self, event: CriticEvent) -> CriticDecision:
+        return self.decision
+
+    def learn_avoid(self, *args: str) -> None:
+        self.avoided.append(args)
+
+    def note(self, text: str) -> None:
+        self.notes.append(text)
+
+
+def _failed_put() -> Observation:
+    return SimpleNamespace(feedback=ActionFeedback("PutObject", False, NO_ROOM))
+
+
+def test_skill_raises_typed_replan_whatever_the_critic_wrote():
+    decision = CriticDecision("replan", "Try somewhere else, it is crowded there.", situation="no_room")
+    skills = Skills(FakeAgent(decision))
+    gen = skills.interact(Subgoal("place", {"receptacle_id": "CounterTop|2|3"}, "g1"), "CounterTop|2|3")
+    assert next(gen) == Action("PutObject", "CounterTop|2|3")
+    with pytest.raises(Replan) as info:
+        gen.send(_failed_put())
+    assert info.value.situation == "no_room"
+    assert info.value.target_ids == ("CounterTop|2|3",)
+    assert skills.a.avoided == [("PutObject", "no_room", "Mug", "CounterTop")]
+
+
+@pytest.mark.parametrize("situation,misfit,rejected", [
+    ("no_room", True, False),
+    ("wrong_receptacle", True, False),
+    ("not_capable", False, True),
+    ("unknown", False, False),
+])
+def test_agent_acts_on_the_situation_not_the_words(situation, misfit, rejected):
+    agent = HoloMindAgent()
+    agent.excluded_now, agent.rejected_ids, agent.unreachable, agent.misfits = set(), set(), set(), {}
+    bindings = {"object": "Mug|1|2", "target": "CounterTop|2|3"}
+    # The same free-text diagnosis every time: only the type differs.
+    agent._on_replan(Replan("low", "Try somewhere else.", situation, ("CounterTop|2|3",)), bindings, "Mug", 0)
+    assert (agent.misfits == {"CounterTop|2|3": {"Mug"}}) is misfit
+    assert ("CounterTop|2|3" in agent.rejected_ids) is rejected
+    assert ("CounterTop|2|3" in agent.excluded_now) is (misfit or rejected)
+
+
+def test_unreachable_target_is_set_aside():
+    agent = HoloMindAgent()
+    agent.excluded_now, agent.rejected_ids, agent.unreachable, agent.misfits = set(), set(), set(), {}
+    agent._on_replan(Replan("low", "no path", UNREACHABLE, ("Mug|1|2",)), {"object": "Mug|1|2"}, "Mug", 0)
+    assert agent.unreachable == {"Mug|1|2"} and agent.excluded_now == {"Mug|1|2"}
