@@ -19,24 +19,15 @@ import os
 import re
 from typing import Any
 
+from memory.belief.effects import ALREADY, THOR_FLAGS, action_effects, held_location
 from memory.belief.events import Event, StateAtom
 from memory.belief.tracker import BeliefTracker
 
 ROBOT = "robot"
-HAND = "robot_hand"  # the location of what the robot holds
-
-# interaction -> (skill name in the event, attribute, value) for state-changing actions
-_STATE_EFFECTS: dict[str, tuple[str, str, str]] = {
-    "OpenObject": ("open", "isOpen", "true"),
-    "CloseObject": ("close", "isOpen", "false"),
-    "ToggleObjectOn": ("toggle_on", "isToggled", "true"),
-    "ToggleObjectOff": ("toggle_off", "isToggled", "false"),
-    "SliceObject": ("slice", "isSliced", "true"),
-}
-# "... is already on/off/open/closed/sliced": what a failed action says about the world
-_ALREADY = {"on": ("isToggled", "true"), "off": ("isToggled", "false"), "open": ("isOpen", "true"),
-            "closed": ("isOpen", "false"), "sliced": ("isSliced", "true")}
-_BOOL_ATTRIBUTES = ("isOpen", "isToggled", "isSliced")
+HAND = held_location(ROBOT)  # the location of what the robot holds
+# interaction -> the skill name its event carries
+_SKILLS = {"PickupObject": "pick", "PutObject": "place", "OpenObject": "open", "CloseObject": "close",
+           "ToggleObjectOn": "toggle_on", "ToggleObjectOff": "toggle_off", "SliceObject": "slice"}
 
 
 class EpisodicBeliefs:
@@ -66,28 +57,25 @@ class EpisodicBeliefs:
                held_before: str | None = None) -> None:
         """One interaction and its feedback (``held_before``: what was in hand when it was sent)."""
         if success:
-            if action == "PickupObject":
-                self._ingest(step, "action", "pick", object_id, [StateAtom(object_id, "location", HAND)])
-            elif action == "PutObject" and held_before:
-                self._ingest(step, "action", "place", held_before, [StateAtom(held_before, "location", object_id)],
-                             {"to": object_id})
-            elif action in _STATE_EFFECTS:
-                skill, attribute, value = _STATE_EFFECTS[action]
-                self._ingest(step, "action", skill, object_id, [StateAtom(object_id, attribute, value)])
+            atoms = [StateAtom(*atom) for atom in action_effects(action, object_id, held_before, ROBOT)]
+            if atoms and action == "PutObject":
+                self._ingest(step, "action", "place", held_before, atoms, {"to": object_id})
+            elif atoms:
+                self._ingest(step, "action", _SKILLS[action], object_id, atoms)
             return
         m = re.search(r"is already (on|off|open|closed|sliced)", error.lower())
         if m:
-            attribute, value = _ALREADY[m.group(1)]
+            attribute, value = ALREADY[m.group(1)]
             self._ingest(step, "observation", "inspect", object_id, [StateAtom(object_id, attribute, value)],
                          {"after": action})
 
     def state_of(self, object_id: str) -> dict[str, Any]:
         """The latest observed flags (isOpen, isToggled, isSliced) and location, if any."""
         out: dict[str, Any] = {}
-        for attribute in _BOOL_ATTRIBUTES:
+        for flag, (attribute, true_value) in THOR_FLAGS.items():
             entry = self.tracker.state.current(object_id, attribute)
             if entry is not None:
-                out[attribute] = entry.value == "true"
+                out[flag] = entry.value == true_value
         where = self.tracker.state.current(object_id, "location")
         if where is not None:
             out["location"] = where.value

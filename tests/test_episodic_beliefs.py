@@ -18,7 +18,9 @@ def test_successful_actions_become_observed_state_with_history() -> None:
     b.record(20, "ToggleObjectOn", "Lamp|3", True)
     b.record(22, "SliceObject", "Apple|4", True)
     assert b.state_of("Fridge|1") == {"isOpen": False}
-    assert b.history("Fridge|1", "isOpen") == [(10, "true"), (17, "false")]
+    # one vocabulary for every belief writer (memory.belief.effects): open/closed, held:<actor>
+    assert b.history("Fridge|1", "open") == [(10, "open"), (17, "closed")]
+    assert HAND == "held:robot"
     assert b.history("Egg|2", "location") == [(12, HAND), (15, "Fridge|1")]
     assert b.state_of("Egg|2") == {"location": "Fridge|1"}
     assert b.state_of("Lamp|3") == {"isToggled": True}
@@ -49,7 +51,7 @@ def test_the_log_on_disk_replays_into_the_same_state(tmp_path: Path) -> None:
     b.record(9, "CloseObject", "Drawer|1", True)
     b.close()
     again = EpisodicBeliefs(session="ep-3", path=path)
-    assert again.history("Drawer|1", "isOpen") == [(3, "true"), (9, "false")]
+    assert again.history("Drawer|1", "open") == [(3, "open"), (9, "closed")]
     again.record(4, "OpenObject", "Drawer|1", True)  # a later episode's step counter restarts
     assert again.state_of("Drawer|1") == {"isOpen": True}
     again.close()

@@ -21,9 +21,9 @@ from household.assets import default_catalog
 from sim_bridge.embedded.house_geometry import parse_layout
 from sim_bridge.embedded.objects import build_objects
 from household.types import point_in_polygon
+from memory.belief.effects import CLOSED, HELD_PREFIX, OFF, ON, OPEN, held_location
 
 ACTIONS = ("navigate_to", "inspect", "pick", "place", "open", "close", "set_device_state", "handoff")
-ON, OFF, OPEN, CLOSED = "on", "off", "open", "closed"
 
 
 @dataclass
@@ -61,7 +61,7 @@ class HouseWorld:
         loc = self.location.get(entity)
         if loc is None:
             return None
-        if loc.startswith("held:"):
+        if loc.startswith(HELD_PREFIX):
             return self.actor_room.get(loc[5:])
         return self.room_of.get(loc)
 
@@ -72,7 +72,7 @@ class HouseWorld:
 
     def held_by(self, actor: str) -> str | None:
         for obj, loc in self.location.items():
-            if loc == f"held:{actor}":
+            if loc == held_location(actor):
                 return obj
         return None
 
@@ -123,13 +123,13 @@ class HouseWorld:
                 return Outcome(False, f"pick: {target} cannot be picked up", room=here)
             if self.held_by(actor):
                 return Outcome(False, f"pick: {actor} already holds {self.held_by(actor)}", room=here)
-            if self.hidden(target) or self.location[target].startswith("held:"):
+            if self.hidden(target) or self.location[target].startswith(HELD_PREFIX):
                 return Outcome(False, f"pick: {target} is not reachable (closed container or held)", room=here)
-            self.location[target] = f"held:{actor}"
-            return Outcome(True, effects=[(target, "location", f"held:{actor}")], room=here)
+            self.location[target] = held_location(actor)
+            return Outcome(True, effects=[(target, "location", held_location(actor))], room=here)
         if action == "place":
             obj = args.get("object") or self.held_by(actor)
-            if obj is None or self.location.get(obj) != f"held:{actor}":
+            if obj is None or self.location.get(obj) != held_location(actor):
                 return Outcome(False, f"place: {actor} holds nothing to place", room=here)
             if target not in self.receptacles:
                 return Outcome(False, f"place: {target} is not a receptacle", room=here)
@@ -160,8 +160,8 @@ class HouseWorld:
             return Outcome(False, f"handoff: {actor} holds nothing or {target} is not in {here}", room=here)
         if self.held_by(target):
             return Outcome(False, f"handoff: {target}'s hands are full", room=here)
-        self.location[obj] = f"held:{target}"
-        return Outcome(True, effects=[(obj, "location", f"held:{target}")], room=here)
+        self.location[obj] = held_location(target)
+        return Outcome(True, effects=[(obj, "location", held_location(target))], room=here)
 
 
 def build_world(house: dict) -> HouseWorld:

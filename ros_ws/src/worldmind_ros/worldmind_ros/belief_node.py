@@ -23,6 +23,7 @@ from typing import Any
 
 from std_msgs.msg import String
 
+from memory.belief import effects
 from memory.belief.tracker import BeliefTracker
 from sim_bridge.ros import payloads
 from worldmind_ros.perception_node import OBJECTS_SCHEMA, OBJECTS_TOPIC
@@ -31,25 +32,10 @@ from worldmind_ros.runtime import PendingRequests, WorldMindNode, main_for, qos
 QUERY_TOPIC = "/worldmind/belief/query"
 ANSWER_TOPIC = "/worldmind/belief/answer"
 
-_EFFECTS = {  # action -> (attribute, value) on the target when it succeeds
-    "OpenObject": ("isOpen", "true"), "CloseObject": ("isOpen", "false"),
-    "ToggleObjectOn": ("isToggled", "true"), "ToggleObjectOff": ("isToggled", "false"),
-    "SliceObject": ("isSliced", "true"),
-}
-
-
 def action_effects(skill: str, target: str | None, held: str | None, robot: str) -> list[list[str]]:
-    """The state a successful atomic skill made true, as [entity, attribute, value] atoms."""
-    if target is None:
-        return []
-    if skill == "PickupObject":
-        return [[target, "location", robot]]
-    if skill == "PutObject" and held:
-        return [[held, "location", target]]
-    if skill in _EFFECTS:
-        attr, value = _EFFECTS[skill]
-        return [[target, attr, value]]
-    return []
+    """The state a successful atomic skill made true, as [entity, attribute, value] atoms
+    (memory.belief.effects: the table every belief writer shares)."""
+    return [list(atom) for atom in effects.action_effects(skill, target, held, robot)]
 
 
 class BeliefNode(WorldMindNode):
