@@ -40,6 +40,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from evaluation.memory_eval import MemoryEvalConfig, explore, rooms_as_regions, viewpoints  # noqa: E402
+from memory.pipeline import MemoryPipeline
 from memory.spatial.memory import MemoryConfig, SpatialMemory  # noqa: E402
 from perception.encoders import Encoders, HashTextEncoder  # noqa: E402
 from perception.perceive import Perception  # noqa: E402
@@ -107,23 +108,20 @@ def crowded_frames(n_frames: int) -> list[Observation]:
 
 def time_integration(frames: list[Observation]) -> dict[str, float]:
     perception = Perception()
-    memory = SpatialMemory(Encoders(HashTextEncoder()))
+    warm = MemoryPipeline(SpatialMemory(Encoders(HashTextEncoder())), perception)
     for obs in frames[:5]:  # warm caches (pixel grid, label embeddings)
-        memory.integrate(perception.process(obs))
-    memory = SpatialMemory(Encoders(HashTextEncoder()))
+        warm.process(obs)
+    pipeline = MemoryPipeline(SpatialMemory(Encoders(HashTextEncoder())), perception)
+    memory = pipeline.memory
     t_p = t_m = 0.0
     kept = 0
     cpu0 = time.process_time()
     wall0 = time.perf_counter()
     for obs in frames:
-        a = time.perf_counter()
-        frame = perception.process(obs)
-        b = time.perf_counter()
-        memory.integrate(frame)
-        c = time.perf_counter()
-        t_p += b - a
-        t_m += c - b
-        kept += len(frame.objects)
+        result = pipeline.process(obs)
+        t_p += result.perception_s
+        t_m += result.memory_s
+        kept += len(result.seen)
     wall = time.perf_counter() - wall0
     n = len(frames)
     return {"frames": n, "instances_per_frame": kept / n, "fps": n / wall, "perception_ms": 1e3 * t_p / n,
@@ -211,7 +209,7 @@ def house_bytes_per_object() -> dict[str, float]:
     env = EmbeddedEnvironment(EmbeddedConfig(width=320, height=240))
     env.reset(load_house("houses_dev.jsonl.gz", 0))
     memory = SpatialMemory(Encoders(HashTextEncoder()), regions=rooms_as_regions(env))
-    explore(env, memory, Perception(encoders=memory.encoders), viewpoints(env, 1.0),
+    explore(env, MemoryPipeline(memory, Perception(encoders=memory.encoders)), viewpoints(env, 1.0),
             MemoryEvalConfig(horizons=(30.0,)), set())
     n = max(memory.table.n, 1)
     return {"objects": memory.table.n, "voxel_pairs_per_object": len(memory.voxels) / n,

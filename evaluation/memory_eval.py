@@ -28,10 +28,10 @@ import numpy as np
 from evaluation.memory_metrics import GTObject, make_queries, match, object_metrics, query_metrics
 from evaluation.report import scrub
 from household.atomic_io import atomic_write_text
+from memory.pipeline import MemoryPipeline
 from memory.spatial.memory import MemoryConfig, SpatialMemory
 from memory.spatial.query import Region
 from perception.encoders import Encoders, make_encoders
-from perception.perceive import Perception, PerceptionConfig
 from sim_bridge.embedded.env import AgentPose, EmbeddedConfig, EmbeddedEnvironment
 from household.house_data import HouseError, load_house
 from sim_bridge.embedded.interactions import find_placement
@@ -110,7 +110,7 @@ class Exploration:
     render_s: float = 0.0
 
 
-def explore(env: EmbeddedEnvironment, memory: SpatialMemory, perception: Perception, points: Sequence[tuple[float, float]],
+def explore(env: EmbeddedEnvironment, pipeline: MemoryPipeline, points: Sequence[tuple[float, float]],
             cfg: MemoryEvalConfig, visible: set[str], progress: Progress | None = None) -> Exploration:
     """Privileged oracle exploration: teleport to each point, turn around at each horizon."""
     log = Exploration()
@@ -122,25 +122,19 @@ def explore(env: EmbeddedEnvironment, memory: SpatialMemory, perception: Percept
             for _ in range(cfg.rotations):
                 t0 = time.perf_counter()
                 obs = env.step(turn).observation
-                t1 = time.perf_counter()
-                try:
-                    frame = perception.process(obs)
-                except ValueError as exc:
+                log.render_s += time.perf_counter() - t0
+                result = pipeline.process(obs)
+                log.perception_s += result.perception_s
+                log.memory_s += result.memory_s
+                if result.skipped:
                     log.skipped += 1
-                    print(f"memory-eval: skipped frame {obs.step}: {exc}", file=sys.stderr)
+                    print(f"memory-eval: skipped frame {obs.step}: {'; '.join(result.report.warnings)}", file=sys.stderr)
                     continue
-                t2 = time.perf_counter()
-                report = memory.integrate(frame)
-                t3 = time.perf_counter()
-                log.skipped += report.skipped
-                visible.update(o.source_id for o in frame.objects)
+                visible.update(result.seen)
                 log.frames += 1
-                log.render_s += t1 - t0
-                log.perception_s += t2 - t1
-                log.memory_s += t3 - t2
         if progress and (time.monotonic() - last > 5.0 or n + 1 == len(points)):
             last = time.monotonic()
-            progress(f"viewpoint {n + 1}/{len(points)}: {log.frames} frames, {len(memory)} objects")
+            progress(f"viewpoint {n + 1}/{len(points)}: {log.frames} frames, {len(pipeline.memory)} objects")
     return log
 
 
@@ -206,12 +200,12 @@ def run_memory_eval(house_file: str, index: int, out_dir: str | Path, *, config:
     env.reset(house)
     mcfg = memory_config or MemoryConfig()
     encoders = encoders or make_encoders("hash")
-    perception = Perception(PerceptionConfig(voxel_size=mcfg.voxel_size), encoders)
-    memory = SpatialMemory(encoders, mcfg, rooms_as_regions(env))
+    pipeline = MemoryPipeline.build(encoders, mcfg, rooms_as_regions(env))
+    memory = pipeline.memory
     points = viewpoints(env, cfg.grid_step)[:cfg.max_viewpoints]
     visible: set[str] = set()
     started = time.monotonic()
-    log = explore(env, memory, perception, points, cfg, visible, progress)
+    log = explore(env, pipeline, points, cfg, visible, progress)
     first, m1, gt1 = score(memory, env, visible, cfg)
     first["timing"] = _timing(log)
     render_memory_png(out / "memory_topdown.png", memory, gt1, m1, visible, env, title=f"{env.layout.house_id}: explored")
@@ -223,7 +217,7 @@ def run_memory_eval(house_file: str, index: int, out_dir: str | Path, *, config:
     }
     if cfg.move_objects > 0:
         moved = move_objects(env, cfg.move_objects, np.random.default_rng(cfg.seed), visible)
-        log2 = explore(env, memory, perception, points, cfg, visible, progress)
+        log2 = explore(env, pipeline, points, cfg, visible, progress)
         second, m2, gt2 = score(memory, env, visible, cfg)
         second["timing"] = _timing(log2)
         found = {gt2[g].object_id for g in m2.gt_of_mem if g >= 0}

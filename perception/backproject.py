@@ -73,6 +73,19 @@ def pixel_to_camera(u: np.ndarray, v: np.ndarray, depth: np.ndarray, intr: Camer
     return np.stack([(np.asarray(u) - intr.cx) / intr.fx * d, (np.asarray(v) - intr.cy) / intr.fy * d, d], axis=-1)
 
 
+def camera_to_world(points_cam: np.ndarray, world_from_camera: np.ndarray) -> np.ndarray:
+    """(N, 3) float64 world points of optical-frame points (one BLAS matmul: for the planner's
+    maps, where exactness across runs matters more than the last millisecond)."""
+    return points_cam @ world_from_camera[:3, :3].T + world_from_camera[:3, 3]
+
+
+def backproject_pixels(u: np.ndarray, v: np.ndarray, depth: np.ndarray, intr: CameraIntrinsics,
+                       world_from_camera: np.ndarray) -> np.ndarray:
+    """(N, 3) world points (ROS frame) of pixels (u, v) at z-depths ``depth``: the one
+    back-projection the occupancy map and the object memory share."""
+    return camera_to_world(pixel_to_camera(u, v, depth, intr), world_from_camera)
+
+
 def camera_to_pixel(points_cam: np.ndarray, intr: CameraIntrinsics) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(u, v, z) of optical-frame points; u, v are meaningless where z <= 0 (check z)."""
     p = np.asarray(points_cam, dtype=float).reshape(-1, 3)

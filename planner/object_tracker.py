@@ -21,6 +21,7 @@ import numpy as np
 
 from household.frames import ros_to_thor_points
 from household.types import Observation
+from perception.backproject import backproject_pixels
 
 
 @dataclass
@@ -84,8 +85,7 @@ class ObjectTracker:
                 continue
             sel, d = sel[ok], d[ok]
             u, v = u_all[sel], v_all[sel]
-            cam = np.stack([(u - k.cx) / k.fx * d, (v - k.cy) / k.fy * d, d], axis=1)
-            thor = ros_to_thor_points(cam @ pose[:3, :3].T + pose[:3, 3])
+            thor = ros_to_thor_points(backproject_pixels(u, v, d, k, pose))
             lo, hi, c = thor.min(axis=0), thor.max(axis=0), thor.mean(axis=0)
             self.visible_now[label.object_id] = n
             rec = self.objects.get(label.object_id)

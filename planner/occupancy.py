@@ -29,6 +29,7 @@ from scipy import ndimage
 from household.free_grid import FreeGrid
 from household.frames import ros_to_thor_points
 from household.types import Observation
+from perception.backproject import backproject_pixels
 
 
 @dataclass
@@ -100,10 +101,7 @@ class OccupancyMap:
         ok = (d > 0.05) & (d < c.max_range) & np.isfinite(d)
         if not ok.any():
             return
-        k = obs.intrinsics
-        cam = np.stack([(u - k.cx) / k.fx * d, (v - k.cy) / k.fy * d, d], axis=1)
-        pose = obs.world_from_camera
-        ros = cam @ pose[:3, :3].T + pose[:3, 3]
+        ros = backproject_pixels(u, v, d, obs.intrinsics, obs.world_from_camera)
         height = ros[:, 2]
         thor = ros_to_thor_points(ros)
         floor = ok & (height < c.floor_max)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from spatial_scene import Box, render, turn
 
+from memory.pipeline import MemoryPipeline
 from memory.spatial import MemoryInputError, Region, SpatialMemory
 from memory.spatial.index import SemanticIndex, blend
 from memory.spatial.memory import MemoryConfig
@@ -236,7 +237,7 @@ def test_bad_frames_leave_the_memory_unchanged() -> None:
         mem.integrate(frame)
     obs = render(ROOM, (1.0, 0.0, 1.5), 0.0, 20.0, step=step)
     obs.depth = obs.depth[:, :10]
-    report = mem.ingest(obs, perception)
+    report = MemoryPipeline(mem, perception).process(obs).report
     assert report.skipped and "depth" in report.warnings[0]
     after = snapshot(mem)
     assert before.keys() == after.keys() and all(np.array_equal(before[k], after[k]) for k in before)

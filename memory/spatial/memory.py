@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -31,10 +31,6 @@ from memory.spatial.voxels import VoxelIndex
 from perception.backproject import check_pose, unpack_keys
 from perception.encoders import Encoders, HashTextEncoder, normalize_phrase, normalize_rows
 from perception.observations import FrameObservations, PerceptionError
-from household.types import Observation
-
-if TYPE_CHECKING:
-    from perception.perceive import Perception
 
 log = logging.getLogger(__name__)
 DIRECT_SUPPORT_BONUS = 0.05
@@ -85,14 +81,6 @@ class SpatialMemory:
         self.frames = 0
 
     # ---- ingestion ---------------------------------------------------------------------
-    def ingest(self, obs: Observation, perception: "Perception") -> IntegrationReport:
-        """Perceive and integrate one observation; a bad one is skipped with a warning."""
-        try:
-            return self.integrate(perception.process(obs))
-        except (PerceptionError, MemoryInputError) as exc:
-            log.warning("skipped frame %s: %s", obs.step, exc)
-            return IntegrationReport(obs.step, skipped=True, warnings=[str(exc)])
-
     def _validate(self, frame: FrameObservations) -> None:
         where = f"frame step {frame.step}"
         if abs(frame.voxel_size - self.config.voxel_size) > 1e-12:

@@ -2,7 +2,7 @@
 
 - Input: the synchronised sensor frames (``ObservationStream``), perceived in-process with the
   same perception library as ``perception_node`` (why: see perception_node's docstring) and
-  integrated with ``SpatialMemory.ingest``. A frame the memory refuses is logged and skipped;
+  integrated by ``memory.pipeline.MemoryPipeline``. A frame the memory refuses is logged and skipped;
   nothing stored is lost.
 - After each frame: ``/worldmind/memory/updates`` (String JSON ``worldmind/memory_update``: step,
   the frame's stamp, created/updated/retired object ids, object count, integration ms). The
@@ -26,8 +26,8 @@ from geometry_msgs.msg import Point, Pose, Quaternion, Vector3
 from std_msgs.msg import ColorRGBA, String
 from visualization_msgs.msg import Marker, MarkerArray
 
+from memory.pipeline import MemoryPipeline
 from memory.spatial.memory import MemoryConfig, SpatialMemory
-from perception.perceive import Perception, PerceptionConfig
 from sim_bridge.ros.convert import MessageClasses, ns_to_time
 from household.types import Observation
 from worldmind_ros.observation_stream import ObservationStream
@@ -79,9 +79,9 @@ class MemoryNode(WorldMindNode):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("memory", **kwargs)
         p = self.params
-        self.memory = SpatialMemory(config=MemoryConfig(voxel_size=p["voxel_size"]))
-        self.perception = Perception(PerceptionConfig(voxel_size=p["voxel_size"], min_pixels=p["min_pixels"]),
-                                     self.memory.encoders)
+        self.pipeline = MemoryPipeline.build(memory_config=MemoryConfig(voxel_size=p["voxel_size"]),
+                                             min_pixels=p["min_pixels"])
+        self.memory = self.pipeline.memory
         self.classes = MessageClasses.from_modules()
         ns = str(p["topic_namespace"]).strip("/")
         self.updates_pub = self.create_publisher(String, (f"/{ns}" if ns else "") + UPDATES_TOPIC, qos("reliable"))
@@ -95,7 +95,7 @@ class MemoryNode(WorldMindNode):
 
     def _on_observation(self, obs: Observation, stamp_ns: int) -> None:
         t0 = time.perf_counter()
-        report = self.memory.ingest(obs, self.perception)
+        report = self.pipeline.process(obs).report
         ms = (time.perf_counter() - t0) * 1e3
         if report.skipped:
             self.get_logger().error(f"frame {obs.step} skipped: {'; '.join(report.warnings)}")
