@@ -252,3 +252,14 @@ def test_launch_files_are_valid_python_for_ros2_launch():
     for mode in g.MODES:
         tree = ast.parse((REPO / "launch" / f"{mode}.launch.py").read_text())
         assert any(isinstance(n, ast.FunctionDef) and n.name == "generate_launch_description" for n in tree.body)
+
+
+def test_cli_namespace_moves_every_node_and_bad_names_are_usage_errors():
+    from worldmind import cli_ros
+
+    parser = cli_ros.build_parser()
+    plan = cli_ros.build_plan(parser.parse_args(["graph", "sim", "--namespace", "robot1"]))
+    for node in plan.nodes:
+        assert "__ns:=/robot1" in node.argv, node.argv
+    with pytest.raises(cli_ros.UsageError, match="--namespace"):
+        cli_ros.build_plan(parser.parse_args(["graph", "sim", "--namespace", "a b"]))
