@@ -178,8 +178,10 @@ class OraclePlanner:
                 yield from self._fetch(knife)
             yield from self._interact(obj, "SliceObject")
         elif pred == "isCooked":
-            heater = self._nearest(lambda o: o.type == "Microwave") or self._nearest(
-                lambda o: o.type == "Toaster" and table.catalog.accepts("Toaster", obj.type))
+            # A toaster for what it takes (bread slices: "toast"), else a microwave.
+            heater = self._nearest(lambda o: o.type == "Toaster" and table.catalog.accepts("Toaster", obj.type)
+                                   and find_placement(obj, o, table.children(o.id)) is not None) or self._nearest(
+                lambda o: o.type == "Microwave")
             if heater is None:
                 raise OracleError(f"no microwave or toaster to cook {obj.id}")
             yield from self._fetch(obj)
@@ -188,6 +190,15 @@ class OraclePlanner:
                 yield from self._interact(heater, "CloseObject")
             yield from self._toggle_or_open(heater, "isToggled", True)
             yield from self._toggle_or_open(heater, "isToggled", False)
+        elif pred == "isFilledWithLiquid" and value == "wine":
+            bottle = self._held_type(frozenset({"WineBottle"})) or self._nearest(
+                lambda o: o.type == "WineBottle" and o.affords("pickupable") and o.id != obj.id)
+            if bottle is None:
+                raise OracleError(f"no wine bottle to pour into {obj.id}")
+            if table.held == obj.id:
+                yield from self._free_hand()
+            yield from self._fetch(bottle)
+            yield from self._interact(obj, "FillObjectWithLiquid", {"fillLiquid": "wine"})
         elif pred in ("isFilledWithLiquid", "isDirty"):
             liquid = value if isinstance(value, str) else "water"
             if pred == "isFilledWithLiquid" and liquid == "coffee":
@@ -250,12 +261,12 @@ class OraclePlanner:
             raise OracleError(f"nowhere to put down {held.id}")
         yield from self._interact(rec, "PutObject")
 
-    def _interact(self, obj: SimObject, name: str) -> Iterator[Action]:
+    def _interact(self, obj: SimObject, name: str, args: dict[str, Any] | None = None) -> Iterator[Action]:
         box = self.env.table.enclosed_by_closed(obj)
         if box is not None:
             yield from self._interact(box, "OpenObject")
         yield from self._goto(obj)
-        yield Action(name, obj.id)
+        yield Action(name, obj.id, dict(args or {}))
 
     def _goto(self, obj: SimObject) -> Iterator[Action]:
         env = self.env
