@@ -56,7 +56,7 @@ class ScenarioPool:
     # How often each kind is drawn; placements dominate household tasks, as in LongAct, and the
     # state changes are weighted so each reaches its share where the house allows it.
     weights: tuple[tuple[str, float], ...] = (("place", 4), ("room", 1), ("toggle", 1.5), ("open", 0.7),
-                                              ("slice", 1.2), ("cook", 3), ("fill", 1.5), ("clean", 1.2),
+                                              ("slice", 1.2), ("cook", 3), ("fill", 2.2), ("clean", 1.2),
                                               ("held", 0.4))
 
 
@@ -111,7 +111,7 @@ POOLS: dict[str, ScenarioPool] = {
         bring_to_room=("Plate", "Bowl", "Cup", "Mug", "WineBottle"),
         held_types=("Apple", "Cup", "Mug"),
         weights=(("place", 4), ("room", 0.7), ("toggle", 0.7), ("open", 0.5), ("slice", 2), ("cook", 4),
-                 ("fill", 2), ("clean", 1.5), ("held", 0.3)),
+                 ("fill", 2.5), ("clean", 1.5), ("held", 0.3)),
     ),
 }
 KIND_WEIGHTS = {k: w for k, w in POOLS["Daily Cleaning & Tidying"].weights}
@@ -223,6 +223,8 @@ class HouseIndex:
         parent = self.parent(obj)
         if parent is not None and not any((self.parent(o) or obj).type == parent.type for o in others if o.parent):
             prep = "in" if parent.type in CONTAINER_TYPES or parent.type in ("Drawer", "Cabinet") else "on"
+            if moving and rng.random() < 0.4:
+                prep = "from"  # "put the remote from the dresser on the table"
             options.append((f"{prep} the {self.noun(parent.type, rng)}", pin_id))
         room = self.room_of(obj)
         if room is not None and self.room_type_count[room.room_type] == 1 and not any(

@@ -150,7 +150,8 @@ class OraclePlanner:
         cands = [table.objects[c] for c in res.candidate_ids
                  if c not in done and c not in protected and table.objects[c].active and self._usable(table.objects[c])]
         if not cands:
-            raise OracleError(f"no candidate object left for {item.describe()}")
+            raise OracleError(f"no candidate object left: {self._why_no_candidate(res, done, protected)} "
+                              f"({item.describe()})")
         # Prefer objects in the open, then the nearest.
         cands.sort(key=lambda o: (table.enclosed_by_closed(o) is not None, self._distance(o)))
         obj = cands[0]
@@ -208,7 +209,8 @@ class OraclePlanner:
                 station = self._nearest(lambda o: o.type == "Sink" and self._faucet_for(o) is not None)
                 switch = self._faucet_for(station) if station else None
             if station is None or switch is None:
-                raise OracleError(f"no {'coffee machine' if liquid == 'coffee' else 'sink with a faucet'} for {obj.id}")
+                raise OracleError(f"no reachable {'coffee machine' if liquid == 'coffee' else 'sink with a faucet'} "
+                                  f"for {obj.id}")
             yield from self._fetch(obj)
             yield from self._place(obj, station)
             if switch.is_toggled:
@@ -222,6 +224,21 @@ class OraclePlanner:
                 yield from self._free_hand()
         else:
             raise OracleError(f"the oracle has no recipe for predicate {pred!r}")
+
+    def _why_no_candidate(self, res: ItemResult, done: set[str], protected: set[str]) -> str:
+        """Why every object the item's selector matches is ruled out, for the generator's
+        infeasibility counts: out of reach, or taken by another satisfied item."""
+        table = self.env.table
+        rest = [c for c in res.candidate_ids if c not in done]
+        if not rest:
+            return "no matching object in the house"
+        if all(not table.objects[c].active for c in rest):
+            return "every matching object is gone (sliced)"
+        if any(not self._usable(table.objects[c]) for c in rest):
+            return "the matching objects are out of reach or failed twice"
+        if all(c in protected for c in rest):
+            return "the matching objects serve other items"
+        return "no usable matching object"
 
     def report_extra(self) -> dict[str, Any]:
         """What the runner adds to the episode report: replans and the items given up."""
