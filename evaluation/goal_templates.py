@@ -70,7 +70,7 @@ POOLS: dict[str, ScenarioPool] = {
                        "ToiletPaperHanger", "Sink", "GarbageCan"),
         toggle_off=("FloorLamp", "DeskLamp", "Television", "Laptop", "Faucet", "CoffeeMachine", "Candle"),
         open_types=("Box", "Laptop"),
-        fill=(("HousePlant", "water"), ("Bowl", "water"), ("Pot", "water")),
+        fill=(("HousePlant", "water"), ("HousePlant", "water"), ("Bowl", "water"), ("Pot", "water")),
         bring_to_room=("Plate", "Bowl", "Mug", "Cup", "BasketBall", "Book", "Laptop", "TeddyBear", "Newspaper"),
         held_types=("SprayBottle", "Cloth", "TissueBox"),
     ),
@@ -81,7 +81,8 @@ POOLS: dict[str, ScenarioPool] = {
         toggle_on=("DeskLamp", "FloorLamp", "Laptop"),
         toggle_off=("Television",),
         open_types=("Laptop", "Book"),
-        fill=(("Mug", "coffee"), ("Cup", "coffee"), ("Cup", "water"), ("Mug", "water"), ("Bottle", "water")),
+        fill=(("Mug", "coffee"), ("Cup", "coffee"), ("Cup", "water"), ("Mug", "water"), ("Bottle", "water"),
+              ("HousePlant", "water")),
         bring_to_room=("Book", "Laptop", "Mug", "CellPhone", "AlarmClock"),
         held_types=("CellPhone", "Book", "Pen", "Pencil"),
     ),
@@ -93,7 +94,8 @@ POOLS: dict[str, ScenarioPool] = {
         toggle_off=("Laptop",),
         open_types=("Book", "Laptop"),
         slice_types=("Apple", "Tomato", "Bread"),
-        fill=(("Cup", "wine"), ("Mug", "wine"), ("Cup", "water"), ("Mug", "coffee"), ("Bowl", "water")),
+        fill=(("Cup", "wine"), ("Mug", "wine"), ("Cup", "water"), ("Mug", "coffee"), ("Bowl", "water"),
+              ("HousePlant", "water")),
         bring_to_room=("Book", "TeddyBear", "Laptop", "Bowl", "Cup", "WineBottle", "Plate"),
         held_types=("RemoteControl", "Book", "CellPhone", "Newspaper"),
     ),
@@ -543,10 +545,10 @@ def build_fill(index: HouseIndex, pool: ScenarioPool, rng: random.Random) -> Goa
     else:
         if not index.sink_with_faucet():
             return None
-        if not movable:
-            return None  # a plant is watered by pouring from a vessel; the oracle has no recipe yet
+        if not movable and not any(o.affords("fillable") and o.affords("pickupable") for o in index.table.active()):
+            return None  # a plant is watered by pouring from a vessel filled at the sink
     obj = rng.choice(objs)
-    mention, sel, referenced = index.mention(obj, rng, moving=True)
+    mention, sel, referenced = index.mention(obj, rng, moving=movable)
     o_text, noun = mention.text(), mention.noun
     if liquid == "coffee":
         clauses = [f"make {o_text} of coffee" if not referenced else f"fill {o_text} with coffee",
@@ -555,6 +557,8 @@ def build_fill(index: HouseIndex, pool: ScenarioPool, rng: random.Random) -> Goa
     elif liquid == "wine":
         clauses = [f"pour {o_text} of wine" if not referenced else f"pour some wine into {o_text}",
                    f"fill {o_text} with wine"]
+    elif not movable:
+        clauses = [f"water {o_text}", f"give {o_text} some water", f"pour some water on {o_text}"]
     else:
         clauses = [f"fill {o_text} with water", f"get {o_text} of water" if not referenced
                    else f"put some water in {o_text}", f"fill {o_text} up at the sink"]
@@ -572,7 +576,11 @@ def build_fill(index: HouseIndex, pool: ScenarioPool, rng: random.Random) -> Goa
             items.append({"object": pin, "predicate": "inReceptacle", "target": d_sel})
             clauses = [f"{c} and bring it to {d_text}" for c in clauses]
             targets, rooms = {dest.type}, rooms | index.room_ids(dest)
-    phrase = Phrase(clauses, noun, f"with {liquid}", merge_key=None, category=noun)
+    if movable:
+        phrase = Phrase(clauses, noun, f"of {liquid}", category=noun)
+    else:
+        phrase = Phrase(clauses, noun, "watered", merge_key=("water",),
+                        merge_head="water ", mention=o_text, category="plants")
     return Goal("fill", items, phrase, rooms, {t}, targets, referenced=referenced)
 
 

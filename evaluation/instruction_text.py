@@ -260,8 +260,8 @@ def compose_detailed(phrases: list[Phrase], rng: random.Random) -> str:
 
 
 CONCISE_MAX_WORDS = 35
-STATE_TAILS = ("on", "off", "open", "washed", "sliced", "toasted", "cooked", "in hand", "with water", "with coffee",
-               "with wine")
+STATE_TAILS = ("on", "off", "open", "washed", "sliced", "toasted", "cooked", "in hand", "of water", "of coffee",
+               "of wine", "watered")
 
 
 def _concise_text(title: str, phrases: list[Phrase], by_category: bool) -> str:

@@ -200,23 +200,23 @@ class OraclePlanner:
                 yield from self._free_hand()
             yield from self._fetch(bottle)
             yield from self._interact(obj, "FillObjectWithLiquid", {"fillLiquid": "wine"})
-        elif pred in ("isFilledWithLiquid", "isDirty"):
+        elif pred == "isFilledWithLiquid" and not obj.affords("pickupable"):
+            # Watering a plant: fill a vessel at the sink (or coffee machine), then pour from it.
             liquid = value if isinstance(value, str) else "water"
-            if pred == "isFilledWithLiquid" and liquid == "coffee":
-                station = self._nearest(lambda o: o.type == "CoffeeMachine")
-                switch = station
-            else:
-                station = self._nearest(lambda o: o.type == "Sink" and self._faucet_for(o) is not None)
-                switch = self._faucet_for(station) if station else None
-            if station is None or switch is None:
-                raise OracleError(f"no reachable {'coffee machine' if liquid == 'coffee' else 'sink with a faucet'} "
-                                  f"for {obj.id}")
-            yield from self._fetch(obj)
-            yield from self._place(obj, station)
-            if switch.is_toggled:
-                yield from self._toggle_or_open(switch, "isToggled", False)
-            yield from self._toggle_or_open(switch, "isToggled", True)
-            yield from self._toggle_or_open(switch, "isToggled", False)
+            held = table.objects[table.held] if table.held else None
+            vessel = held if held is not None and held.is_filled and held.fill_liquid == liquid else None
+            if vessel is None:
+                vessel = self._nearest(lambda o: o.affords("fillable") and o.affords("pickupable")
+                                       and o.id not in protected and (not o.is_filled or o.fill_liquid == liquid)
+                                       and table.enclosed_by_closed(o) is None)
+                if vessel is None:
+                    raise OracleError(f"nothing to carry {liquid} to {obj.id} in")
+                if not (vessel.is_filled and vessel.fill_liquid == liquid):
+                    yield from self._fill_at_station(vessel, liquid)
+            yield from self._fetch(vessel)
+            yield from self._interact(obj, "FillObjectWithLiquid", {"fillLiquid": liquid})
+        elif pred in ("isFilledWithLiquid", "isDirty"):
+            yield from self._fill_at_station(obj, value if isinstance(value, str) else "water")
         elif pred == "isHeld":
             if value:
                 yield from self._fetch(obj)
@@ -224,6 +224,24 @@ class OraclePlanner:
                 yield from self._free_hand()
         else:
             raise OracleError(f"the oracle has no recipe for predicate {pred!r}")
+
+    def _fill_at_station(self, obj: SimObject, liquid: str) -> Iterator[Action]:
+        """Put obj under a running faucet (water; also washes it) or in a running coffee machine."""
+        if liquid == "coffee":
+            station = self._nearest(lambda o: o.type == "CoffeeMachine")
+            switch = station
+        else:
+            station = self._nearest(lambda o: o.type == "Sink" and self._faucet_for(o) is not None)
+            switch = self._faucet_for(station) if station else None
+        if station is None or switch is None:
+            raise OracleError(f"no reachable {'coffee machine' if liquid == 'coffee' else 'sink with a faucet'} "
+                              f"for {obj.id}")
+        yield from self._fetch(obj)
+        yield from self._place(obj, station)
+        if switch.is_toggled:
+            yield from self._toggle_or_open(switch, "isToggled", False)
+        yield from self._toggle_or_open(switch, "isToggled", True)
+        yield from self._toggle_or_open(switch, "isToggled", False)
 
     def _why_no_candidate(self, res: ItemResult, done: set[str], protected: set[str]) -> str:
         """Why every object the item's selector matches is ruled out, for the generator's

@@ -131,6 +131,7 @@ def test_oracle_solves_wine_clean_cook_count_and_held_items() -> None:
         {"object": {"type": "Bowl", "id": "small|4|1"}, "predicate": "isDirty", "value": False},
         {"object": {"type": "Potato", "count": 1}, "predicate": "isCooked"},
         {"object": {"type": "Book", "count": 2}, "predicate": "inRoom", "value": "Kitchen"},
+        {"object": {"type": "HousePlant"}, "predicate": "isFilledWithLiquid", "value": "water"},  # poured
         {"object": {"type": "CellPhone"}, "predicate": "isHeld", "value": True},
     ]
     ep = _episode(items, object_states=[{"id": "small|4|1", "isDirty": True}])
