@@ -7,18 +7,29 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.worldmind-setup-stamp
+# ROS 2 interface packages (worldmind_interfaces, a local tf2_msgs) built from the Jazzy wheels into the venv;
+# rebuilt when a definition or the build script changes (ros_ws/build_interfaces.sh).
+ROS_IFACES := $(wildcard ros_ws/src/worldmind_interfaces/*/*.msg ros_ws/src/worldmind_interfaces/*/*.srv \
+  ros_ws/src/worldmind_interfaces/*/*.action ros_ws/vendor/tf2_msgs/msg/*.msg) \
+  ros_ws/src/worldmind_interfaces/CMakeLists.txt ros_ws/src/worldmind_interfaces/package.xml \
+  ros_ws/vendor/tf2_msgs/CMakeLists.txt ros_ws/build_interfaces.sh
+ROS_STAMP := $(VENV)/.worldmind-ros-interfaces-stamp
 # Debian packages open3d needs at run time (libusb to import at all, libgomp for OpenMP).
 SYSTEM_PACKAGES := libusb-1.0-0 libgomp1
 
 .PHONY: setup system-packages demo test bench clean
 
-setup: $(STAMP)
+setup: $(STAMP) $(ROS_STAMP)
 
 $(STAMP): pyproject.toml
 	@$(MAKE) --no-print-directory system-packages
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --disable-pip-version-check -e '.[dev]'
 	@touch $(STAMP)
+
+$(ROS_STAMP): $(STAMP) $(ROS_IFACES)
+	bash ros_ws/build_interfaces.sh $(VENV)
+	@if $(BIN)/python -c 'import worldmind_interfaces.action' 2>/dev/null; then touch $(ROS_STAMP); fi
 
 # Root on Debian: install what is missing (apt-get update only when something is). Anyone else:
 # say what to install, and go on (pip's part does not need it; importing open3d does).
@@ -56,4 +67,4 @@ bench: setup
 	$(BIN)/python benchmarks/bench_ros_latency.py
 
 clean:
-	rm -rf $(VENV) runs *.egg-info
+	rm -rf $(VENV) runs *.egg-info ros_ws/build-venv

@@ -4,7 +4,11 @@ An episode file is JSON:
 ``{"id", "house": {"file", "index"} | <inline house dict>, "scenario",
 "instructions": {"detailed", "concise"}, "checklist": [item, ...], "max_steps",
 "agent_start"?: {"position": {x, y, z}, "rotation": {x, y, z}, "horizon"} (THOR frame),
-"goals"?: [generator goal records, kept opaque], "oracle"?: {reference figures, kept opaque}}``.
+"goals"?: [generator goal records, kept opaque], "oracle"?: {reference figures, kept opaque},
+"object_states"?: [{"id", "isDirty"}, ...]}``.
+``object_states`` sets start states the house file does not carry (a dirty mug to wash); they
+are written into the house's own object fields (ProcTHOR's ``isDirty``) when the house is
+resolved, so every backend that reads the house (embedded, THOR's CreateHouse) starts alike.
 Top-level keys beyond these are kept in ``Episode.extra`` and written back unchanged, so a
 generator can annotate episodes without this module dropping its fields.
 
@@ -30,7 +34,10 @@ from sim_bridge.embedded.house_geometry import parse_layout
 from household.types import point_in_polygon
 
 INSTRUCTION_KINDS = ("detailed", "concise")
-_FIELDS = ("id", "house", "scenario", "instructions", "checklist", "max_steps", "agent_start", "goals", "oracle")
+_FIELDS = ("id", "house", "scenario", "instructions", "checklist", "max_steps", "agent_start", "goals", "oracle",
+           "object_states")
+# Start states an episode may set per object: ProcTHOR house object field -> value type.
+OBJECT_STATE_FIELDS = {"isDirty": bool}
 _REQUIRED = ("house", "scenario", "instructions", "checklist", "max_steps")
 
 
@@ -111,6 +118,7 @@ class Episode:
     agent_start: AgentStart | None = None
     goals: list[dict[str, Any]] | None = None
     oracle: dict[str, Any] | None = None
+    object_states: list[dict[str, Any]] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -128,11 +136,12 @@ class Episode:
     def resolve_house(self, data_dir: str | os.PathLike[str] | None = None) -> dict[str, Any]:
         """The house dict: the inline one, or ``load_house(file, index, data_dir)``."""
         if not isinstance(self.house, HouseRef):
-            return self.house
+            return apply_object_states(self.house, self.object_states, self.id)
         try:
-            return load_house(self.house.file, self.house.index, data_dir)
+            house = load_house(self.house.file, self.house.index, data_dir)
         except (HouseError, FileNotFoundError) as exc:
             raise EpisodeError(f"episode {self.id}: house: {exc}") from exc
+        return apply_object_states(house, self.object_states, self.id)
 
     @classmethod
     def from_dict(cls, data: Any) -> "Episode":
@@ -157,6 +166,7 @@ class Episode:
         if oracle is not None and not isinstance(oracle, dict):
             raise _fail(eid, "oracle", f"expected an object, got {oracle!r}")
         start = data.get("agent_start")
+        states = _parse_object_states(data.get("object_states"), eid)
         return cls(
             id=eid,
             house=_parse_house(data["house"], eid),
@@ -167,6 +177,7 @@ class Episode:
             agent_start=AgentStart.from_dict(start, eid) if start is not None else None,
             goals=goals,
             oracle=oracle,
+            object_states=states,
             extra={k: v for k, v in data.items() if k not in _FIELDS},
         )
 
@@ -186,8 +197,55 @@ class Episode:
             out["goals"] = self.goals
         if self.oracle is not None:
             out["oracle"] = self.oracle
+        if self.object_states is not None:
+            out["object_states"] = [dict(s) for s in self.object_states]
         out.update(self.extra)
         return out
+
+
+def _parse_object_states(data: Any, eid: str) -> list[dict[str, Any]] | None:
+    if data is None:
+        return None
+    if not isinstance(data, list):
+        raise _fail(eid, "object_states", f"expected a list of {{id, <state>}} objects, got {data!r}")
+    out = []
+    for i, raw in enumerate(data):
+        where = f"object_states[{i}]"
+        if not isinstance(raw, dict):
+            raise _fail(eid, where, f"expected {{id, <state>}}, got {raw!r}")
+        if not isinstance(raw.get("id"), str) or not raw["id"]:
+            raise _fail(eid, f"{where}.id", f"expected an object id, got {raw.get('id')!r}")
+        states = {k: v for k, v in raw.items() if k != "id"}
+        if not states:
+            raise _fail(eid, where, f"no state given (known: {', '.join(OBJECT_STATE_FIELDS)})")
+        for key, value in states.items():
+            kind = OBJECT_STATE_FIELDS.get(key)
+            if kind is None:
+                raise _fail(eid, f"{where}.{key}", f"unknown object state (known: {', '.join(OBJECT_STATE_FIELDS)})")
+            if not isinstance(value, kind):
+                raise _fail(eid, f"{where}.{key}", f"expected {kind.__name__}, got {value!r}")
+        out.append(dict(raw))
+    return out
+
+
+def apply_object_states(house: dict[str, Any], states: list[dict[str, Any]] | None, eid: str) -> dict[str, Any]:
+    """The house with the episode's start states written into its objects (a copy of the object
+    list; the input is not changed, so a cached house serves other episodes unchanged). An id
+    the house lacks is an EpisodeError naming the field."""
+    if not states:
+        return house
+    import copy
+
+    out = dict(house)
+    out["objects"] = copy.deepcopy(house.get("objects") or [])
+    by_id = {str(o.get("id")): o for o in _walk(out["objects"])}
+    for i, state in enumerate(states):
+        obj = by_id.get(state["id"])
+        if obj is None:
+            raise _fail(eid, f"object_states[{i}].id", f"no object with id {state['id']!r} in house "
+                                                       f"{house.get('id', '<inline house>')}")
+        obj.update({k: v for k, v in state.items() if k != "id"})
+    return out
 
 
 def _parse_house(data: Any, eid: str) -> HouseRef | dict[str, Any]:
@@ -383,6 +441,12 @@ def _selector_problems(sel: ObjectSelector, path: str, requires: tuple[str, str,
         problem = idx.room_problem(sel.room)
         if problem:
             out.append((f"{path}.room", problem))
+    for k, oid in enumerate(sel.ids or ()):
+        asset = idx.by_id.get(oid)
+        if oid not in idx.by_id:
+            out.append((f"{path}.ids[{k}]", f"no object with id {oid!r} in house {idx.label}"))
+        elif asset is not None and asset["objectType"] != sel.type:
+            out.append((f"{path}.ids[{k}]", f"object {oid!r} is a {asset['objectType']}, not a {sel.type}"))
     id_ok = sel.id is None
     if sel.id is not None:
         asset = idx.by_id.get(sel.id)
@@ -441,6 +505,15 @@ def validate_episode(episode: Episode, house: dict[str, Any], asset_db: dict[str
             problem = idx.room_problem(item.value)
             if problem:
                 found.append((f"{where}.value", problem))
+    for i, state in enumerate(episode.object_states or ()):
+        where = f"object_states[{i}]"
+        if state["id"] not in idx.by_id:
+            found.append((f"{where}.id", f"no object with id {state['id']!r} in house {label}"))
+            continue
+        asset = idx.by_id[state["id"]]
+        if state.get("isDirty") and (asset is None or not _has_property(asset, "CanBeDirty")):
+            found.append((f"{where}.isDirty", f"object {state['id']!r} cannot be dirty (no CanBeDirty in the asset "
+                                              "database)"))
     if episode.agent_start is not None:
         x, _, z = episode.agent_start.position
         if not any(point_in_polygon(x, z, list(room.polygon)) for room in layout.rooms):

@@ -7,23 +7,28 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 from household.checklist import ChecklistItem, evaluate_item
 from evaluation.episodes import Episode, validate_episode
-from evaluation.goal_templates import BUILDERS, KIND_WEIGHTS, POOLS, SCENARIO_TITLES, SCENARIOS, Goal, HouseIndex
+from evaluation.goal_templates import BUILDERS, POOLS, SCENARIO_TITLES, SCENARIOS, Goal, HouseIndex
+from evaluation.instruction_text import compose_concise, compose_detailed
 from household.atomic_io import atomic_write_text
 from evaluation.runner import run_episode
 from planner.oracle import OraclePlanner
 from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
 from household.house_data import HouseError, load_asset_database, load_house
 
+# At most this many goals of a kind in one episode (one thing held at the end, as a person asks).
+KIND_CAPS = {"held": 1, "cook": 3, "clean": 2, "slice": 2, "fill": 3, "open": 2, "toggle": 3, "room": 3}
+
 
 @dataclass
 class GeneratorOptions:
-    goals: int = 9
+    goals: int = 10  # drawn; the oracle check drops about one on average, leaving about nine
     min_goals: int = 7
     min_rooms: int = 3
     draws: int = 400  # goal draws per attempt
@@ -31,53 +36,92 @@ class GeneratorOptions:
     max_steps_factor: float = 3.0  # episode budget = factor x oracle actions (at least 300)
 
 
+def _already_true(goal: Goal, index: HouseIndex) -> bool:
+    """Is some item of the goal true at the start? Items about an object the goal itself sets up
+    (a plate it makes dirty) are false by construction and not checked against the clean house."""
+    staged = {s["id"] for s in goal.states}
+    for raw in goal.items:
+        sel = raw["object"]
+        if staged & ({sel.get("id")} | set(sel.get("ids") or ())):
+            continue
+        if evaluate_item(ChecklistItem.from_dict(raw), index.world).satisfied:
+            return True
+    return False
+
+
 def _draw_goals(index: HouseIndex, scenario: str, rng: random.Random, opts: GeneratorOptions) -> list[Goal]:
     pool = POOLS[scenario]
-    kinds = [k for k in KIND_WEIGHTS if k in pool.kinds]
-    weights = [KIND_WEIGHTS[k] for k in kinds]
+    kinds = [k for k, _ in pool.weights]
+    weights = [w for _, w in pool.weights]
     goals: list[Goal] = []
     moved: set[str] = set()
     targets: dict[str, int] = {}
+    per_kind: dict[str, int] = {}
     for _ in range(opts.draws):
         if len(goals) >= opts.goals:
             break
-        goal = BUILDERS[rng.choices(kinds, weights)[0]](index, pool, rng)
+        kind = rng.choices(kinds, weights)[0]
+        if per_kind.get(kind, 0) >= KIND_CAPS.get(kind, opts.goals):
+            continue
+        goal = BUILDERS[kind](index, pool, rng)
         # One goal per object type, and nothing is both moved and a target (a plate that one
         # goal fills and another carries away).
         if goal is None or goal.types & (moved | set(targets)) or goal.targets & moved:
             continue
         if any(targets.get(t, 0) >= 2 for t in goal.targets):
             continue  # at most two things onto one kind of receptacle
-        # A goal already true at the start teaches nothing: reject it.
-        if any(evaluate_item(ChecklistItem.from_dict(it), index.world).satisfied for it in goal.items):
-            continue
+        if _already_true(goal, index):
+            continue  # a goal already true at the start teaches nothing
         goals.append(goal)
         moved |= goal.types
+        per_kind[kind] = per_kind.get(kind, 0) + 1
         for t in goal.targets:
             targets[t] = targets.get(t, 0) + 1
-    return goals
+    # Whatever is to be held at the end comes last, in the checklist as in the instruction.
+    return [g for g in goals if g.kind != "held"] + [g for g in goals if g.kind == "held"]
 
 
-def compose_episode(episode_id: str, house_ref: dict[str, Any], scenario: str, goals: list[Goal]) -> Episode:
+def compose_episode(episode_id: str, house_ref: dict[str, Any], scenario: str, goals: list[Goal],
+                    seed: int = 0) -> Episode:
+    """The episode for these goals; its wording depends on the seed and the goals only, so a
+    re-verified (smaller) goal list is worded afresh but reproducibly."""
+    rng = random.Random(f"{seed}:{'|'.join(g.detailed for g in goals)}")
     checklist = [item for g in goals for item in g.items]
-    title = SCENARIO_TITLES[scenario]
-    detailed = " ".join(g.detailed for g in goals)
-    concise = f"{title}: " + ", ".join(g.concise for g in goals) + "."
-    return Episode.from_dict({
+    phrases = [g.phrase for g in goals]
+    title = rng.choice(SCENARIO_TITLES[scenario])
+    states = [s for g in goals for s in g.states]
+    data: dict[str, Any] = {
         "id": episode_id, "house": house_ref, "scenario": scenario,
-        "instructions": {"detailed": detailed, "concise": concise},
+        "instructions": {"detailed": compose_detailed(phrases, rng), "concise": compose_concise(title, phrases)},
         "checklist": checklist, "max_steps": 1000, "goals": [g.to_dict() for g in goals],
-    })
+    }
+    if states:
+        data["object_states"] = states
+    return Episode.from_dict(data)
+
+
+def infeasible_reason(message: str) -> str:
+    """An oracle or generator message with object ids and numbers taken out, so reasons count."""
+    text = re.sub(r"\S*\|\S*", "<id>", message)
+    text = re.sub(r"\(.*?\)", "", text)
+    text = re.sub(r"\d+(\.\d+)?", "N", text)
+    return re.sub(r"\s+", " ", text).strip(" :")
 
 
 def generate_for_house(house: dict[str, Any], house_ref: dict[str, Any], scenario: str, seed: int, episode_id: str,
-                       opts: GeneratorOptions | None = None, asset_db: dict | None = None) -> Episode | None:
-    """One oracle-verified episode, or None when the house cannot support the scenario."""
+                       opts: GeneratorOptions | None = None, asset_db: dict | None = None,
+                       notes: list[str] | None = None) -> Episode | None:
+    """One oracle-verified episode, or None when the house cannot support the scenario.
+    ``notes`` (if given) receives one line per goal the oracle could not achieve ("cook: no
+    progress") and, on failure, why no episode was kept."""
     opts = opts or GeneratorOptions()
     asset_db = asset_db if asset_db is not None else load_asset_database()
+    notes = notes if notes is not None else []
     rng = random.Random(seed)
     env = EmbeddedEnvironment(EmbeddedConfig(render=False))
-    for _attempt in range(opts.attempts):
+    last_failure = "no attempt"
+    dropped: list[dict[str, str]] = []
+    for attempt in range(opts.attempts):
         env.reset(house)
         index = HouseIndex(env.table, env.ground_truth())
         goals = _draw_goals(index, scenario, rng, opts)
@@ -85,19 +129,45 @@ def generate_for_house(house: dict[str, Any], house_ref: dict[str, Any], scenari
         # from the start, so every kept episode is solved end to end in one run.
         for _verify in range(2):
             if not _enough(goals, index, opts):
+                last_failure = (f"too few goals the house supports ({len(goals)} < {opts.min_goals} or fewer than "
+                                f"{opts.min_rooms} rooms)" if _verify == 0 else
+                                "too few goals left after dropping those the oracle could not achieve")
                 break
-            episode = compose_episode(episode_id, house_ref, scenario, goals)
-            validate_episode(episode, house, asset_db)
+            episode = compose_episode(episode_id, house_ref, scenario, goals, seed)
+            validate_episode(episode, _resolved(episode, house), asset_db)
             result, _ = run_episode(env, OraclePlanner(env), _with_house(episode, house), max_steps=6000)
             if result.sr == 1.0:
                 episode.max_steps = max(300, int(opts.max_steps_factor * result.num_actions))
                 episode.oracle = {"gc": result.gc, "sr": result.sr, "steps_nav": round(result.steps_nav, 3),
                                   "steps_manip": round(result.steps_manip, 3),
                                   "steps_total": round(result.steps_total, 3), "actions": result.num_actions}
+                episode.extra["generation"] = {"attempt": attempt, "dropped": dropped}
                 return episode
             failed = {r.index for r in result.checklist.items if not r.satisfied}
+            given_up = {int(k): v for k, v in (result.extra.get("oracle_given_up") or {}).items()}
+            for goal, items in _goal_spans(goals):
+                bad = sorted(items & failed)
+                if bad:
+                    why = given_up.get(bad[0]) or f"not satisfied at the end ({result.extra.get('stop_reason')})"
+                    reason = infeasible_reason(why)
+                    dropped.append({"kind": goal.kind, "reason": reason})
+                    notes.append(f"{goal.kind}: {reason}")
             goals = _drop_failed(goals, failed)
+    notes.append(f"episode: {last_failure}")
     return None
+
+
+def _resolved(episode: Episode, house: dict[str, Any]) -> dict[str, Any]:
+    """The house with the episode's start states applied, as every backend will load it."""
+    return _with_house(episode, house).resolve_house()
+
+
+def _goal_spans(goals: list[Goal]) -> list[tuple[Goal, set[int]]]:
+    out, position = [], 0
+    for goal in goals:
+        out.append((goal, set(range(position, position + len(goal.items)))))
+        position += len(goal.items)
+    return out
 
 
 def _enough(goals: list[Goal], index: HouseIndex, opts: GeneratorOptions) -> bool:
@@ -107,13 +177,7 @@ def _enough(goals: list[Goal], index: HouseIndex, opts: GeneratorOptions) -> boo
 
 def _drop_failed(goals: list[Goal], failed_items: set[int]) -> list[Goal]:
     """The goals none of whose checklist items (by position in the composed checklist) failed."""
-    kept, position = [], 0
-    for goal in goals:
-        span = set(range(position, position + len(goal.items)))
-        position += len(goal.items)
-        if not span & failed_items:
-            kept.append(goal)
-    return kept
+    return [goal for goal, span in _goal_spans(goals) if not span & failed_items]
 
 
 def _with_house(episode: Episode, house: dict[str, Any]) -> Episode:
@@ -175,13 +239,18 @@ def generate_set(houses_file: str, indices: list[int], out_dir: str | Path, *, p
                 failed.append(f"{Path(houses_file).name}#{index} {scenario} (manifest)")
                 continue
             ref = {"file": Path(houses_file).name, "index": index}
-            episode = generate_for_house(house, ref, scenario, seed * 100_003 + index * 101 + j, eid, opts, asset_db)
+            notes: list[str] = []
+            episode = generate_for_house(house, ref, scenario, seed * 100_003 + index * 101 + j, eid, opts, asset_db,
+                                         notes=notes)
             if episode is None:
-                failed.append(f"{ref['file']}#{index} {scenario}")
+                why = next((n[len("episode: "):] for n in notes if n.startswith("episode: ")), "no feasible episode")
+                failed.append(f"{ref['file']}#{index} {scenario}: {why}")
                 with open(manifest, "a", encoding="utf-8") as fh:
-                    fh.write(f"{eid}\tinfeasible\tseed={seed}\t{scenario}\n")
+                    # Columns: id, status, seed, scenario, why, then the goals the oracle dropped.
+                    fh.write("\t".join([eid, "infeasible", f"seed={seed}", scenario, why,
+                                        *(n for n in notes if not n.startswith("episode: "))]) + "\n")
                 if progress:
-                    progress(f"{eid}: {scenario}: no feasible episode")
+                    progress(f"{eid}: {scenario}: no feasible episode ({why})")
                 continue
             atomic_write_text(path, json.dumps(episode.to_dict(), indent=1) + "\n")
             written.append(path)

@@ -20,7 +20,7 @@ from typing import Any
 
 from household.checklist import ChecklistResult
 from evaluation.episodes import Episode
-from evaluation.metrics import DEFAULT_IR_SEGMENTS, ScoreTimeline, StepCounter, improvement_rate
+from evaluation.metrics import DEFAULT_IR_SEGMENTS, ScoreTimeline, StepCounter, improvement_rate, improvement_rate_paper
 from evaluation.report_plot import render_episode_png
 from sim_bridge.embedded.house_geometry import HouseLayout
 from household.atomic_io import atomic_write_bytes, atomic_write_text
@@ -29,7 +29,9 @@ from household.types import WorldState
 # Keys dropped from ``extra`` wherever they occur: reports are shared, credentials are not.
 _SECRET_KEY = re.compile(r"api[_-]?key|secret|passw(or)?d|authorization|access[_-]?token|bearer|credential", re.I)
 
-METRIC_KEYS = ("gc", "sr", "steps_nav", "steps_manip", "steps_total", "ir")
+# ir: Improvement Rate on the LongAct paper's scale (GC in percent, time t/T in [0, 1]);
+# ir_per_step: the same fit in GC (fraction) per step. See evaluation.metrics.
+METRIC_KEYS = ("gc", "sr", "steps_nav", "steps_manip", "steps_total", "ir", "ir_per_step")
 # Agent statistics in summaries: what the planner did besides scoring (HoloMind's critic and
 # experience pool, LLM usage). Read from ``extra`` (written by the agent's ``report_extra``), except
 # failed actions, which the runner counts the same way for every planner (an oracle's 0 is a
@@ -77,6 +79,7 @@ class EpisodeResult:
     steps_manip: float
     steps_total: float
     ir: float
+    ir_per_step: float
     checklist: ChecklistResult
     timeline: ScoreTimeline
     agent_path: list[tuple[float, float]]
@@ -95,7 +98,8 @@ class EpisodeResult:
         return cls(
             episode_id=episode.id, scenario=episode.scenario, instruction_kind=instruction_kind, planner=planner,
             gc=checklist.gc, sr=checklist.sr, steps_nav=steps.nav_steps, steps_manip=steps.manip_steps,
-            steps_total=steps.total, ir=improvement_rate(timeline.gc, timeline.steps, ir_segments),
+            steps_total=steps.total, ir=improvement_rate_paper(timeline.gc, timeline.steps, ir_segments),
+            ir_per_step=improvement_rate(timeline.gc, timeline.steps, ir_segments),
             checklist=checklist, timeline=timeline, agent_path=[(float(x), float(z)) for x, z in agent_path],
             num_actions=steps.actions, failed_actions=steps.failed_actions, wall_time_s=wall_time_s,
             extra=dict(extra or {}),
@@ -134,11 +138,19 @@ class EpisodeResult:
     def from_dict(cls, data: dict[str, Any]) -> "EpisodeResult":
         """Read a report.json back (e.g. to rebuild a summary without rerunning). Reports written
         before the agent statistics existed read the same: those live in ``extra``, which may be
-        missing or empty."""
+        missing or empty. Reports from before ``ir_per_step`` existed stored the per-step value as
+        ``ir``: it is read as ``ir_per_step`` and ``ir`` rescaled (100 x the timeline's span)."""
+        metrics = {key: float(data[key]) for key in METRIC_KEYS if key != "ir_per_step"}
+        if "ir_per_step" in data:
+            metrics["ir_per_step"] = float(data["ir_per_step"])
+        else:
+            steps = (data.get("timeline") or {}).get("steps") or [0]
+            metrics["ir_per_step"] = metrics["ir"]
+            metrics["ir"] = metrics["ir"] * 100.0 * float(steps[-1] - steps[0])
         return cls(
             episode_id=str(data["episode_id"]), scenario=str(data["scenario"]),
             instruction_kind=str(data["instruction_kind"]), planner=str(data["planner"]),
-            **{key: float(data[key]) for key in METRIC_KEYS},
+            **metrics,
             checklist=ChecklistResult.from_list(data["checklist"]), timeline=ScoreTimeline.from_dict(data["timeline"]),
             agent_path=[(float(x), float(z)) for x, z in data["agent_path"]], num_actions=int(data["num_actions"]),
             failed_actions=int(data["failed_actions"]), wall_time_s=float(data["wall_time_s"]),
@@ -170,10 +182,11 @@ def _episode_markdown(result: EpisodeResult) -> str:
         f"Scenario **{_cell(result.scenario)}**, {_cell(result.instruction_kind)} instruction, "
         f"planner **{_cell(result.planner)}**.",
         "",
-        "| GC | SR | Steps (nav) | Steps (manip) | Steps (total) | IR | Actions | Failed actions | Wall time (s) |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| GC | SR | Steps (nav) | Steps (manip) | Steps (total) | IR (GC %, t/T) | IR per step | Actions | "
+        "Failed actions | Wall time (s) |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         f"| {result.gc:.3f} | {result.sr:.0f} | {result.steps_nav:.2f} | {result.steps_manip:.0f} | "
-        f"{result.steps_total:.2f} | {result.ir:+.5f} | {result.num_actions} | {result.failed_actions} | "
+        f"{result.steps_total:.2f} | {result.ir:+.3f} | {result.ir_per_step:+.6f} | {result.num_actions} | {result.failed_actions} | "
         f"{result.wall_time_s:.1f} |",
         "",
         f"## Checklist ({result.checklist.satisfied_units}/{result.checklist.units} units)",
@@ -275,24 +288,27 @@ def _summary_markdown(summary: dict[str, Any]) -> str:
     cols = _agent_columns(summary)
     agent_head = "".join(f" {title} |" for _, title, _, _ in cols)
     agent_rule = "---:|" * len(cols)
-    head = "| Episode | Planner | Instruction | GC | SR | Steps (nav) | Steps (manip) | Steps (total) | IR |" + agent_head
-    rule = "|---|---|---|---:|---:|---:|---:|---:|---:|" + agent_rule
+    head = ("| Episode | Planner | Instruction | GC | SR | Steps (nav) | Steps (manip) | Steps (total) | IR (GC %, t/T) |"
+            " IR per step |" + agent_head)
+    rule = "|---|---|---|---:|---:|---:|---:|---:|---:|---:|" + agent_rule
     count = summary["count"]
     lines = [f"# LongAct summary ({count} episode{'' if count == 1 else 's'})", "", head, rule]
     for row in summary["episodes"]:
         stats = "".join(f" {_stat(row.get(key), d)} |" for key, _, d, _ in cols)
         lines.append(f"| {_cell(row['episode_id'])} | {_cell(row['planner'])} | {_cell(row['instruction_kind'])} | "
                      f"{row['gc']:.3f} | {row['sr']:.0f} | {row['steps_nav']:.2f} | {row['steps_manip']:.0f} | "
-                     f"{row['steps_total']:.2f} | {row['ir']:+.5f} |" + stats)
+                     f"{row['steps_total']:.2f} | {row['ir']:+.3f} | {row['ir_per_step']:+.6f} |" + stats)
     m, t = summary["means"], summary["totals"]
     lines.append(f"| **mean** | | | {_fmt(m['gc'])} | {_fmt(m['sr'])} | {_fmt(m['steps_nav'], 2)} | "
-                 f"{_fmt(m['steps_manip'], 2)} | {_fmt(m['steps_total'], 2)} | {_fmt(m['ir'], 5, '+')} |"
+                 f"{_fmt(m['steps_manip'], 2)} | {_fmt(m['steps_total'], 2)} | {_fmt(m['ir'], 3, '+')} | "
+                 f"{_fmt(m['ir_per_step'], 6, '+')} |"
                  + "".join(f" {_stat(m.get(key), d)} |" for key, _, _, d in cols))
     if cols:
-        lines.append("| **total** | | | | | | | | |" + "".join(f" {_stat(t.get(key), d)} |" for key, _, d, _ in cols))
+        lines.append("| **total** | | | | | | | | | |" + "".join(f" {_stat(t.get(key), d)} |" for key, _, d, _ in cols))
     if len(summary["groups"]) > 1:
         lines += ["", "## Means by planner and instruction", "",
-                  "| Planner | Instruction | Episodes | GC | SR | Steps (nav) | Steps (manip) | Steps (total) | IR |"
+                  "| Planner | Instruction | Episodes | GC | SR | Steps (nav) | Steps (manip) | Steps (total) | IR (GC %, t/T) |"
+                  " IR per step |"
                   + "".join(f" {title} (mean / total) |" for _, title, _, _ in cols),
                   rule]
         for g in summary["groups"]:
@@ -302,7 +318,8 @@ def _summary_markdown(summary: dict[str, Any]) -> str:
             lines.append(f"| {_cell(g['planner'])} | {_cell(g['instruction_kind'])} | {g['count']} | "
                          f"{_fmt(gm['gc'])} | "
                          f"{_fmt(gm['sr'])} | {_fmt(gm['steps_nav'], 2)} | {_fmt(gm['steps_manip'], 2)} | "
-                         f"{_fmt(gm['steps_total'], 2)} | {_fmt(gm['ir'], 5, '+')} |" + stats)
+                         f"{_fmt(gm['steps_total'], 2)} | {_fmt(gm['ir'], 3, '+')} | "
+                         f"{_fmt(gm['ir_per_step'], 6, '+')} |" + stats)
     lines.append("")
     return "\n".join(lines)
 

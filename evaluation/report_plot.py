@@ -73,7 +73,7 @@ def _plot_timeline(ax: Axes, result: EpisodeResult) -> None:
     ax.set_ylim(-0.02, 1.05)
     ax.set_xlabel("step (actions taken)")
     ax.set_ylabel("GC (share of checklist units satisfied)")
-    ax.set_title(f"GC over steps: final GC {result.gc:.2f}, SR {result.sr:.0f}, IR {result.ir:+.4f}")
+    ax.set_title(f"GC over steps: final GC {result.gc:.2f}, SR {result.sr:.0f}, IR {result.ir:+.2f} (GC %, t/T)")
     ax.grid(True, alpha=0.3)
 
 

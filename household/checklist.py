@@ -54,12 +54,14 @@ class ChecklistSchemaError(ValueError):
 @dataclass(frozen=True)
 class ObjectSelector:
     """Which objects an item is about: a type, optionally narrowed to a room (type, or id when it
-    looks like "room|...") or to one object id; ``count`` asks for that many distinct objects."""
+    looks like "room|..."), to one object id, or to a set of ids (``ids``: "all the forks from the
+    table" names those forks, not any forks); ``count`` asks for that many distinct objects."""
 
     type: str
     room: str | None = None
     id: str | None = None
     count: int | None = None
+    ids: tuple[str, ...] | None = None
 
     @property
     def units(self) -> int:
@@ -69,9 +71,10 @@ class ObjectSelector:
     def from_dict(cls, data: Any, where: str) -> "ObjectSelector":
         if not isinstance(data, dict):
             raise ChecklistSchemaError(where, f"expected an object selector {{type, room?, id?, count?}}, got {data!r}")
-        unknown = sorted(set(data) - {"type", "room", "id", "count"})
+        unknown = sorted(set(data) - {"type", "room", "id", "count", "ids"})
         if unknown:
-            raise ChecklistSchemaError(f"{where}.{unknown[0]}", "unknown selector field (known: type, room, id, count)")
+            raise ChecklistSchemaError(f"{where}.{unknown[0]}",
+                                       "unknown selector field (known: type, room, id, ids, count)")
         if "type" not in data:
             raise ChecklistSchemaError(where, "missing field 'type'")
         for key in ("type", "room", "id"):
@@ -80,17 +83,30 @@ class ObjectSelector:
         count = data.get("count")
         if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 1):
             raise ChecklistSchemaError(f"{where}.count", f"expected a positive integer, got {count!r}")
-        return cls(data["type"], data.get("room"), data.get("id"), count)
+        ids = data.get("ids")
+        if ids is not None:
+            if (not isinstance(ids, list) or not ids or not all(isinstance(i, str) and i for i in ids)
+                    or len(set(ids)) != len(ids)):
+                raise ChecklistSchemaError(f"{where}.ids", f"expected a non-empty list of distinct object ids, got {ids!r}")
+            if "id" in data:
+                raise ChecklistSchemaError(f"{where}.ids", "give either id or ids, not both")
+            if count is not None and count > len(ids):
+                raise ChecklistSchemaError(f"{where}.count", f"count {count} exceeds the {len(ids)} ids listed")
+        return cls(data["type"], data.get("room"), data.get("id"), count, tuple(ids) if ids is not None else None)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": self.type}
         for key in ("room", "id", "count"):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
+        if self.ids is not None:
+            out["ids"] = list(self.ids)
         return out
 
     def describe(self) -> str:
         text = self.type if self.id is None else f"{self.type} {self.id}"
+        if self.ids is not None:
+            text += f" (one of {', '.join(self.ids)})"
         if self.room is not None:
             text += f" ({self.room})"
         return f"{self.count} x {text}" if self.count is not None else text
@@ -99,6 +115,8 @@ class ObjectSelector:
         if obj.get("objectType") != self.type:
             return False
         if self.id is not None and obj.get("objectId") != self.id:
+            return False
+        if self.ids is not None and obj.get("objectId") not in self.ids:
             return False
         return self.room is None or in_room(world, obj, self.room)
 

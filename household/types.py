@@ -38,6 +38,7 @@ INTERACTION_ACTIONS = (
     "ToggleObjectOn",
     "ToggleObjectOff",
     "SliceObject",
+    "FillObjectWithLiquid",  # THOR's; args {"fillLiquid": "water" | "coffee" | "wine"}
 )
 CONTROL_ACTIONS = ("Stop",)
 ACTIONS = NAVIGATION_ACTIONS + INTERACTION_ACTIONS + CONTROL_ACTIONS

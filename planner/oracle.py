@@ -150,7 +150,8 @@ class OraclePlanner:
         cands = [table.objects[c] for c in res.candidate_ids
                  if c not in done and c not in protected and table.objects[c].active and self._usable(table.objects[c])]
         if not cands:
-            raise OracleError(f"no candidate object left for {item.describe()}")
+            raise OracleError(f"no candidate object left: {self._why_no_candidate(res, done, protected)} "
+                              f"({item.describe()})")
         # Prefer objects in the open, then the nearest.
         cands.sort(key=lambda o: (table.enclosed_by_closed(o) is not None, self._distance(o)))
         obj = cands[0]
@@ -178,8 +179,10 @@ class OraclePlanner:
                 yield from self._fetch(knife)
             yield from self._interact(obj, "SliceObject")
         elif pred == "isCooked":
-            heater = self._nearest(lambda o: o.type == "Microwave") or self._nearest(
-                lambda o: o.type == "Toaster" and table.catalog.accepts("Toaster", obj.type))
+            # A toaster for what it takes (bread slices: "toast"), else a microwave.
+            heater = self._nearest(lambda o: o.type == "Toaster" and table.catalog.accepts("Toaster", obj.type)
+                                   and find_placement(obj, o, table.children(o.id)) is not None) or self._nearest(
+                lambda o: o.type == "Microwave")
             if heater is None:
                 raise OracleError(f"no microwave or toaster to cook {obj.id}")
             yield from self._fetch(obj)
@@ -188,22 +191,32 @@ class OraclePlanner:
                 yield from self._interact(heater, "CloseObject")
             yield from self._toggle_or_open(heater, "isToggled", True)
             yield from self._toggle_or_open(heater, "isToggled", False)
-        elif pred in ("isFilledWithLiquid", "isDirty"):
+        elif pred == "isFilledWithLiquid" and value == "wine":
+            bottle = self._held_type(frozenset({"WineBottle"})) or self._nearest(
+                lambda o: o.type == "WineBottle" and o.affords("pickupable") and o.id != obj.id)
+            if bottle is None:
+                raise OracleError(f"no wine bottle to pour into {obj.id}")
+            if table.held == obj.id:
+                yield from self._free_hand()
+            yield from self._fetch(bottle)
+            yield from self._interact(obj, "FillObjectWithLiquid", {"fillLiquid": "wine"})
+        elif pred == "isFilledWithLiquid" and not obj.affords("pickupable"):
+            # Watering a plant: fill a vessel at the sink (or coffee machine), then pour from it.
             liquid = value if isinstance(value, str) else "water"
-            if pred == "isFilledWithLiquid" and liquid == "coffee":
-                station = self._nearest(lambda o: o.type == "CoffeeMachine")
-                switch = station
-            else:
-                station = self._nearest(lambda o: o.type == "Sink" and self._faucet_for(o) is not None)
-                switch = self._faucet_for(station) if station else None
-            if station is None or switch is None:
-                raise OracleError(f"no {'coffee machine' if liquid == 'coffee' else 'sink with a faucet'} for {obj.id}")
-            yield from self._fetch(obj)
-            yield from self._place(obj, station)
-            if switch.is_toggled:
-                yield from self._toggle_or_open(switch, "isToggled", False)
-            yield from self._toggle_or_open(switch, "isToggled", True)
-            yield from self._toggle_or_open(switch, "isToggled", False)
+            held = table.objects[table.held] if table.held else None
+            vessel = held if held is not None and held.is_filled and held.fill_liquid == liquid else None
+            if vessel is None:
+                vessel = self._nearest(lambda o: o.affords("fillable") and o.affords("pickupable")
+                                       and o.id not in protected and (not o.is_filled or o.fill_liquid == liquid)
+                                       and table.enclosed_by_closed(o) is None)
+                if vessel is None:
+                    raise OracleError(f"nothing to carry {liquid} to {obj.id} in")
+                if not (vessel.is_filled and vessel.fill_liquid == liquid):
+                    yield from self._fill_at_station(vessel, liquid)
+            yield from self._fetch(vessel)
+            yield from self._interact(obj, "FillObjectWithLiquid", {"fillLiquid": liquid})
+        elif pred in ("isFilledWithLiquid", "isDirty"):
+            yield from self._fill_at_station(obj, value if isinstance(value, str) else "water")
         elif pred == "isHeld":
             if value:
                 yield from self._fetch(obj)
@@ -211,6 +224,39 @@ class OraclePlanner:
                 yield from self._free_hand()
         else:
             raise OracleError(f"the oracle has no recipe for predicate {pred!r}")
+
+    def _fill_at_station(self, obj: SimObject, liquid: str) -> Iterator[Action]:
+        """Put obj under a running faucet (water; also washes it) or in a running coffee machine."""
+        if liquid == "coffee":
+            station = self._nearest(lambda o: o.type == "CoffeeMachine")
+            switch = station
+        else:
+            station = self._nearest(lambda o: o.type == "Sink" and self._faucet_for(o) is not None)
+            switch = self._faucet_for(station) if station else None
+        if station is None or switch is None:
+            raise OracleError(f"no reachable {'coffee machine' if liquid == 'coffee' else 'sink with a faucet'} "
+                              f"for {obj.id}")
+        yield from self._fetch(obj)
+        yield from self._place(obj, station)
+        if switch.is_toggled:
+            yield from self._toggle_or_open(switch, "isToggled", False)
+        yield from self._toggle_or_open(switch, "isToggled", True)
+        yield from self._toggle_or_open(switch, "isToggled", False)
+
+    def _why_no_candidate(self, res: ItemResult, done: set[str], protected: set[str]) -> str:
+        """Why every object the item's selector matches is ruled out, for the generator's
+        infeasibility counts: out of reach, or taken by another satisfied item."""
+        table = self.env.table
+        rest = [c for c in res.candidate_ids if c not in done]
+        if not rest:
+            return "no matching object in the house"
+        if all(not table.objects[c].active for c in rest):
+            return "every matching object is gone (sliced)"
+        if any(not self._usable(table.objects[c]) for c in rest):
+            return "the matching objects are out of reach or failed twice"
+        if all(c in protected for c in rest):
+            return "the matching objects serve other items"
+        return "no usable matching object"
 
     def report_extra(self) -> dict[str, Any]:
         """What the runner adds to the episode report: replans and the items given up."""
@@ -250,12 +296,12 @@ class OraclePlanner:
             raise OracleError(f"nowhere to put down {held.id}")
         yield from self._interact(rec, "PutObject")
 
-    def _interact(self, obj: SimObject, name: str) -> Iterator[Action]:
+    def _interact(self, obj: SimObject, name: str, args: dict[str, Any] | None = None) -> Iterator[Action]:
         box = self.env.table.enclosed_by_closed(obj)
         if box is not None:
             yield from self._interact(box, "OpenObject")
         yield from self._goto(obj)
-        yield Action(name, obj.id)
+        yield Action(name, obj.id, dict(args or {}))
 
     def _goto(self, obj: SimObject) -> Iterator[Action]:
         env = self.env

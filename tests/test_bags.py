@@ -221,8 +221,8 @@ def test_bag_missing_a_topic_is_named_and_the_rest_processed(recorded, tmp_path)
     frames = [i for i in reader if isinstance(i, FrameItem)]
     assert len(frames) == 5 and frames[0].observation.rgb is None
     assert np.array_equal(frames[4].observation.instance_ids, recorded["live"][4].instance_ids)
-    assert reader.stats.missing_topics == ["/camera/color/image_raw"]
-    assert any("lacks topic /camera/color/image_raw" in p for p in reader.stats.problems)
+    assert reader.stats.missing_topics == ["/worldmind/camera/color/image_raw"]
+    assert any("lacks topic /worldmind/camera/color/image_raw" in p for p in reader.stats.problems)
     assert len(build_memory(f.observation for f in frames)) > 0
 
 
@@ -376,3 +376,17 @@ def test_cli_record_deterministic_writes_its_plan_to_the_bag(tmp_path, capsys):
     assert "not recorded" not in err, err
     kinds = [i.kind for i in BagReader(bag) if isinstance(i, EventItem)]
     assert "goal_dag" in kinds, kinds
+
+
+def test_bag_recorded_with_the_old_sensor_names_still_reads(recorded, tmp_path):
+    """Sensor topics moved from a driver's names (/camera/..., /odom) to worldmind/...; older bags read."""
+    from sim_bridge.ros.topics import LEGACY_NAMES, topic_names
+
+    path = tmp_path / "legacy.mcap"
+    with BagWriter(path, names={**topic_names(), **LEGACY_NAMES}) as w:
+        for obs in recorded["live"][:3]:
+            w.write_observation(obs)
+    reader = BagReader(path)
+    frames = [i for i in reader if isinstance(i, FrameItem)]
+    assert len(frames) == 3 and not reader.stats.missing_topics
+    assert np.array_equal(frames[2].observation.instance_ids, recorded["live"][2].instance_ids)

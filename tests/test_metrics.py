@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evaluation.metrics import ScoreTimeline, StepCounter, improvement_rate
+from evaluation.metrics import ScoreTimeline, StepCounter, improvement_rate, improvement_rate_paper
 
 
 def test_steps_count_distance_rotation_and_interactions() -> None:
@@ -83,3 +83,34 @@ def test_ir_sees_regressions_as_recorded() -> None:
     up_then_down = [0.0, 0.25, 0.5, 0.75, 0.75, 0.5, 0.25, 0.0]
     plateau = np.maximum.accumulate(up_then_down)
     assert improvement_rate(up_then_down) < improvement_rate(plateau) < 0
+
+
+def test_ir_paper_scale_on_power_curves() -> None:
+    """The issue's figures for s_t = (t/T)^a: GC in percent, time in [0, 1], T = 1000 steps,
+    the same two-level OLS over k = 2..10. Per-step units give the same curve shape but 1e-4."""
+    steps = np.arange(1001, dtype=float)
+    irs = {a: improvement_rate_paper((steps / 1000.0) ** a, steps) for a in (1.0, 1.03, 1.43, 2.0)}
+    assert irs[1.03] == pytest.approx(1.71, abs=0.01)
+    assert irs[1.43] == pytest.approx(22.0, abs=0.05)
+    assert irs[2.0] == pytest.approx(42.9, abs=0.05)
+    assert abs(irs[1.0]) < 1e-9
+    # Continuous limit for a = 2: first-order slopes are 200 x at part midpoints 1/k apart, so
+    # the second-order slope at resolution k is 200 / k; mean over k = 2..10 is 200 (H_10 - 1) / 9.
+    harmonic_10 = sum(1.0 / i for i in range(1, 11))
+    dense = np.arange(100_001, dtype=float)
+    assert improvement_rate_paper((dense / dense[-1]) ** 2, dense) == pytest.approx(200 * (harmonic_10 - 1) / 9, rel=1e-3)
+    # The per-step value is the same fit in other units: exactly 1 / (100 T) of it.
+    per_step = improvement_rate((steps / 1000.0) ** 2.0, steps)
+    assert per_step == pytest.approx(irs[2.0] / (100 * 1000))
+    assert per_step < 1e-3
+
+
+def test_ir_paper_scale_ignores_where_time_starts_and_its_unit() -> None:
+    gc = [0.0, 0.0, 0.1, 0.3, 0.6, 1.0]
+    base = improvement_rate_paper(gc, [0, 1, 2, 3, 4, 5])
+    assert improvement_rate_paper(gc, [10, 12, 14, 16, 18, 20]) == pytest.approx(base)
+    assert improvement_rate_paper(gc) == pytest.approx(base)
+    assert improvement_rate_paper([0.5] * 6) == 0.0
+    assert improvement_rate_paper([]) == 0.0
+    with pytest.raises(ValueError, match="2 step values for 3 GC values"):
+        improvement_rate_paper([0.0, 0.5, 1.0], [0, 1])

@@ -157,7 +157,7 @@ def test_generate_set_resumes_without_redoing_written_or_infeasible_pairs(tmp_pa
 
     calls: list[tuple[str, str]] = []
 
-    def fake(house, ref, scenario, seed, eid, opts=None, asset_db=None):
+    def fake(house, ref, scenario, seed, eid, opts=None, asset_db=None, notes=None):
         calls.append((eid, scenario))
         if eid.endswith("-1"):
             return None  # (house, 1) is infeasible

@@ -92,7 +92,10 @@ def test_result_from_run_computes_metrics(world: WorldState) -> None:
     assert (r.gc, r.sr) == (0.5, 0.0)
     assert (r.steps_nav, r.steps_manip, r.steps_total) == (pytest.approx(3.0), 1.0, pytest.approx(4.0))
     assert (r.num_actions, r.failed_actions) == (4, 0)
-    assert r.ir == improvement_rate([0.0, 0.0, 0.0, 0.5, 0.5], [0, 1, 2, 3, 4])
+    assert r.ir_per_step == improvement_rate([0.0, 0.0, 0.0, 0.5, 0.5], [0, 1, 2, 3, 4])
+    # The reported IR is on the paper's scale: GC in percent, time t/T over 4 steps.
+    assert r.ir == pytest.approx(improvement_rate([0, 0, 0, 50, 50], [0, 0.25, 0.5, 0.75, 1.0]))
+    assert r.ir == pytest.approx(100 * 4 * r.ir_per_step)
     assert EpisodeResult.from_dict(json.loads(json.dumps(r.to_dict()))) == r
 
 
@@ -103,7 +106,8 @@ def test_episode_report_files(tmp_path: Path, layout: HouseLayout, world: WorldS
     assert all(p.stat().st_mode & 0o777 == 0o644 for p in paths.values())
 
     data = json.loads(paths["json"].read_text())
-    for key in ("gc", "sr", "steps_nav", "steps_manip", "steps_total", "ir", "checklist", "timeline", "agent_path"):
+    for key in ("gc", "sr", "steps_nav", "steps_manip", "steps_total", "ir", "ir_per_step", "checklist", "timeline",
+                "agent_path"):
         assert key in data
     assert data["gc"] == 0.5 and data["steps_manip"] == 1.0
     first, second = data["checklist"]
@@ -232,3 +236,13 @@ def test_report_for_a_real_house(tmp_path: Path) -> None:
     assert result.gc == 1.0 and result.checklist.items[0].object_ids == ("small|6|17", "small|6|20")
     paths = write_episode_report(tmp_path, result, layout, world)
     assert mpimg.imread(paths["png"]).shape[0] > 400
+
+
+def test_old_report_json_reads_its_ir_as_per_step(world: WorldState) -> None:
+    """Reports written before ir_per_step existed stored the per-step value as ``ir``."""
+    r = make_result(world)
+    old = r.to_dict()
+    old["ir"] = old.pop("ir_per_step")
+    back = EpisodeResult.from_dict(json.loads(json.dumps(old)))
+    assert back.ir_per_step == r.ir_per_step
+    assert back.ir == pytest.approx(r.ir)

@@ -10,7 +10,7 @@ from rosbags.typesys import Stores, get_typestore
 
 from household.frames import world_from_camera
 from sim_bridge.ros import convert as cv
-from sim_bridge.ros.topics import QOS, SENSOR_KEYS, TOPICS, spec_for_topic, topic_names
+from sim_bridge.ros.topics import QOS, SENSOR_KEYS, TOPICS, node_topic_names, spec_for_topic, topic_names
 from household.types import ActionFeedback, AgentStatus, CameraIntrinsics, InstanceLabel, Observation
 
 TS = get_typestore(Stores.ROS2_JAZZY)
@@ -40,7 +40,12 @@ def make_obs(h: int = 6, w: int = 8, seed: int = 0) -> Observation:
 
 def test_topic_contract_is_complete_and_remappable():
     names = topic_names()
-    assert names["depth"] == "/camera/depth/image_raw"
+    assert names["depth"] == "/worldmind/camera/depth/image_raw"
+    # relative names, all under worldmind/: a namespace moves them, and none is a driver's own name
+    assert all(not spec.name.startswith("/") and spec.name.startswith("worldmind/") for spec in TOPICS.values())
+    assert not set(names.values()) & {"/camera/color/image_raw", "/camera/depth/image_raw", "/odom",
+                                      "/camera/color/camera_info"}
+    assert node_topic_names()["odom"] == "worldmind/odom" and node_topic_names("/r1")["odom"] == "/r1/worldmind/odom"
     assert TOPICS["color"].qos_spec == QOS["sensor"] and QOS["sensor"].reliability == "best_effort"
     assert QOS["sensor"].depth == 5 and QOS["reliable"].depth == 10
     assert TOPICS["instance_labels"].qos_spec.durability == "transient_local"
@@ -48,8 +53,8 @@ def test_topic_contract_is_complete_and_remappable():
     assert all(TOPICS[k].payload_kind for k in TOPICS if TOPICS[k].msg_type == "std_msgs/msg/String")
     assert set(SENSOR_KEYS) <= set(TOPICS)
     remapped = topic_names({"color": "/rs/color/image_rect"}, namespace="robot1")
-    assert remapped["color"] == "/rs/color/image_rect" and remapped["odom"] == "/robot1/odom"
-    assert spec_for_topic("/robot1/odom", remapped).key == "odom"
+    assert remapped["color"] == "/rs/color/image_rect" and remapped["odom"] == "/robot1/worldmind/odom"
+    assert spec_for_topic("/robot1/worldmind/odom", remapped).key == "odom"
     with pytest.raises(KeyError, match="colour"):
         topic_names({"colour": "/x"})
     # every message type named in the contract exists in the Jazzy type store

@@ -39,8 +39,8 @@ def test_topic_names_are_accepted_and_remapped():
     names = topic_names({"color": "/rs/color"})
     sync = FrameSynchronizer(names=names)
     sync.push("/rs/color", 0, "c")
-    with pytest.raises(KeyError, match="/camera/color/image_raw"):
-        sync.push("/camera/color/image_raw", 0, "c")
+    with pytest.raises(KeyError, match="/worldmind/camera/color/image_raw"):
+        sync.push("/worldmind/camera/color/image_raw", 0, "c")
 
 
 def test_closest_message_within_slop_wins_and_older_ones_are_consumed():
@@ -53,7 +53,7 @@ def test_closest_message_within_slop_wins_and_older_ones_are_consumed():
     assert frames == []
     frames = sync.push("odom", 210 * MS, 210 * MS)
     assert frames[0].messages["odom"] == 210 * MS
-    assert sync.status(0).topics["/odom"].received == 5
+    assert sync.status(0).topics["/worldmind/odom"].received == 5
 
 
 def test_unmatched_anchor_is_dropped_and_counted():
@@ -75,8 +75,8 @@ def test_out_of_order_stamps_are_dropped_and_counted_deterministically():
 
     frames, status = run()
     assert frames == [(0, "depth0"), (200 * MS, f"depth{200 * MS}")]
-    assert status.topics["/camera/color/image_raw"].out_of_order == 1
-    assert status.topics["/camera/depth/image_raw"].out_of_order == 1 and status.out_of_order == 2
+    assert status.topics["/worldmind/camera/color/image_raw"].out_of_order == 1
+    assert status.topics["/worldmind/camera/depth/image_raw"].out_of_order == 1 and status.out_of_order == 2
     assert run()[0] == frames
 
 
@@ -84,7 +84,7 @@ def test_bounded_queues_count_overflow():
     sync = FrameSynchronizer(SyncConfig(required=("color", "depth"), optional=(), queue_size=3))
     for i in range(10):
         sync.push("color", i * MS, i)
-    st = sync.status(0).topics["/camera/color/image_raw"]
+    st = sync.status(0).topics["/worldmind/camera/color/image_raw"]
     assert st.overflow == 7 and len(sync._queues["color"]) == 3
 
 
@@ -110,9 +110,9 @@ def test_stale_sensor_is_named():
     sync.check_stale(900 * MS)  # fine
     sync.push("color", 1000 * MS, "c", now_ns=1000 * MS)
     sync.push("odom", 1000 * MS, "o", now_ns=1000 * MS)
-    with pytest.raises(StaleSensorError, match=r"/camera/depth/image_raw \(silent 1\.5 s\)") as info:
+    with pytest.raises(StaleSensorError, match=r"/worldmind/camera/depth/image_raw \(silent 1\.5 s\)") as info:
         sync.check_stale(1500 * MS)
-    assert info.value.topics == ["/camera/depth/image_raw"]
+    assert info.value.topics == ["/worldmind/camera/depth/image_raw"]
     fresh = FrameSynchronizer(SyncConfig(required=("color", "depth"), optional=()), start_ns=0)
     fresh.push("color", 0, "c", now_ns=0)
     with pytest.raises(StaleSensorError, match="depth/image_raw \\(never received\\)"):

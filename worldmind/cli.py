@@ -155,7 +155,8 @@ def _fmt_result(result: Any) -> list[str]:
     extra = result.extra or {}
     return [
         f"  GC {result.gc:.3f}   SR {result.sr:.0f}   Steps nav {result.steps_nav:.2f} / manip "
-        f"{result.steps_manip:.0f} / total {result.steps_total:.2f}   IR {result.ir:+.5f}",
+        f"{result.steps_manip:.0f} / total {result.steps_total:.2f}   IR {result.ir:+.3f} (GC %, t/T; "
+        f"{result.ir_per_step:+.6f} per step)",
         f"  {result.num_actions} actions ({result.failed_actions} failed), stop reason: "
         f"{extra.get('stop_reason', '?')}, {result.wall_time_s:.1f} s",
     ]
@@ -380,9 +381,10 @@ def cmd_eval_longact(args: argparse.Namespace) -> int:
           + ": " + ", ".join(str(paths[k]) for k in ("json", "md")))
     if results:
         m = {k: sum(float(getattr(r, k)) for r in results) / len(results)
-             for k in ("gc", "sr", "steps_nav", "steps_manip", "steps_total", "ir")}
+             for k in ("gc", "sr", "steps_nav", "steps_manip", "steps_total", "ir", "ir_per_step")}
         print(f"  mean GC {m['gc']:.3f}   SR {m['sr']:.3f}   Steps nav {m['steps_nav']:.2f} / manip "
-              f"{m['steps_manip']:.2f} / total {m['steps_total']:.2f}   IR {m['ir']:+.5f}")
+              f"{m['steps_manip']:.2f} / total {m['steps_total']:.2f}   IR {m['ir']:+.3f} (GC %, t/T; "
+              f"{m['ir_per_step']:+.6f} per step)")
     return EXIT_OK
 
 

@@ -143,6 +143,11 @@ def build_plan(args: argparse.Namespace) -> Plan:
         raise UsageError(f"--without: no node(s) {', '.join(sorted(unknown))} in the {args.mode} graph "
                          f"(nodes: {', '.join(n.name for n in g.nodes)})")
     remaps = [_parse_remap(r, graph) for r in args.remap or []]
+    namespace = (args.namespace or "").strip()
+    if namespace:
+        if not all(part.replace("_", "a").isalnum() for part in namespace.strip("/").split("/")):
+            raise UsageError(f"--namespace {namespace!r}: letters, digits, '_' and '/' separators only")
+        remaps.append(("__ns", "/" + namespace.strip("/")))
     params_file = args.params_file or str(graph.CONFIG_FILE)
     if not Path(params_file).is_file():
         raise UsageError(f"--params-file {params_file}: no such file")
@@ -307,6 +312,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--remap", action="append", metavar="FROM:=TO",
                        help="topic remapping for every node; FROM may be a robot launch argument name such "
                             "as color_topic (repeatable)")
+        p.add_argument("--namespace", default=None, metavar="NS",
+                       help="ROS namespace of every node (their worldmind/... topics move under it)")
         p.add_argument("--param", action="append", metavar="NODE.NAME:=VALUE", help="parameter override (repeatable)")
         p.add_argument("--params-file", default=None, metavar="FILE",
                        help="parameter YAML (default: ros_ws/src/worldmind_ros/config/worldmind.yaml)")

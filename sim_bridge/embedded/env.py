@@ -280,8 +280,8 @@ class EmbeddedEnvironment:
         elif name == "Stop":
             self.stopped = True
         elif name in ("PickupObject", "PutObject", "OpenObject", "CloseObject", "ToggleObjectOn",
-                      "ToggleObjectOff", "SliceObject"):
-            self._interact(name, action.object_id)
+                      "ToggleObjectOff", "SliceObject", "FillObjectWithLiquid"):
+            self._interact(name, action.object_id, action.args)
         else:
             raise InteractionError(f"Unknown action {name!r}")
         if self.table.held is not None:
@@ -303,7 +303,7 @@ class EmbeddedEnvironment:
     def _hand_position(self) -> np.ndarray:
         return self.camera_position() + 0.4 * self.forward() - np.array([0.0, 0.3, 0.0])
 
-    def _interact(self, name: str, object_id: str | None) -> None:
+    def _interact(self, name: str, object_id: str | None, args: dict[str, Any] | None = None) -> None:
         if not object_id:
             raise InteractionError(f"{name} needs an objectId")
         table = self.table
@@ -327,6 +327,8 @@ class EmbeddedEnvironment:
             table.open(object_id, name == "OpenObject")
         elif name in ("ToggleObjectOn", "ToggleObjectOff"):
             table.toggle(object_id, name == "ToggleObjectOn")
+        elif name == "FillObjectWithLiquid":
+            table.fill(object_id, str((args or {}).get("fillLiquid", "")))
         else:
             table.slice(object_id)
 

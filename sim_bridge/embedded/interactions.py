@@ -27,6 +27,8 @@ _FAUCET_REACH = 1.0
 # Chooses where a put object lands: (object, receptacle, current contents) -> centre or None.
 Placement = Callable[[SimObject, SimObject, list[SimObject]], "np.ndarray | None"]
 _SLICES = {"Bread": 6, "Apple": 4, "Tomato": 4, "Lettuce": 4, "Potato": 4, "Egg": 1}
+# THOR's fillLiquid values.
+POURABLE_LIQUIDS = ("water", "coffee", "wine")
 
 
 class InteractionError(Exception):
@@ -153,6 +155,27 @@ class ObjectTable:
         if obj.type == "Microwave" and value and obj.is_open:
             raise InteractionError(f"{object_id} (Microwave) is open; close it before turning it on")
         obj.is_toggled = value
+        self._changed()
+
+    def fill(self, object_id: str, liquid: str) -> None:
+        """THOR's FillObjectWithLiquid, made physical: the liquid is poured from what the agent
+        holds, a WineBottle (wine) or a vessel already filled with that liquid (a kettle of water).
+        THOR fills from nothing; requiring a source keeps "pour a glass of wine" a real task here
+        while every fill done here is also a valid THOR action."""
+        obj = self.get(object_id)
+        if liquid not in POURABLE_LIQUIDS:
+            raise InteractionError(f"FillObjectWithLiquid: unknown liquid {liquid!r} (known: {', '.join(POURABLE_LIQUIDS)})")
+        if not obj.affords("fillable"):
+            raise InteractionError(f"{object_id} ({obj.type}) cannot be filled with a liquid")
+        if obj.is_filled and obj.fill_liquid != liquid:
+            raise InteractionError(f"{object_id} is already filled with {obj.fill_liquid}")
+        held = self.objects.get(self.held) if self.held else None
+        pours = held is not None and ((held.type == "WineBottle" and liquid == "wine")
+                                      or (held.is_filled and held.fill_liquid == liquid))
+        if not pours:
+            raise InteractionError(f"Filling {object_id} with {liquid} needs something to pour it from in hand "
+                                   f"({'a WineBottle' if liquid == 'wine' else f'a vessel of {liquid}'})")
+        obj.is_filled, obj.fill_liquid = True, liquid
         self._changed()
 
     def slice(self, object_id: str) -> list[SimObject]:

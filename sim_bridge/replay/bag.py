@@ -56,7 +56,7 @@ from sim_bridge.replay.salvage import SalvageError, salvage_mcap, salvage_sqlite
 from sim_bridge.ros import convert as cv
 from sim_bridge.ros import payloads
 from sim_bridge.ros.sync import FrameSynchronizer, SyncConfig
-from sim_bridge.ros.topics import STRING, TOPICS, topic_names
+from sim_bridge.ros.topics import LEGACY_NAMES, STRING, TOPICS, topic_names
 from household.types import Action, Observation, WorldState
 
 NS = 1_000_000_000
@@ -267,6 +267,7 @@ class BagReader:
             raise FileNotFoundError(f"bag {self.path} does not exist")
         self.typestore = typestore or get_typestore(Stores.ROS2_JAZZY)
         self.names = dict(names or topic_names())
+        self._legacy = names is None  # default names: also accept bags recorded before worldmind/ names
         self.slop_ns = slop_ns
         self.stats = ReadStats()
 
@@ -278,6 +279,8 @@ class BagReader:
         st = self.stats = ReadStats()
         key_of = {name: key for key, name in self.names.items()}
         reader, connections, salvaged = self._open()
+        if self._legacy and not any(c.topic in key_of for c in connections if key_of.get(c.topic) in LEGACY_NAMES):
+            key_of.update({name: key for key, name in LEGACY_NAMES.items()})
         try:
             usable = []
             present: set[str] = set()

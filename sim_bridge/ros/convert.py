@@ -62,7 +62,9 @@ from transforms3d.quaternions import mat2quat, quat2mat
 
 from household.frames import camera_pose_from_world_from_camera, is_rigid_transform
 from sim_bridge.ros import payloads
-from sim_bridge.ros.topics import COLOR_ENCODING, DEPTH_ENCODING, FRAMES, IDS_ENCODING, TOPICS
+from sim_bridge.ros.topics import COLOR_ENCODING, DEPTH_ENCODING, FRAMES, IDS_ENCODING, TOPICS, topic_names
+
+DEFAULT_NAMES = topic_names()  # resolved default names, for error messages
 from household.types import ActionFeedback, AgentStatus, CameraIntrinsics, Observation, WorldState
 
 NS = 1_000_000_000
@@ -251,7 +253,7 @@ def msg_to_array(msg: Any, topic: str, accepted: tuple[str, ...]) -> tuple[np.nd
     return arr.astype(dtype.newbyteorder("="), copy=False), encoding
 
 
-def msg_to_rgb(msg: Any, topic: str = TOPICS["color"].name) -> np.ndarray:
+def msg_to_rgb(msg: Any, topic: str = DEFAULT_NAMES["color"]) -> np.ndarray:
     arr, enc = msg_to_array(msg, topic, ("rgb8", "bgr8", "rgba8", "bgra8"))
     if enc.startswith("bgr"):
         arr = arr[..., [2, 1, 0]]
@@ -260,14 +262,14 @@ def msg_to_rgb(msg: Any, topic: str = TOPICS["color"].name) -> np.ndarray:
     return np.ascontiguousarray(arr, dtype=np.uint8)
 
 
-def msg_to_depth(msg: Any, topic: str = TOPICS["depth"].name) -> np.ndarray:
+def msg_to_depth(msg: Any, topic: str = DEFAULT_NAMES["depth"]) -> np.ndarray:
     arr, enc = msg_to_array(msg, topic, ("32FC1", "16UC1"))
     if enc == "16UC1":  # millimetres, 0 = no return
         return (arr.astype(np.float32) / np.float32(1000.0)).astype(np.float32)
     return np.array(arr, dtype=np.float32, copy=True)
 
 
-def msg_to_ids(msg: Any, topic: str = TOPICS["instance_ids"].name) -> np.ndarray:
+def msg_to_ids(msg: Any, topic: str = DEFAULT_NAMES["instance_ids"]) -> np.ndarray:
     arr, _ = msg_to_array(msg, topic, ("32SC1", "16UC1", "8UC1"))
     return np.array(arr, dtype=np.int32, copy=True)
 
@@ -285,7 +287,7 @@ def intrinsics_to_camera_info(intr: CameraIntrinsics, classes: MessageClasses, s
                               r=np.eye(3, dtype=np.float64).reshape(-1), p=p, binning_x=0, binning_y=0, roi=roi)
 
 
-def camera_info_to_intrinsics(msg: Any, topic: str = TOPICS["camera_info"].name,
+def camera_info_to_intrinsics(msg: Any, topic: str = DEFAULT_NAMES["camera_info"],
                               allow_distortion: bool = False) -> CameraIntrinsics:
     """K gives fx, fy, cx, cy. Images with distortion (D != 0) are refused unless
     ``allow_distortion``: perception back-projects with a pinhole, so a rectified stream is needed."""
@@ -336,7 +338,7 @@ def matrix_to_pose_stamped(matrix: np.ndarray, classes: MessageClasses, stamp_ns
     return classes.PoseStamped(header=make_header(classes, stamp_ns, frame_id), pose=matrix_to_pose(matrix, classes))
 
 
-def pose_stamped_to_matrix(msg: Any, topic: str = TOPICS["camera_pose"].name) -> np.ndarray:
+def pose_stamped_to_matrix(msg: Any, topic: str = DEFAULT_NAMES["camera_pose"]) -> np.ndarray:
     return pose_to_matrix(msg.pose, topic)
 
 
@@ -354,7 +356,7 @@ def agent_to_odometry(agent: AgentStatus, classes: MessageClasses, stamp_ns: int
                                                               covariance=zero36.copy()))
 
 
-def odometry_to_base(msg: Any, topic: str = TOPICS["odom"].name) -> tuple[tuple[float, float, float], float]:
+def odometry_to_base(msg: Any, topic: str = DEFAULT_NAMES["odom"]) -> tuple[tuple[float, float, float], float]:
     """(position, yaw in degrees counter-clockwise about +z, in (-180, 180])."""
     pose = msg.pose.pose
     q = pose.orientation
@@ -417,7 +419,7 @@ def messages_to_observation(msgs: Mapping[str, Any], topic_of: Mapping[str, str]
     names = dict(topic_of or {})
 
     def name(key: str) -> str:
-        return names.get(key, TOPICS[key].name)
+        return names.get(key, DEFAULT_NAMES[key])
 
     required = ("camera_info", "camera_pose") + (("odom",) if "agent_status" not in msgs else ())
     missing = [name(k) for k in required if k not in msgs]

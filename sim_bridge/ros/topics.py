@@ -29,8 +29,14 @@ Public API
 - ``SENSOR_KEYS``: the keys that make up one Observation (what ``sync.FrameSynchronizer`` matches).
 - ``FRAMES``: REP 103 / REP 105 frame ids used in headers (``map``, ``odom``, ``base_link``,
   ``camera_color_optical_frame``).
-- ``topic_names(overrides=None, namespace="")``: ``dict[key, name]`` after remapping; unknown keys
-  raise ``KeyError`` listing the valid ones (a typo must not silently keep the default).
+- Names are RELATIVE and all under ``worldmind/`` (``worldmind/camera/color/image_raw``), so a
+  namespace moves them and they never coincide with a robot driver's own topics (``/camera/...``,
+  ``/odom``). ``resolve(name, namespace)`` gives the absolute name.
+- ``topic_names(overrides=None, namespace="")``: ``dict[key, absolute name]`` after remapping; unknown
+  keys raise ``KeyError`` listing the valid ones (a typo must not silently keep the default).
+  ``node_topic_names(namespace="")``: the names nodes use (relative unless a namespace is given).
+- ``LEGACY_NAMES``: the sensor topics' names before they moved under ``worldmind/`` (bag readers
+  accept them).
 - ``spec_for_topic(name, names=None)``: the ``TopicSpec`` a (possibly remapped) topic name stands for.
 
 Encodings on image topics: color ``rgb8`` (HxWx3 uint8), depth ``32FC1`` metres (0 = no return;
@@ -101,51 +107,76 @@ FRAMES = {
 }
 
 _SPECS = (
-    TopicSpec("color", "/camera/color/image_raw", IMAGE, "sensor", None, "RGB, rgb8 HxWx3"),
-    TopicSpec("depth", "/camera/depth/image_raw", IMAGE, "sensor", None,
+    TopicSpec("color", "worldmind/camera/color/image_raw", IMAGE, "sensor", None, "RGB, rgb8 HxWx3"),
+    TopicSpec("depth", "worldmind/camera/depth/image_raw", IMAGE, "sensor", None,
               "z-depth 32FC1 metres, registered to color; 0 = no return"),
-    TopicSpec("camera_info", "/camera/color/camera_info", CAMERA_INFO, "sensor", None,
+    TopicSpec("camera_info", "worldmind/camera/color/camera_info", CAMERA_INFO, "sensor", None,
               "pinhole intrinsics of color (and registered depth/ids)"),
-    TopicSpec("instance_ids", "/camera/instance_ids", IMAGE, "sensor", None,
+    TopicSpec("instance_ids", "worldmind/camera/instance_ids", IMAGE, "sensor", None,
               "instance segmentation 32SC1, 0 = no object; same stamp as color"),
-    TopicSpec("instance_labels", "/camera/instance_labels", STRING, "latched", "label_table",
+    TopicSpec("instance_labels", "worldmind/camera/instance_labels", STRING, "latched", "label_table",
               "JSON id -> (object id, type) table for instance_ids, same stamp"),
-    TopicSpec("odom", "/odom", ODOMETRY, "sensor", None, "base pose in the REP 103 world (map frame)"),
-    TopicSpec("camera_pose", "/camera/pose", POSE_STAMPED, "sensor", None,
+    TopicSpec("odom", "worldmind/odom", ODOMETRY, "sensor", None, "base pose in the REP 103 world (map frame)"),
+    TopicSpec("camera_pose", "worldmind/camera/pose", POSE_STAMPED, "sensor", None,
               "world_from_camera: optical camera frame in the map frame"),
-    TopicSpec("agent_status", "/worldmind/agent_status", STRING, "latched", "agent_status",
+    TopicSpec("agent_status", "worldmind/agent_status", STRING, "latched", "agent_status",
               "held object, camera horizon, step and last action feedback"),
-    TopicSpec("ground_truth", "/worldmind/ground_truth", STRING, "reliable", "ground_truth",
+    TopicSpec("ground_truth", "worldmind/ground_truth", STRING, "reliable", "ground_truth",
               "evaluation only: THOR-shaped world state per step; never subscribed by the agent"),
-    TopicSpec("plan", "/worldmind/plan", STRING, "latched", "goal_dag", "the current goal DAG"),
-    TopicSpec("critic", "/worldmind/critic", STRING, "reliable", "critic_directive",
+    TopicSpec("plan", "worldmind/plan", STRING, "latched", "goal_dag", "the current goal DAG"),
+    TopicSpec("critic", "worldmind/critic", STRING, "reliable", "critic_directive",
               "Pass / Refine / Replan directives"),
-    TopicSpec("belief_updates", "/worldmind/belief_updates", STRING, "reliable", "belief_update",
+    TopicSpec("belief_updates", "worldmind/belief_updates", STRING, "reliable", "belief_update",
               "events for the belief tracker"),
-    TopicSpec("memory_query", "/worldmind/memory/query", STRING, "reliable", "memory_query", "memory questions"),
-    TopicSpec("memory_answer", "/worldmind/memory/answer", STRING, "reliable", "memory_answer", "their answers"),
-    TopicSpec("memory_markers", "/worldmind/memory/markers", MARKER_ARRAY, "latched", None,
+    TopicSpec("memory_query", "worldmind/memory/query", STRING, "reliable", "memory_query", "memory questions"),
+    TopicSpec("memory_answer", "worldmind/memory/answer", STRING, "reliable", "memory_answer", "their answers"),
+    TopicSpec("memory_markers", "worldmind/memory/markers", MARKER_ARRAY, "latched", None,
               "the spatial memory's objects for RViz"),
-    TopicSpec("skill_request", "/worldmind/skill/request", STRING, "reliable", "skill_request",
+    TopicSpec("skill_request", "worldmind/skill/request", STRING, "reliable", "skill_request",
               "skill calls to the robot / sim bridge"),
-    TopicSpec("skill_result", "/worldmind/skill/result", STRING, "reliable", "skill_result", "their outcomes"),
+    TopicSpec("skill_result", "worldmind/skill/result", STRING, "reliable", "skill_result", "their outcomes"),
 )
 
 TOPICS: dict[str, TopicSpec] = {s.key: s for s in _SPECS}
+
+# Names before they moved under worldmind/ (sensor topics used to be a RealSense driver's own names):
+# bag readers still accept bags recorded with them.
+LEGACY_NAMES: dict[str, str] = {
+    "color": "/camera/color/image_raw", "depth": "/camera/depth/image_raw",
+    "camera_info": "/camera/color/camera_info", "instance_ids": "/camera/instance_ids",
+    "instance_labels": "/camera/instance_labels", "odom": "/odom", "camera_pose": "/camera/pose",
+}
 
 # What one Observation is assembled from (instance_labels rides with instance_ids).
 SENSOR_KEYS = ("color", "depth", "camera_info", "instance_ids", "instance_labels", "odom", "camera_pose")
 
 
+def resolve(name: str, namespace: str = "") -> str:
+    """A relative topic name as ROS resolves it in ``namespace`` (absolute names stay as they are)."""
+    if name.startswith("/"):
+        return name
+    ns = namespace.strip("/")
+    return f"/{ns}/{name}" if ns else f"/{name}"
+
+
 def topic_names(overrides: Mapping[str, str] | None = None, namespace: str = "") -> dict[str, str]:
-    """Default names after remapping. ``overrides`` maps keys to absolute names (a robot's driver
-    topics); ``namespace`` prefixes every name that is not overridden (``/robot1``)."""
+    """Resolved (absolute) names after remapping, as they appear in a bag or ``ros2 topic list``.
+    ``overrides`` maps keys to absolute names (a robot's driver topics); ``namespace`` is the
+    nodes' namespace (``/robot1``), under which every other (relative) name resolves."""
     overrides = dict(overrides or {})
     unknown = sorted(set(overrides) - set(TOPICS))
     if unknown:
         raise KeyError(f"unknown topic key(s) {', '.join(map(repr, unknown))} (valid: {', '.join(TOPICS)})")
-    ns = ("/" + namespace.strip("/")) if namespace.strip("/") else ""
-    return {key: overrides.get(key, ns + spec.name) for key, spec in TOPICS.items()}
+    return {key: overrides.get(key, resolve(spec.name, namespace)) for key, spec in TOPICS.items()}
+
+
+def node_topic_names(namespace: str = "") -> dict[str, str]:
+    """The names a node creates its publishers and subscriptions with: the RELATIVE names, so the
+    node's ROS namespace (``ros2 launch ... namespace:=/robot1``, ``-r __ns:=/robot1``) moves them,
+    or, when the legacy ``topic_namespace`` parameter is set, names resolved under it."""
+    if namespace.strip("/"):
+        return topic_names(namespace=namespace)
+    return {key: spec.name for key, spec in TOPICS.items()}
 
 
 def spec_for_topic(name: str, names: Mapping[str, str] | None = None) -> TopicSpec | None:

@@ -78,7 +78,7 @@ def test_image_with_row_padding_and_wrong_size_is_refused():
     msg.step, msg.data = 24, padded.tobytes()
     assert np.array_equal(convert.msg_to_ids(wire(msg)), ids)
     msg.data = padded.tobytes()[:-1]
-    with pytest.raises(convert.ConversionError, match="topic /camera/instance_ids"):
+    with pytest.raises(convert.ConversionError, match="topic /worldmind/camera/instance_ids"):
         convert.msg_to_ids(msg)
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import ast
 import json
 import sys
-import types
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -125,84 +124,7 @@ def test_package_xml_and_setup_py():
     assert "script_dir=$base/lib/worldmind_ros" in (ROS_PKG / "setup.cfg").read_text()
 
 
-# ---- launch files: contract tests against stand-ins of launch / launch_ros ---------------------
-
-class _Rec:
-    def __init__(self, *args, **kwargs):
-        self.args, self.kwargs = args, kwargs
-
-
-def _fake_launch_modules() -> dict[str, types.ModuleType]:
-    mods = {}
-
-    def mod(name, **attrs):
-        m = types.ModuleType(name)
-        for k, v in attrs.items():
-            setattr(m, k, v)
-        mods[name] = m
-        return m
-
-    def cls(name):
-        return type(name, (_Rec,), {})
-
-    class LaunchConfiguration(_Rec):
-        def __repr__(self):
-            return f"LC({self.args[0]})"
-
-    mod("launch", LaunchDescription=cls("LaunchDescription"))
-    mod("launch.actions", DeclareLaunchArgument=cls("DeclareLaunchArgument"), EmitEvent=cls("EmitEvent"),
-        RegisterEventHandler=cls("RegisterEventHandler"))
-    mod("launch.conditions", IfCondition=cls("IfCondition"))
-    mod("launch.event_handlers", OnProcessExit=cls("OnProcessExit"))
-    mod("launch.events", Shutdown=cls("Shutdown"))
-    mod("launch.substitutions", LaunchConfiguration=LaunchConfiguration)
-    mod("launch_ros")
-    mod("launch_ros.actions", Node=cls("Node"))
-    return mods
-
-
-@pytest.mark.parametrize("mode", g.MODES)
-def test_launch_file_contract(mode, monkeypatch):
-    """launch/<mode>.launch.py builds, from the same graph the CLI reads, one launch_ros Node per
-    graph node (same executable, name, parameters), a Shutdown on the ending node's exit and, for
-    the robot, a remappable DeclareLaunchArgument per robot topic."""
-    for name, m in _fake_launch_modules().items():
-        monkeypatch.setitem(sys.modules, name, m)
-    monkeypatch.delitem(sys.modules, "worldmind_ros.launch_helpers", raising=False)
-    path = REPO / "launch" / f"{mode}.launch.py"
-    ns: dict = {}
-    exec(compile(path.read_text(), str(path), "exec"), ns)
-    ld = ns["generate_launch_description"]()
-    actions = ld.args[0]
-    kinds = [type(a).__name__ for a in actions]
-    nodes = [a for a in actions if type(a).__name__ == "Node"]
-    args = {a.args[0]: a.kwargs["default_value"] for a in actions if type(a).__name__ == "DeclareLaunchArgument"}
-    expected = list(g.GRAPHS[mode].nodes) + ([g.EXAMPLE_ROBOT] if mode == "robot" else [])
-    assert [(n.kwargs["executable"], n.kwargs["name"]) for n in nodes] == [(e.executable, e.name) for e in expected]
-    for n, e in zip(nodes, expected):
-        assert n.kwargs["package"] == "worldmind_ros"
-        params = n.kwargs["parameters"]
-        assert repr(params[0]) == "LC(params_file)"
-        assert set(params[1]) <= set(g.param_defaults(e.module))
-    assert kinds.count("RegisterEventHandler") == sum(e.ends_graph for e in expected)
-    assert "params_file" in args
-    if mode == "robot":
-        for t in g.ROBOT_TOPICS:
-            assert args[t.launch_arg] == t.default
-        bridge = nodes[0]
-        assert [(src, repr(dst)) for src, dst in bridge.kwargs["remappings"]] == \
-               [(t.default, f"LC({t.launch_arg})") for t in g.ROBOT_TOPICS]
-        assert type(nodes[-1].kwargs["condition"]).__name__ == "IfCondition"
-    if mode == "replay":
-        assert "bag" in args
-    if mode == "sim":
-        assert args["agent"] == g.param_defaults("planner_node")["agent"]  # unset = the config's choice
-
-
-def test_launch_files_are_valid_python_for_ros2_launch():
-    for mode in g.MODES:
-        tree = ast.parse((REPO / "launch" / f"{mode}.launch.py").read_text())
-        assert any(isinstance(n, ast.FunctionDef) and n.name == "generate_launch_description" for n in tree.body)
+# The launch files' contract tests (launch_ros's parameter rules applied): test_ros_launch.py.
 
 
 # ---- the libraries never import rclpy ----------------------------------------------------------

@@ -38,7 +38,7 @@ class BagPlayerNode(WorldMindNode):
         self.pubs = {k: self.publisher(k) for k in keys}
         self.acked = threading.Condition()
         self.last_ack = -1
-        self.create_subscription(String, UPDATES_TOPIC, self.guarded(UPDATES_TOPIC, self._on_update), qos("reliable"))
+        self.create_subscription(String, self.local_topic(UPDATES_TOPIC), self.guarded(UPDATES_TOPIC, self._on_update), qos("reliable"))
         self.closing = threading.Event()
         self.worker = threading.Thread(target=self._play, daemon=True)
         self.worker.start()

@@ -29,8 +29,8 @@ from sim_bridge.ros import payloads
 from worldmind_ros.perception_node import OBJECTS_SCHEMA, OBJECTS_TOPIC
 from worldmind_ros.runtime import PendingRequests, WorldMindNode, main_for, qos
 
-QUERY_TOPIC = "/worldmind/belief/query"
-ANSWER_TOPIC = "/worldmind/belief/answer"
+QUERY_TOPIC = "worldmind/belief/query"
+ANSWER_TOPIC = "worldmind/belief/answer"
 
 def action_effects(skill: str, target: str | None, held: str | None, robot: str) -> list[list[str]]:
     """The state a successful atomic skill made true, as [entity, attribute, value] atoms
@@ -51,13 +51,11 @@ class BeliefNode(WorldMindNode):
         self.last_obs_t = -1e9
         self.requests = PendingRequests()
         self.held: str | None = None
-        ns = str(p["topic_namespace"]).strip("/")
-        pre = f"/{ns}" if ns else ""
-        self.query_topic, self.answer_topic = pre + QUERY_TOPIC, pre + ANSWER_TOPIC
+        self.query_topic, self.answer_topic = self.local_topic(QUERY_TOPIC), self.local_topic(ANSWER_TOPIC)
         self.subscribe_json("belief_updates", self._on_updates)
         self.subscribe_json("skill_request", self._on_request)
         self.subscribe_json("skill_result", self._on_result)
-        self.create_subscription(String, pre + OBJECTS_TOPIC, self.guarded(pre + OBJECTS_TOPIC, self._on_objects),
+        self.create_subscription(String, self.local_topic(OBJECTS_TOPIC), self.guarded(OBJECTS_TOPIC, self._on_objects),
                                  qos("reliable"))
         self.create_subscription(String, self.query_topic,
                                  self.guarded(self.query_topic, self._on_query), qos("reliable"))

@@ -39,7 +39,7 @@ class CriticNode(WorldMindNode):
         self.held: str | None = None
         self.subscribe_json("skill_request", self._on_request)
         self.subscribe_json("skill_result", self._on_result)
-        self.create_subscription(String, PLANNER_CRITIC_TOPIC, self.guarded(PLANNER_CRITIC_TOPIC, self._on_planner),
+        self.create_subscription(String, self.local_topic(PLANNER_CRITIC_TOPIC), self.guarded(PLANNER_CRITIC_TOPIC, self._on_planner),
                                  topic_qos("critic"))
 
     def _on_planner(self, msg: String) -> None:

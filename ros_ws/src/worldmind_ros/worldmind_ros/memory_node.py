@@ -33,7 +33,7 @@ from household.types import Observation
 from worldmind_ros.observation_stream import ObservationStream
 from worldmind_ros.runtime import WorldMindNode, main_for, qos
 
-UPDATES_TOPIC = "/worldmind/memory/updates"
+UPDATES_TOPIC = "worldmind/memory/updates"
 
 
 def _color(label: str) -> ColorRGBA:
@@ -83,8 +83,7 @@ class MemoryNode(WorldMindNode):
                                              min_pixels=p["min_pixels"])
         self.memory = self.pipeline.memory
         self.classes = MessageClasses.from_modules()
-        ns = str(p["topic_namespace"]).strip("/")
-        self.updates_pub = self.create_publisher(String, (f"/{ns}" if ns else "") + UPDATES_TOPIC, qos("reliable"))
+        self.updates_pub = self.create_publisher(String, self.local_topic(UPDATES_TOPIC), qos("reliable"))
         self.marker_pub = self.publisher("memory_markers")
         self.answer_pub = self.publisher("memory_answer")
         self.subscribe_json("memory_query", self._on_query)

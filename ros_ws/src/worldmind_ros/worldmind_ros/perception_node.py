@@ -25,7 +25,7 @@ from household.types import Observation
 from worldmind_ros.observation_stream import ObservationStream
 from worldmind_ros.runtime import WorldMindNode, main_for, qos
 
-OBJECTS_TOPIC = "/worldmind/perception/objects"
+OBJECTS_TOPIC = "worldmind/perception/objects"
 OBJECTS_SCHEMA = "worldmind/object_observations"
 
 
@@ -48,12 +48,8 @@ class PerceptionNode(WorldMindNode):
         p = self.params
         self.perception = Perception(PerceptionConfig(voxel_size=p["voxel_size"], min_pixels=p["min_pixels"],
                                                       max_depth=p["max_depth"]))
-        self.pub = self.create_publisher(String, self.topic_name(OBJECTS_TOPIC), qos("reliable"))
+        self.pub = self.create_publisher(String, self.local_topic(OBJECTS_TOPIC), qos("reliable"))
         self.stream = ObservationStream(self, self.names, self._on_observation, with_status=False)
-
-    def topic_name(self, name: str) -> str:
-        ns = str(self.params.get("topic_namespace", "")).strip("/")
-        return f"/{ns}{name}" if ns else name
 
     def _on_observation(self, obs: Observation, stamp_ns: int) -> None:
         frame = self.perception.process(obs)

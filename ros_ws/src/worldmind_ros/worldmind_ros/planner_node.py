@@ -28,7 +28,7 @@ from worldmind_ros.observation_stream import ObservationStream
 from worldmind_ros.runtime import WorldMindNode, main_for, topic_qos
 
 PRIVILEGED = ("oracle",)
-PLANNER_CRITIC_TOPIC = "/worldmind/planner/critic"  # the agent's own critic decisions (critic_node relays)
+PLANNER_CRITIC_TOPIC = "worldmind/planner/critic"  # the agent's own critic decisions (critic_node relays)
 
 
 def public_episode(episode: Any) -> Any:
@@ -99,7 +99,7 @@ class PlannerNode(WorldMindNode):
         self.run_id = uuid.uuid4().hex[:8]
         self.req_pub = self.publisher("skill_request")
         self.plan_pub = self.publisher("plan")
-        self.critic_pub = self.create_publisher(String, PLANNER_CRITIC_TOPIC, topic_qos("critic"))
+        self.critic_pub = self.create_publisher(String, self.local_topic(PLANNER_CRITIC_TOPIC), topic_qos("critic"))
         self.subscribe_json("skill_result", self._on_result)
         self.stream = ObservationStream(self, self.names, self._on_observation)
         self.started = False

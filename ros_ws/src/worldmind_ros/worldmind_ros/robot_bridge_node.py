@@ -6,8 +6,11 @@ launch arguments or ``worldmind ros up robot --remap color_topic:=/my/camera``):
   the label table (``worldmind/label_table`` with ``stamp_ns``), odometry, camera pose, and
   optionally a status (``worldmind/agent_status``: held object, camera horizon). They are matched
   with ``sim_bridge.ros.sync.FrameSynchronizer`` (approximate time, ``sync_slop_s``); a required
-  sensor silent for ``stale_after_s`` is reported (logged as an error naming the topic, once per
-  silence) and no frames go out until it is back;
+  sensor silent for ``stale_after_s`` -- or never heard from within ``stale_after_s`` of the start --
+  is reported (logged as an error naming the topic, once per silence, and as STALE on
+  ``/diagnostics``, diagnostic_msgs) and no frames go out until it is back. Inputs are subscribed
+  with QoS any ordinary publisher matches: best-effort for the sensor streams, reliable VOLATILE
+  for the label table and status (a transient-local subscription refuses a volatile publisher);
 - skills: ``worldmind/skill_request`` out, ``worldmind/skill_result`` back (README.md, "Skill-request
   contract"); a request unanswered within ``skill_timeout_s`` is answered as failed.
 
@@ -29,10 +32,18 @@ from sim_bridge.ros.convert import MessageClasses, messages_to_observation, obse
 from sim_bridge.ros.sync import FrameSynchronizer, SyncConfig
 from household.types import ActionFeedback
 from worldmind_ros.graph import ROBOT_TOPICS
-from worldmind_ros.runtime import WorldMindNode, main_for, message_class, topic_qos
+from worldmind_ros.diagnostics import DIAGNOSTICS_TOPIC, topic_health, to_msg
+from worldmind_ros.runtime import WorldMindNode, main_for, message_class, qos, topic_qos
 
 ROBOT_NAMES = {t.key: t.default for t in ROBOT_TOPICS}
 ROBOT_SENSORS = ("color", "depth", "camera_info", "instance_ids", "instance_labels", "odom", "camera_pose")
+
+
+def input_qos(key: str) -> Any:
+    """QoS of a robot-side subscription: what any ordinary publisher of that stream matches.
+    Sensor streams stay best-effort (matches reliable and best-effort publishers); the others are
+    reliable but volatile (matches volatile and transient-local reliable publishers)."""
+    return topic_qos(key) if topic_qos(key).reliability.name == "BEST_EFFORT" else qos("reliable")
 
 
 class RobotBridgeNode(WorldMindNode):
@@ -45,7 +56,7 @@ class RobotBridgeNode(WorldMindNode):
         self.sync = FrameSynchronizer(SyncConfig(required=ROBOT_SENSORS, optional=(), latched=(),
                                                  slop_ns=int(float(p["sync_slop_s"]) * 1e9),
                                                  stale_after_s=float(p["stale_after_s"])),
-                                      {k: self.robot[k] for k in ROBOT_SENSORS})
+                                      {k: self.robot[k] for k in ROBOT_SENSORS}, start_ns=self._now())
         self.classes = MessageClasses.from_modules()
         self.step = 0
         self.status_msg: String | None = None
@@ -55,12 +66,13 @@ class RobotBridgeNode(WorldMindNode):
         for key in ROBOT_SENSORS:
             topic = self.robot[key]
             if key == "instance_labels":
-                self.create_subscription(String, topic, self.guarded(topic, self._on_labels), topic_qos(key))
+                self.create_subscription(String, topic, self.guarded(topic, self._on_labels), input_qos(key))
             else:
                 self.create_subscription(message_class(key), topic, self.guarded(topic, self._sensor_cb(key)),
-                                         topic_qos(key))
+                                         input_qos(key))
         self.create_subscription(String, self.robot["agent_status"],
-                                 self.guarded(self.robot["agent_status"], self._on_status), topic_qos("agent_status"))
+                                 self.guarded(self.robot["agent_status"], self._on_status), input_qos("agent_status"))
+        self.diag_pub = self.create_publisher(message_class_diag(), DIAGNOSTICS_TOPIC, qos("reliable"))
         keys = ("color", "depth", "camera_info", "instance_ids", "instance_labels", "odom", "camera_pose",
                 "agent_status", "skill_result")
         self.out = {k: self.publisher(k) for k in keys}
@@ -70,8 +82,10 @@ class RobotBridgeNode(WorldMindNode):
         self.create_timer(0.5, self._watch)
         self.get_logger().info("robot topics: " + ", ".join(f"{k}={self.robot[k]}" for k in ROBOT_SENSORS))
 
-    def _now(self) -> int:
-        return self.get_clock().now().nanoseconds
+    @staticmethod
+    def _now() -> int:
+        """Arrival time for staleness: a steady clock (sim time may stand still or jump)."""
+        return time.monotonic_ns()
 
     # -- sensors --------------------------------------------------------------------------------
     def _sensor_cb(self, key: str) -> Any:
@@ -113,6 +127,8 @@ class RobotBridgeNode(WorldMindNode):
                                         + "); no frames until it is back")
                 self.stale_reported.add(topic)
         self.stale_reported &= set(status.stale)
+        rows = topic_health(self.get_fully_qualified_name(), status, [self.robot[k] for k in ROBOT_SENSORS])
+        self.diag_pub.publish(to_msg(rows, self.get_fully_qualified_name(), self.get_clock().now().to_msg()))
         deadline = time.monotonic() - float(self.params["skill_timeout_s"])
         for rid, (sent, req) in list(self.pending.items()):
             if sent < deadline:
@@ -139,6 +155,12 @@ class RobotBridgeNode(WorldMindNode):
 
     def _answer(self, data: dict[str, Any]) -> None:
         self.publish_json(self.out["skill_result"], "skill_result", data)
+
+
+def message_class_diag() -> type:
+    from diagnostic_msgs.msg import DiagnosticArray
+
+    return DiagnosticArray
 
 
 main = main_for(RobotBridgeNode)

@@ -31,7 +31,7 @@ from rcl_interfaces.msg import ParameterDescriptor
 from std_msgs.msg import String
 
 from sim_bridge.ros import payloads
-from sim_bridge.ros.topics import QOS, TOPICS, QosSpec, topic_names
+from sim_bridge.ros.topics import QOS, TOPICS, QosSpec, node_topic_names, resolve
 from worldmind_ros.graph import NODE_PARAMS
 
 
@@ -82,7 +82,10 @@ class WorldMindNode(Node):
     def __init__(self, node_name: str, **kwargs: Any) -> None:
         super().__init__(node_name, **kwargs)
         self.params = self._declare(self.module)
-        self.names = topic_names(namespace=str(self.params.get("topic_namespace", "")))
+        # Relative names resolved in this node's namespace once (rcl applies remap rules to the
+        # expanded name either way), so log lines and payload errors name the real topic.
+        self.names = {k: self.full_name(v) for k, v in node_topic_names(str(self.params.get("topic_namespace", "")))
+                      .items()}
         self.done = False
         self.exit_code = 0
         self.bad_messages = 0
@@ -99,6 +102,18 @@ class WorldMindNode(Node):
     # -- topics -------------------------------------------------------------------------------
     def topic(self, key: str) -> str:
         return self.names[key]
+
+    def full_name(self, topic: str) -> str:
+        """The absolute name a (relative) topic resolves to in this node (for log lines)."""
+        try:
+            return self.resolve_topic_name(topic)
+        except Exception:  # noqa: BLE001 - an invalid name is reported by create_* itself
+            return topic
+
+    def local_topic(self, name: str) -> str:
+        """A node's own (non-contract) relative topic name, under ``topic_namespace`` when set."""
+        ns = str(self.params.get("topic_namespace", ""))
+        return self.full_name(resolve(name, ns) if ns.strip("/") else name)
 
     def publisher(self, key: str, name: str | None = None) -> Any:
         return self.create_publisher(message_class(key), name or self.topic(key), topic_qos(key))
