@@ -1,7 +1,7 @@
 """Replay speed: record N frames of 320x240 RGB-D + instance ids at a nominal 10 Hz from the
 embedded simulator (the oracle running the first dev episode, ground truth recorded when objects
 change), then replay the bag through perception -> spatial memory -> belief tracker with
-``sim_bridge.replay.replay_bag`` and print frames, wall time and the x-real-time factor (bag
+``evaluation.replay_bag`` and print frames, wall time and the x-real-time factor (bag
 duration / replay wall time; the target is >= 10x), with per-stage milliseconds per frame.
 
 Run: ``python benchmarks/bench_replay.py [--frames 300] [--storage mcap|sqlite3]``. numpy/BLAS/
@@ -39,7 +39,7 @@ def main() -> None:
     from evaluation.runner import run_episode
     from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
     from sim_bridge.replay.bag import BagWriter
-    from sim_bridge.replay.replay import replay_bag
+    from evaluation.replay import replay_bag
     from evaluation.dev_set import default_episode_file
     from planner.factory import make_agent
     from worldmind.cli_bags import RecordingEnvironment

@@ -15,7 +15,7 @@ import pytest
 
 from sim_bridge.replay.backend import ReplayEnvironment, ReplayEnvConfig, ReplayStepError
 from sim_bridge.replay.bag import BagReadError, BagReader, BagWriter, EventItem, FrameItem
-from sim_bridge.replay.replay import build_memory, replay_bag
+from evaluation.replay import build_memory, replay_bag
 from household.types import Action
 from worldmind.cli_bags import EventRecordingAgent, RecordingEnvironment
 

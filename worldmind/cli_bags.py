@@ -11,7 +11,7 @@
 writes every Observation (plus evaluation-only ground truth and the agent's plan/critic/belief
 events, when the agent offers ``drain_events()``) to a bag (sim_bridge.replay.bag). ``replay``
 plays a bag through perception, spatial memory and the belief tracker as fast as it can and
-scores it (sim_bridge.replay.replay), printing progress to stderr and a summary to stdout.
+scores it (evaluation.replay), printing progress to stderr and a summary to stdout.
 
 Exit status: 0 done; 1 the bag was truncated or corrupt (partial results written); 2 bad input
 (a missing file, a malformed episode, an existing --out), each as one ``worldmind: error:`` line.
@@ -261,7 +261,7 @@ def _replay_parser() -> argparse.ArgumentParser:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from sim_bridge.replay.bag import BagReadError
-    from sim_bridge.replay.replay import ReplayConfig, replay_bag
+    from evaluation.replay import ReplayConfig, replay_bag
 
     bag = Path(args.bag)
     if not bag.exists():

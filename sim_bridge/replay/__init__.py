@@ -1,9 +1,9 @@
-"""Recording runs as ROS 2 bags and replaying them (DESIGN.md: the ``replay`` backend).
+"""Recording runs as ROS 2 bags and replaying them (DESIGN.md: the ``replay`` backend). Playing a bag
+through perception, memory and belief and scoring it is evaluation's job: ``evaluation.replay``.
 
 - ``bag``: ``BagWriter`` (record Observations + ground truth + plans/critic/belief events),
   ``BagReader`` (-> ``FrameItem`` / ``EventItem`` in stamp order), ``BagReadError``.
 - ``backend``: ``ReplayEnvironment`` (the Environment protocol over a bag; ``step`` raises).
-- ``replay``: ``replay_bag(path, out_dir)`` -> perception -> memory -> belief, scored; replay.json/.md.
 - ``salvage``: sequential reading of truncated or corrupt MCAP/sqlite3 files.
 """
 

@@ -40,6 +40,7 @@ from household.frames import thor_to_ros_points
 from sim_bridge.replay.bag import NS, BagReader, BagReadError, EventItem, FrameItem
 from sim_bridge.ros import payloads
 from household.types import WorldState
+from memory.belief.effects import action_effects
 
 Progress = Callable[[str], None]
 Answerer = Callable[[str], "str | None"]
@@ -112,15 +113,15 @@ def gt_objects(world: WorldState) -> list[Any]:
 class _Replay:
     def __init__(self, cfg: ReplayConfig, answerer: Answerer | None) -> None:
         from memory.belief.tracker import BeliefTracker
-        from memory.spatial.memory import MemoryConfig, SpatialMemory
+        from memory.pipeline import MemoryPipeline
+        from memory.spatial.memory import MemoryConfig
         from perception.encoders import make_encoders
-        from perception.perceive import Perception, PerceptionConfig
 
         self.cfg = cfg
         self.answerer = answerer
         encoders = make_encoders(cfg.text_encoder)
-        self.perception = Perception(PerceptionConfig(voxel_size=cfg.voxel_size), encoders)
-        self.memory = SpatialMemory(encoders, MemoryConfig(voxel_size=cfg.voxel_size))
+        self.pipeline = MemoryPipeline.build(encoders, MemoryConfig(voxel_size=cfg.voxel_size))
+        self.memory = self.pipeline.memory
         self.tracker = BeliefTracker(self_name=ROBOT)
         self.names = EntityNames()
         self.times = StageTimes()
@@ -143,25 +144,18 @@ class _Replay:
 
     # ---- frames ---------------------------------------------------------------------------------
     def frame(self, item: FrameItem) -> None:
-        from memory.spatial.memory import MemoryInputError
-        from perception.observations import PerceptionError
-
         obs = item.observation
         self.first_stamp = item.stamp_ns if self.first_stamp is None else self.first_stamp
         self.last_stamp = item.stamp_ns
         for lab in obs.id_to_label.values():
             self.type_of.setdefault(lab.object_id, lab.object_type)
-        t0 = time.perf_counter()
-        try:
-            frame = self.perception.process(obs)
-            t1 = time.perf_counter()
-            self.memory.integrate(frame)
-            t2 = time.perf_counter()
-            self.visible.update(o.source_id for o in frame.objects)
-            self.times.perception_s += t1 - t0
-            self.times.memory_s += t2 - t1
-        except (PerceptionError, MemoryInputError) as exc:
-            self.skipped_frames.append(f"frame {self.frames} (step {obs.step}): {exc}")
+        result = self.pipeline.process(obs)
+        if result.skipped:
+            self.skipped_frames.append(f"frame {self.frames} (step {obs.step}): {'; '.join(result.report.warnings)}")
+        else:
+            self.visible.update(result.seen)
+            self.times.perception_s += result.perception_s
+            self.times.memory_s += result.memory_s
         self.frames += 1
         fb = obs.feedback
         if self.frames > 1 and fb.action:
@@ -181,17 +175,8 @@ class _Replay:
         typ = self.type_of.get(oid) or (oid.split("|")[0] if "|" in oid else oid)
         ent = self.names(oid, typ)
         action = step["action"]
-        effects: list[list[str]] = []
-        if action == "PickupObject":
-            effects.append([ent, "location", f"held:{ROBOT}"])
-        elif action == "PutObject":
-            held = self._held_before
-            if held:
-                effects.append([self.names(held[0], held[1]), "location", ent])
-        elif action in ("OpenObject", "CloseObject"):
-            effects.append([ent, "open", "open" if action == "OpenObject" else "closed"])
-        elif action in ("ToggleObjectOn", "ToggleObjectOff"):
-            effects.append([ent, "power", "on" if action == "ToggleObjectOn" else "off"])
+        held = self.names(*self._held_before) if self._held_before else None
+        effects = [list(atom) for atom in action_effects(action, ent, held, ROBOT)]
         event = {"id": f"replay-step-{step['step']}", "t": self.t_of(step["stamp_ns"]), "actor": ROBOT,
                  "kind": "action", "action": action, "target": ent, "observers": [ROBOT],
                  "text": f"robot {action} {ent}"}
