@@ -30,6 +30,7 @@ from evaluation.report import scrub
 from household.atomic_io import atomic_write_text
 from memory.pipeline import MemoryPipeline
 from memory.spatial.memory import MemoryConfig, SpatialMemory
+from memory.spatial import store as memory_store
 from memory.spatial.query import Region
 from perception.encoders import Encoders, make_encoders
 from sim_bridge.embedded.env import AgentPose, EmbeddedConfig, EmbeddedEnvironment
@@ -228,7 +229,7 @@ def run_memory_eval(house_file: str, index: int, out_dir: str | Path, *, config:
         result["after_move"] = second
     result["wall_time_s"] = round(time.monotonic() - started, 2)
     if save_memory:
-        memory.save(out / "memory.npz")
+        memory_store.save_memory(memory, out / "memory.npz")
     atomic_write_text(out / "memory_eval.json", json.dumps(scrub(result), indent=2) + "\n")
     return result
 

@@ -15,7 +15,7 @@ from test_spatial_memory import ROOM, SPOTS, explore
 
 from memory.spatial import MemoryFileError, Region, SpatialMemory
 from memory.spatial.memory import MemoryConfig
-from memory.spatial.store import load_memory
+from memory.spatial.store import load_memory, save_memory
 from perception.encoders import Encoders, HashTextEncoder
 from perception.perceive import Perception
 
@@ -53,13 +53,13 @@ def built() -> SpatialMemory:
 
 
 def test_round_trip_is_lossless_and_behaves_the_same(built: SpatialMemory, tmp_path: Path) -> None:
-    path = built.save(tmp_path / "mem.npz")
-    loaded = SpatialMemory.load(path)
+    path = save_memory(built, tmp_path / "mem.npz")
+    loaded = load_memory(path)
     assert_same(built, loaded)
     for a, b in zip(built.objects("retired"), loaded.objects("retired")):
         assert a.object_id == b.object_id and a.status == b.status
     frame = Perception().process(render(ROOM, (0.5, -1.0, 1.5), 30.0, 25.0, step=999))
-    copy = SpatialMemory.load(path)
+    copy = load_memory(path)
     ra, rb = copy.integrate(frame), loaded.integrate(frame)
     assert (ra.created, ra.updated, ra.retired) == (rb.created, rb.updated, rb.retired)
     assert_same(copy, loaded)
@@ -69,7 +69,7 @@ def test_round_trip_is_lossless_and_behaves_the_same(built: SpatialMemory, tmp_p
 
 
 def test_failed_save_keeps_the_previous_file(built: SpatialMemory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = built.save(tmp_path / "mem.npz")
+    path = save_memory(built, tmp_path / "mem.npz")
     before = path.read_bytes()
 
     def boom(*args: object, **kwargs: object) -> None:
@@ -77,7 +77,7 @@ def test_failed_save_keeps_the_previous_file(built: SpatialMemory, tmp_path: Pat
 
     monkeypatch.setattr(np, "savez_compressed", boom)
     with pytest.raises(OSError, match="disk full"):
-        built.save(path)
+        save_memory(built, path)
     assert path.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["mem.npz"]  # no temporary left behind
 
@@ -92,7 +92,7 @@ def rewrite(src: Path, dst: Path, edit) -> Path:
 
 
 def test_bad_files_are_refused_with_the_field_named(built: SpatialMemory, tmp_path: Path) -> None:
-    good = built.save(tmp_path / "good.npz")
+    good = save_memory(built, tmp_path / "good.npz")
     junk = tmp_path / "junk.npz"
     junk.write_bytes(b"not a zip at all")
     with pytest.raises(MemoryFileError, match="junk.npz: not a readable memory file"):
@@ -135,7 +135,7 @@ def test_a_failed_load_leaves_the_memory_in_use_untouched(built: SpatialMemory, 
     bad = tmp_path / "bad.npz"
     bad.write_bytes(b"\x00" * 100)
     with pytest.raises(MemoryFileError):
-        SpatialMemory.load(bad)
+        load_memory(bad)
     after = everything(built)
     for k, v in before.items():
         assert (np.array_equal(v, after[k]) if isinstance(v, np.ndarray) else v == after[k]), k
@@ -143,7 +143,7 @@ def test_a_failed_load_leaves_the_memory_in_use_untouched(built: SpatialMemory, 
 
 def test_empty_memory_round_trips(tmp_path: Path) -> None:
     mem = SpatialMemory()
-    loaded = SpatialMemory.load(mem.save(tmp_path / "empty.npz"))
+    loaded = load_memory(save_memory(mem, tmp_path / "empty.npz"))
     assert_same(mem, loaded)
     assert len(loaded) == 0
     box = Box("b", "Cabinet", (2.0, 0.0, 1.5), (0.4, 0.6, 0.5))

@@ -5,7 +5,7 @@ Import the pieces from their modules; the common entry points are re-exported he
 
 from memory.spatial.memory import IntegrationReport, MemoryConfig, MemoryInputError, SpatialMemory
 from memory.spatial.query import QueryHit, Region
-from memory.spatial.store import MemoryFileError
+from memory.spatial.store import MemoryFileError, load_memory, save_memory  # persistence (.npz)
 
 __all__ = ["IntegrationReport", "MemoryConfig", "MemoryFileError", "MemoryInputError", "QueryHit", "Region",
-           "SpatialMemory"]
+           "SpatialMemory", "load_memory", "save_memory"]

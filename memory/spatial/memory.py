@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Sequence
 
 import numpy as np
@@ -365,15 +364,3 @@ class SpatialMemory:
         gap = np.maximum(0.0, np.maximum(self.table.aabb_min[rows] - p, p - self.table.aabb_max[rows]))
         order = np.lexsort((rows, np.linalg.norm(gap, axis=1)))[:k]
         return [self.table.record(int(r)) for r in rows[order]]
-
-    # ---- persistence -------------------------------------------------------------------
-    def save(self, path: str | Path) -> Path:
-        from memory.spatial.store import save_memory
-
-        return save_memory(self, path)
-
-    @classmethod
-    def load(cls, path: str | Path, encoders: Encoders | None = None) -> "SpatialMemory":
-        from memory.spatial.store import load_memory
-
-        return load_memory(path, encoders)

@@ -16,20 +16,18 @@ import json
 import os
 import zipfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from household.atomic_io import atomic_write
 from memory.spatial.association import AssociationConfig
 from memory.spatial.freespace import FreeSpaceConfig
+from memory.spatial.memory import MemoryConfig, SpatialMemory
 from memory.spatial.object_table import COLUMNS
 from memory.spatial.query import Region
 from memory.spatial.voxels import OBJ_BITS, VOXEL_BITS
 from perception.encoders import Encoders
-
-if TYPE_CHECKING:
-    from memory.spatial.memory import SpatialMemory
 
 FORMAT = "worldmind.spatial_memory"
 VERSION = 1
@@ -43,16 +41,14 @@ def _config_to_json(config: Any) -> dict[str, Any]:
     return dataclasses.asdict(config)
 
 
-def _config_from_json(data: dict[str, Any]) -> Any:
-    from memory.spatial.memory import MemoryConfig
-
+def _config_from_json(data: dict[str, Any]) -> MemoryConfig:
     data = dict(data)
     data["association"] = AssociationConfig(**data["association"])
     data["free_space"] = FreeSpaceConfig(**data["free_space"])
     return MemoryConfig(**data)
 
 
-def save_memory(memory: "SpatialMemory", path: str | os.PathLike[str]) -> Path:
+def save_memory(memory: SpatialMemory, path: str | os.PathLike[str]) -> Path:
     path = Path(path)
     header = {
         "format": FORMAT, "version": VERSION, "config": _config_to_json(memory.config),
@@ -76,9 +72,7 @@ def _check(cond: bool, path: Path, field: str, why: str) -> None:
         raise MemoryFileError(f"{path}: {field}: {why}")
 
 
-def load_memory(path: str | os.PathLike[str], encoders: Encoders | None = None) -> "SpatialMemory":
-    from memory.spatial.memory import SpatialMemory
-
+def load_memory(path: str | os.PathLike[str], encoders: Encoders | None = None) -> SpatialMemory:
     path = Path(path)
     if not path.is_file():
         raise MemoryFileError(f"{path}: no such memory file")

@@ -237,6 +237,6 @@ def test_replay_graph_plays_a_recorded_bag_into_the_memory(tmp_path):
     log = r.stdout + r.stderr
     assert r.returncode == 0, log[-4000:]
     assert "played: 31 frame(s)" in log and "shutting down (bag_player finished)" in log
-    from memory.spatial.memory import SpatialMemory
+    from memory.spatial.store import load_memory
 
-    assert len(SpatialMemory.load(saved)) > 0  # the replayed frames reached the spatial memory
+    assert len(load_memory(saved)) > 0  # the replayed frames reached the spatial memory

@@ -13,7 +13,7 @@
   malformed query or an unknown object id is logged naming the topic and answered with ``error``.
 - The map: ``visualization_msgs/MarkerArray`` on ``/worldmind/memory/markers`` (latched): a box
   and a text label per active object, at most every ``marker_period_s``.
-- ``save_path``: the memory is saved there on shutdown (``SpatialMemory.save``).
+- ``save_path``: the memory is saved there on shutdown (``memory.spatial.store.save_memory``).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 from memory.pipeline import MemoryPipeline
 from memory.spatial.memory import MemoryConfig, SpatialMemory
+from memory.spatial.store import save_memory
 from sim_bridge.ros.convert import MessageClasses, ns_to_time
 from household.types import Observation
 from worldmind_ros.observation_stream import ObservationStream
@@ -147,7 +148,7 @@ class MemoryNode(WorldMindNode):
 
     def close(self) -> None:
         if self.params["save_path"]:
-            path = self.memory.save(self.params["save_path"])
+            path = save_memory(self.memory, self.params["save_path"])
             self.get_logger().info(f"memory saved to {path}")
 
 
