@@ -70,3 +70,60 @@ def test_torn_and_malformed_lines_are_cut_or_skipped_not_fatal(tmp_path):
     again = BeliefTracker.open(path)
     assert again.state.current("mug_1", "location").value == "t_2"
     assert json.loads(path.read_text().splitlines()[-1])["id"] == "e2"
+
+
+def _event(i: int, text: str = "") -> dict:
+    return {"id": f"e{i}", "t": float(i), "actor": "robot", "kind": "observation", "action": "inspect",
+            "observers": [], "effects": [["mug_1", "location", f"t_{i}"]], "text": text}
+
+
+def test_records_longer_than_a_read_block_survive_any_number_of_reopens(tmp_path):
+    """Recovery used to read a fixed 64 KB tail: a longer last record was cut, and every event
+    acknowledged after it was glued to the fragment and lost at the next reopen."""
+    path = tmp_path / "log.jsonl"
+    tr = BeliefTracker(path)
+    tr.ingest([_event(0), _event(1, "x" * 200_000)])  # the last acknowledged record is 200 KB
+    tr.close()
+    sizes = [path.stat().st_size]
+    for cycle in range(2, 6):  # four reopen cycles, one more acknowledged event each
+        tr = BeliefTracker.open(path)
+        assert tr.log.problems == []
+        assert tr.ingest([_event(cycle)]).acknowledged == [f"e{cycle}"]
+        tr.close()
+        sizes.append(path.stat().st_size)
+    assert sizes == sorted(sizes) and sizes[0] > 200_000
+    again = BeliefTracker.open(path)
+    assert [again.event_by_id(f"e{i}") is not None for i in range(6)] == [True] * 6
+    assert again.event_by_id("e1").text == "x" * 200_000
+    assert again.state.current("mug_1", "location").value == "t_5"
+
+
+def test_a_torn_tail_after_a_long_record_is_cut_at_its_own_start(tmp_path):
+    path = tmp_path / "log.jsonl"
+    tr = BeliefTracker(path)
+    tr.ingest([_event(0, "y" * 150_000)])
+    tr.close()
+    good = path.stat().st_size
+    with open(path, "ab") as fh:  # a crash in the middle of writing a second long record
+        fh.write(json.dumps(_event(1, "z" * 100_000)).encode()[:90_000])
+    log = DurableLog(path)
+    assert path.stat().st_size == good
+    assert [r["id"] for _, r in log.scan()] == ["e0"]
+    assert any(f"at byte {good}" in p for p in log.problems)
+    log.close()
+
+
+def test_duplicate_event_ids_in_a_stored_log_are_skipped_and_named(tmp_path):
+    path = tmp_path / "log.jsonl"
+    tr = BeliefTracker(path)
+    tr.ingest([_event(0), _event(1)])
+    tr.close()
+    first = path.read_text().splitlines(keepends=True)[0]
+    forged = json.loads(first)
+    forged["effects"] = [["mug_1", "location", "forged"]]
+    with open(path, "a") as fh:  # a concatenated or edited log repeats an id with other content
+        fh.write(json.dumps(forged) + "\n")
+    again = BeliefTracker.open(path)
+    assert len(again) == 2
+    assert again.state.current("mug_1", "location").value == "t_1"
+    assert any("'e0'" in p and "duplicate id" in p for p in again.log.problems)

@@ -17,7 +17,24 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Iterator
+from typing import BinaryIO, Iterator
+
+
+_BLOCK = 65536
+
+
+def _last_line_start(fh: BinaryIO, end: int) -> int:
+    """Byte offset where the file's last line starts (its final newline, if any, belongs to it)."""
+    fh.seek(end - 1)
+    pos = end - 1 if fh.read(1) == b"\n" else end
+    while pos > 0:
+        lo = max(0, pos - _BLOCK)
+        fh.seek(lo)
+        i = fh.read(pos - lo).rfind(b"\n")
+        if i >= 0:
+            return lo + i + 1
+        pos = lo
+    return 0
 
 
 class DurableLog:
@@ -35,7 +52,10 @@ class DurableLog:
         self._rfh = open(self.path, "rb")
 
     def _recover(self) -> None:
-        """Cut a torn final line left by a crash, so the next append starts on a clean line."""
+        """Cut a torn final line left by a crash, so the next append starts on a clean line.
+
+        The last line is found by scanning backwards for the newline before it, however long the
+        line is: reading a fixed-size tail once cut acknowledged records longer than the tail."""
         if not self.path.exists():
             return
         with open(self.path, "rb+") as fh:
@@ -43,12 +63,9 @@ class DurableLog:
             end = fh.tell()
             if end == 0:
                 return
-            # Find the start of the last line.
-            pos = max(0, end - 65536)
-            fh.seek(pos)
-            tail = fh.read()
-            cut = tail.rfind(b"\n", 0, len(tail) - 1) + 1 if tail.endswith(b"\n") else tail.rfind(b"\n") + 1
-            last = tail[cut:]
+            start = _last_line_start(fh, end)
+            fh.seek(start)
+            last = fh.read(end - start)
             ok = last.endswith(b"\n")
             if ok:
                 try:
@@ -56,10 +73,11 @@ class DurableLog:
                 except ValueError:
                     ok = False
             if not ok:
-                fh.truncate(pos + cut)
+                fh.truncate(start)
                 fh.flush()
                 os.fsync(fh.fileno())
-                self.problems.append(f"{self.path}: cut a torn final line ({len(last)} bytes) left by a crash")
+                self.problems.append(f"{self.path}: cut a torn final line ({len(last)} bytes at byte {start}) "
+                                     "left by a crash")
 
     def append(self, record: dict) -> int:
         """Buffer one record; returns the byte offset its line will have."""

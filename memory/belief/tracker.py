@@ -72,9 +72,15 @@ class BeliefTracker:
         if self.log is not None:
             for offset, rec in self.log.scan():
                 try:
-                    self._store(Event.from_dict(rec), offset)
+                    event = Event.from_dict(rec)
                 except EventError as exc:
-                    self.log.problems.append(f"{self.log.path}: skipped stored event: {exc}")
+                    self.log.problems.append(f"{self.log.path}: byte {offset}: skipped stored event: {exc}")
+                    continue
+                if event.id in self._ids:  # ingest never writes one: an edited or concatenated log
+                    self.log.problems.append(f"{self.log.path}: byte {offset}: skipped stored event {event.id!r}: "
+                                             "duplicate id (the first one is kept)")
+                    continue
+                self._store(event, offset)
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], **kwargs: Any) -> "BeliefTracker":
