@@ -12,6 +12,8 @@ import tempfile
 from pathlib import Path
 from typing import BinaryIO, Callable
 
+from household.secrets import redact
+
 # mkstemp makes 0600; results and caches are for sharing with the rest of the team.
 FILE_MODE = 0o644
 
@@ -41,4 +43,5 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, mode: int = FI
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str, mode: int = FILE_MODE) -> Path:
-    return atomic_write_bytes(path, text.encode("utf-8"), mode)
+    """Write text atomically, with every registered secret (API keys) replaced by "***"."""
+    return atomic_write_bytes(path, redact(text).encode("utf-8"), mode)

@@ -35,6 +35,7 @@ from pathlib import Path  # noqa: E402
 from typing import Any, Callable, Literal, Sequence  # noqa: E402
 
 from household.atomic_io import atomic_write_text  # noqa: E402
+from household.secrets import redact, register_secret  # noqa: E402
 
 CacheMode = Literal["off", "read_write", "replay_only"]
 ResponseFormatMode = Literal["auto", "json_schema", "json_object", "prompt"]
@@ -265,13 +266,12 @@ class LLMClient:
         if self.config.api_key_env is None:
             return None
         value = os.environ.get(self.config.api_key_env)
+        register_secret(value)  # from now on it is removed from everything written
         return value or None
 
     def _redact(self, text: str) -> str:
-        key = self._api_key()
-        if key and len(key) >= 4:
-            text = text.replace(key, "***")
-        return text
+        self._api_key()
+        return redact(text)
 
     def _supports_schema(self) -> bool:
         mode = self.config.response_format
@@ -318,10 +318,12 @@ class LLMClient:
         usage = self._role(role)
         key = self.cache_key(messages, schema)
         path = self._cache_path(key)
-        if path is not None and path.is_file():
-            entry = json.loads(path.read_text(encoding="utf-8"))
+        entry = _read_cache_entry(path) if path is not None else None
+        if entry is not None:
             usage.cache_hits += 1
-            return _Answer(str(entry.get("text") or ""), entry.get("finish_reason"), entry.get("refusal"), True)
+            refusal = entry.get("refusal")
+            return _Answer(self._redact(str(entry.get("text") or "")), entry.get("finish_reason"),
+                           self._redact(refusal) if isinstance(refusal, str) else None, True)
         if self.config.cache_mode == "replay_only":
             raise LLMCacheMissError(
                 f"replay_only: no cached answer for role {role!r} (key {key}) under {self.config.cache_dir}. "
@@ -357,8 +359,9 @@ class LLMClient:
             usage.calls += 1
         choice = response.choices[0]
         message = choice.message
-        text = getattr(message, "content", None) or ""
-        refusal = getattr(message, "refusal", None) or None
+        # A model may echo the key: it is removed before anything (cache, goals, reports) sees the answer.
+        text = self._redact(getattr(message, "content", None) or "")
+        refusal = self._redact(getattr(message, "refusal", None) or "") or None
         finish = getattr(choice, "finish_reason", None)
         tokens = getattr(response, "usage", None)
         if tokens is not None:
@@ -526,6 +529,16 @@ def _usage_dict(u: RoleUsage) -> dict[str, Any]:
         "failures": u.failures,
         "fallbacks": u.fallbacks,
     }
+
+
+def _read_cache_entry(path: Path) -> dict[str, Any] | None:
+    """A cached answer, or None when there is none or the file is damaged (then the call is made
+    again, or is a cache miss in replay_only mode): a bad cache file never stops a run."""
+    try:
+        entry = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    return entry if isinstance(entry, dict) else None
 
 
 def _atomic_write_json(path: Path, data: dict[str, Any]) -> None:
