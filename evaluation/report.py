@@ -140,9 +140,9 @@ class EpisodeResult:
         before the agent statistics existed read the same: those live in ``extra``, which may be
         missing or empty. Reports from before ``ir_per_step`` existed stored the per-step value as
         ``ir``: it is read as ``ir_per_step`` and ``ir`` rescaled (100 x the timeline's span)."""
-        metrics = {key: float(data[key]) for key in METRIC_KEYS if key != "ir_per_step"}
+        metrics = {key: _finite(data, key) for key in METRIC_KEYS if key != "ir_per_step"}
         if "ir_per_step" in data:
-            metrics["ir_per_step"] = float(data["ir_per_step"])
+            metrics["ir_per_step"] = _finite(data, "ir_per_step")
         else:
             steps = (data.get("timeline") or {}).get("steps") or [0]
             metrics["ir_per_step"] = metrics["ir"]
@@ -156,6 +156,15 @@ class EpisodeResult:
             failed_actions=int(data["failed_actions"]), wall_time_s=float(data["wall_time_s"]),
             extra=dict(data.get("extra") or {}),
         )
+
+
+def _finite(data: dict[str, Any], key: str) -> float:
+    """A stored metric: a finite number, or ValueError naming the field (a NaN in one report must
+    not turn every mean into NaN)."""
+    value = float(data[key])
+    if not math.isfinite(value):
+        raise ValueError(f"field {key!r} is {value}, not a finite number")
+    return value
 
 
 def _json_text(data: Any) -> str:
@@ -320,15 +329,21 @@ def _summary_markdown(summary: dict[str, Any]) -> str:
                          f"{_fmt(gm['sr'])} | {_fmt(gm['steps_nav'], 2)} | {_fmt(gm['steps_manip'], 2)} | "
                          f"{_fmt(gm['steps_total'], 2)} | {_fmt(gm['ir'], 3, '+')} | "
                          f"{_fmt(gm['ir_per_step'], 6, '+')} |" + stats)
+    if summary.get("skipped"):
+        lines += ["", f"## Skipped ({len(summary['skipped'])})", "", "| Episode | Why |", "|---|---|"]
+        lines += [f"| {_cell(eid)} | {_cell(why)} |" for eid, why in summary["skipped"].items()]
     lines.append("")
     return "\n".join(lines)
 
 
-def write_summary(out_dir: str | os.PathLike[str], results: list[EpisodeResult]) -> dict[str, Path]:
+def write_summary(out_dir: str | os.PathLike[str], results: list[EpisodeResult],
+                  skipped: dict[str, str] | None = None) -> dict[str, Path]:
     """Write summary.json and summary.md over the given results (an empty list is a valid,
-    empty summary: a run whose episodes all failed still leaves a record)."""
+    empty summary: a run whose episodes all failed still leaves a record). ``skipped`` names the
+    episodes left out and why (a bad house, a damaged earlier report), so none vanishes silently."""
     out = Path(out_dir)
     summary = summarize(results)
+    summary["skipped"] = dict(sorted((skipped or {}).items()))
     return {
         "json": atomic_write_text(out / "summary.json", _json_text(summary)),
         "md": atomic_write_text(out / "summary.md", _summary_markdown(summary)),

@@ -11,14 +11,17 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, BinaryIO, Iterator
+
+from household.errors import InputError
 
 PACKAGE_DATA_DIR = Path(__file__).resolve().parent / "data"
 
 
-class HouseError(ValueError):
+class HouseError(InputError):
     """A house that cannot be used; the message names the house id and the offending field."""
 
 
@@ -63,24 +66,72 @@ def resolve_data_file(name: str | os.PathLike[str], data_dir: str | os.PathLike[
     )
 
 
+# Limits on what a houses file may hold (a ProcTHOR house line is 0.1-1 MB, nested about 10 deep):
+# a damaged or hostile file (/dev/zero, a 100k-deep nesting) gets an error naming the limit, not
+# unbounded memory or a RecursionError.
+MAX_LINE_BYTES = 64 * 1024 * 1024
+MAX_JSON_DEPTH = 64
+
+
 def _open_text(path: Path):
     return gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz" else open(path, encoding="utf-8")
 
 
+def _open_binary(path: Path) -> BinaryIO:
+    return gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
+
+
 def iter_house_lines(path: Path) -> Iterator[tuple[int, str]]:
-    with _open_text(path) as fh:
-        for lineno, line in enumerate(fh):
-            yield lineno, line
+    """(0-based line, text) of every line. A line longer than MAX_LINE_BYTES, bytes that are not
+    UTF-8, or a damaged/truncated gzip stream raise HouseError naming the file and line."""
+    lineno = 0
+    try:
+        with _open_binary(path) as fh:
+            while True:
+                raw = fh.readline(MAX_LINE_BYTES + 1)
+                if not raw:
+                    return
+                if len(raw) > MAX_LINE_BYTES:
+                    raise HouseError(f"{path}:{lineno + 1}: line longer than {MAX_LINE_BYTES} bytes "
+                                     "(the limit for one house); is this a houses file?")
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise HouseError(f"{path}:{lineno + 1}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+                yield lineno, line
+                lineno += 1
+    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+        raise HouseError(f"{path}:{lineno + 1}: damaged or truncated gzip data after {lineno} good line(s) "
+                         f"({type(exc).__name__}: {exc})") from None
+
+
+def _depth_ok(value: Any, limit: int = MAX_JSON_DEPTH) -> bool:
+    """True when ``value`` nests at most ``limit`` deep (checked without recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return False
+        if isinstance(node, dict):
+            stack.extend((v, depth + 1) for v in node.values())
+        elif isinstance(node, list):
+            stack.extend((v, depth + 1) for v in node)
+    return True
 
 
 def _parse_house_line(path: Path, lineno: int, line: str) -> dict[str, Any]:
     """One house line; its ``id`` defaults to ``<file>#<line>``. Errors name file:line."""
     try:
         house = json.loads(line)
-        if not isinstance(house, dict):
-            raise ValueError("line is not a JSON object")
+    except RecursionError:
+        raise HouseError(f"{path}:{lineno + 1}: malformed house JSON (nested deeper than the parser allows; "
+                         f"the limit for a house is {MAX_JSON_DEPTH})") from None
     except ValueError as exc:
-        raise HouseError(f"{path}:{lineno + 1}: malformed house JSON ({exc})") from exc
+        raise HouseError(f"{path}:{lineno + 1}: malformed house JSON ({exc})") from None
+    if not isinstance(house, dict):
+        raise HouseError(f"{path}:{lineno + 1}: malformed house JSON (line is not a JSON object)")
+    if not _depth_ok(house):
+        raise HouseError(f"{path}:{lineno + 1}: malformed house JSON (nested deeper than {MAX_JSON_DEPTH})")
     house.setdefault("id", f"{path.name}#{lineno}")
     return house
 
@@ -91,13 +142,16 @@ def load_houses_file(path: str | os.PathLike[str], data_dir: str | os.PathLike[s
     (``<file>#<line>``), and ``load_house`` looks houses up by line."""
     resolved = resolve_data_file(path, data_dir)
     report = HouseFileReport(resolved)
-    for lineno, line in iter_house_lines(resolved):
-        if not line.strip():
-            continue
-        try:
-            report.houses.append(_parse_house_line(resolved, lineno, line))
-        except HouseError as exc:
-            report.errors.append(str(exc))
+    try:
+        for lineno, line in iter_house_lines(resolved):
+            if not line.strip():
+                continue
+            try:
+                report.houses.append(_parse_house_line(resolved, lineno, line))
+            except HouseError as exc:
+                report.errors.append(str(exc))
+    except HouseError as exc:  # the file itself is damaged from here on: keep what was read
+        report.errors.append(str(exc))
     return report
 
 

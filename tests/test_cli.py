@@ -157,6 +157,51 @@ def test_eval_longact_reports_bad_episodes_and_goes_on(tmp_path, capsys):
     assert json.loads((tmp_path / "o" / "summary.json").read_text())["count"] == 1
 
 
+def test_a_damaged_earlier_report_is_named_not_dropping_the_others(tmp_path, capsys):
+    """A NaN (or garbage) in one stored report.json used to shrink the summary to the episodes
+    before it and crash every rerun: now it is skipped, named, and never overwritten."""
+    src = tmp_path / "episodes"
+    src.mkdir()
+    for name in ("a", "b", "c"):
+        write_episode(src / f"{name}.json", f"tiny-{name}", ONE_LAMP)
+    out = tmp_path / "eval"
+    argv = ["eval", "longact", "--episodes", str(src), "--out", str(out), "--no-render"]
+    assert cli.main(argv) == 0
+    report = out / "tiny-a" / "report.json"
+    damaged = report.read_text().replace('"gc": 1.0', '"gc": NaN', 1)
+    report.write_text(damaged)
+    (out / "tiny-b" / "report.json").write_text("{not json")
+    capsys.readouterr()
+    assert cli.main(argv) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["count"] == 1 and summary["episodes"][0]["episode_id"] == "tiny-c"
+    assert set(summary["skipped"]) == {"tiny-a", "tiny-b"} and "'gc' is nan" in summary["skipped"]["tiny-a"]
+    assert "tiny-a" in (out / "summary.md").read_text()
+    assert report.read_text() == damaged  # not overwritten by a rerun
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_damaged_houses_file_skips_its_episodes_and_the_rest_run(tmp_path, capsys):
+    import gzip
+
+    houses = tmp_path / "houses.jsonl.gz"
+    good = Path(REPO, "household", "data", "houses_dev.jsonl.gz")
+    with gzip.open(good, "rb") as fh:
+        first = fh.readline()
+    houses.write_bytes(gzip.compress(first + first)[:-40])  # truncated: house 1 is cut off
+    src = tmp_path / "episodes"
+    src.mkdir()
+    write_episode(src / "a.json", "tiny-a", ONE_LAMP)
+    ep = json.loads((src / "a.json").read_text())
+    ep.update(id="cut-off", house={"file": str(houses), "index": 1})
+    (src / "b.json").write_text(json.dumps(ep))
+    assert cli.main(["eval", "longact", "--episodes", str(src), "--out", str(tmp_path / "o"), "--no-render"]) == 0
+    err = capsys.readouterr().err
+    assert "damaged or truncated gzip" in err and str(houses) in err and "Traceback" not in err
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["count"] == 1 and "cut-off" in summary["skipped"]
+
+
 def test_eval_longact_missing_source_exits_2(tmp_path, capsys):
     assert cli.main(["eval", "longact", "--episodes", str(tmp_path / "none"), "--out", str(tmp_path / "o")]) == 2
     assert str(tmp_path / "none") in capsys.readouterr().err

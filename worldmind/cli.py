@@ -29,6 +29,7 @@ import json
 import re
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence, TextIO
 
@@ -261,6 +262,13 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 # --- worldmind eval longact ----------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class DamagedReport:
+    """An earlier report.json that cannot be read back: the episode is skipped, not rerun over it."""
+
+    reason: str
+
+
 def _existing_result(report: Path, planner: str, instruction: str) -> Any | None:
     """The stored result of an earlier (interrupted) run, or None when there is none. A report
     from another planner or instruction kind is refused, never overwritten."""
@@ -270,8 +278,10 @@ def _existing_result(report: Path, planner: str, instruction: str) -> Any | None
         return None
     try:
         result = EpisodeResult.from_dict(json.loads(report.read_text(encoding="utf-8")))
-    except (ValueError, KeyError, TypeError) as exc:
-        raise CliError(f"{report}: unreadable earlier report ({exc}); move it away to rerun this episode") from None
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
+        # Damaged: neither read as a result nor overwritten by a rerun; named in the summary.
+        return DamagedReport(f"{report}: unreadable earlier report ({type(exc).__name__}: {exc}); "
+                             "move it away to rerun this episode")
     if result.planner != planner or result.instruction_kind != instruction:
         raise CliError(f"{report}: holds a {result.planner}/{result.instruction_kind} run, not "
                        f"{planner}/{instruction}; use another --out")
@@ -321,7 +331,10 @@ def cmd_eval_longact(args: argparse.Namespace) -> int:
     # Look at every earlier report before running anything, so a wrong --out fails at once.
     done = {ep.id: _existing_result(out / safe_dir_name(ep.id) / "report.json", label, args.instruction)
             for ep in episodes}
-    resumed = sum(r is not None for r in done.values())
+    skipped = {eid: r.reason for eid, r in done.items() if isinstance(r, DamagedReport)}
+    for reason in skipped.values():
+        print(f"{PROG}: skipped: {reason}", file=sys.stderr)
+    resumed = sum(r is not None and not isinstance(r, DamagedReport) for r in done.values())
     print(f"LongAct eval: {n} episode(s) from {args.episodes}, planner {label}, {args.instruction} "
           f"instruction -> {out}" + (f" ({resumed} already done, resuming)" if resumed else "")
           + (f"; experience pool {experience_path}" if experience_path is not None else ""))
@@ -335,6 +348,11 @@ def cmd_eval_longact(args: argparse.Namespace) -> int:
         for i, episode in enumerate(episodes, start=1):
             tag = f"[{i}/{n}] {episode.id}"
             result = done[episode.id]
+            if isinstance(result, DamagedReport):
+                failed.append(episode.id)
+                if bar is not None:
+                    bar.update(1)
+                continue
             if result is None:
                 try:
                     episode.instruction(args.instruction)
@@ -353,6 +371,7 @@ def cmd_eval_longact(args: argparse.Namespace) -> int:
                     for line in str(exc).splitlines():
                         print(f"{PROG}: skipped: {line}", file=sys.stderr)
                     failed.append(episode.id)
+                    skipped[episode.id] = " ".join(str(exc).splitlines())
                     if bar is not None:
                         bar.update(1)
                     continue
@@ -361,7 +380,7 @@ def cmd_eval_longact(args: argparse.Namespace) -> int:
             else:
                 how = "done earlier"
             results.append(result)
-            write_summary(out, results)  # after every episode: an interrupted run still leaves a summary
+            write_summary(out, results, skipped)  # after every episode: an interrupted run still leaves a summary
             mean_gc = sum(r.gc for r in results) / len(results)
             mean_sr = sum(r.sr for r in results) / len(results)
             line = (f"{tag}: GC {result.gc:.3f} SR {result.sr:.0f} steps {result.steps_total:.1f} ({how})   "
@@ -376,7 +395,7 @@ def cmd_eval_longact(args: argparse.Namespace) -> int:
     finally:
         if bar is not None:
             bar.close()
-    paths = write_summary(out, results)
+    paths = write_summary(out, results, skipped)
     print(f"Summary of {len(results)} episode(s)" + (f" ({len(failed)} skipped: {', '.join(failed)})" if failed else "")
           + ": " + ", ".join(str(paths[k]) for k in ("json", "md")))
     if results:
