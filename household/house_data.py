@@ -119,7 +119,7 @@ def _depth_ok(value: Any, limit: int = MAX_JSON_DEPTH) -> bool:
     return True
 
 
-def _parse_house_line(path: Path, lineno: int, line: str) -> dict[str, Any]:
+def parse_house_line(path: Path, lineno: int, line: str) -> dict[str, Any]:
     """One house line; its ``id`` defaults to ``<file>#<line>``. Errors name file:line."""
     try:
         house = json.loads(line)
@@ -147,7 +147,7 @@ def load_houses_file(path: str | os.PathLike[str], data_dir: str | os.PathLike[s
             if not line.strip():
                 continue
             try:
-                report.houses.append(_parse_house_line(resolved, lineno, line))
+                report.houses.append(parse_house_line(resolved, lineno, line))
             except HouseError as exc:
                 report.errors.append(str(exc))
     except HouseError as exc:  # the file itself is damaged from here on: keep what was read
@@ -160,7 +160,7 @@ def load_house(path: str | os.PathLike[str], index: int, data_dir: str | os.Path
     resolved = resolve_data_file(path, data_dir)
     for lineno, line in iter_house_lines(resolved):
         if lineno == index:
-            return _parse_house_line(resolved, lineno, line)
+            return parse_house_line(resolved, lineno, line)
     raise HouseError(f"{resolved}: no house at index {index}")
 
 

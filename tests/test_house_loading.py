@@ -168,7 +168,7 @@ def _hole_world_span(layout: HouseLayout, wall_id: str, hole_id: str) -> list[tu
 def test_door_holes_cut_both_wall_copies_at_the_same_place(house0: dict[str, Any]) -> None:
     layout = parse_layout(house0)
     assert house0["doors"], "house 0 has doors"
-    for door in house0["doors"]:
+    for door in (d for d in house0["doors"] if d.get("openness") != 0):  # a closed door is cut nowhere
         spans = _hole_world_span(layout, door["wall0"], door["id"]) + _hole_world_span(layout, door["wall1"], door["id"])
         assert len(spans) >= 2, f"door {door['id']} not cut in both walls"
         for a, b in spans[1:]:
@@ -301,3 +301,51 @@ def test_object_with_bad_position(house: dict[str, Any]) -> None:
     house["objects"][0]["position"] = {"x": 1.0, "y": "high", "z": 0.0}
     with pytest.raises(HouseError, match=r"objects\[0\]\.position"):
         build_objects(house, default_catalog())
+
+
+def _with_empty_wall(house: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    house = json.loads(json.dumps(house))
+    door = next(d for d in house["doors"] if d.get("openness") == 1)
+    for w in house["walls"]:
+        if w["id"] in (door["wall0"], door["wall1"]):
+            w["empty"] = True
+    house["doors"] = [d for d in house["doors"] if d["id"] != door["id"]]  # the empty wall is the only link
+    return house, door["wall0"]
+
+
+def test_an_empty_wall_is_not_there(house0: dict[str, Any]) -> None:
+    """ProcTHOR's "empty": true (open-plan rooms): AI2-THOR builds no wall, so neither do we."""
+    from sim_bridge.embedded.scene_mesh import wall_solid_rectangles
+
+    house, wall_id = _with_empty_wall(house0)
+    layout = parse_layout(house)
+    wall = next(w for w in layout.walls if w.id == wall_id)
+    assert wall.empty and wall.solid_intervals(0.3) == [] and wall_solid_rectangles(wall) == []
+    solid = next(w for w in layout.walls if not w.empty)
+    assert solid.solid_intervals(0.3) and wall_solid_rectangles(solid)
+
+
+def test_a_house_linked_only_by_an_empty_wall_loads_and_is_walkable(house0: dict[str, Any]) -> None:
+    from sim_bridge.embedded.collision import CollisionMap
+
+    house, wall_id = _with_empty_wall(house0)
+    layout = parse_layout(house)
+    wall = next(w for w in layout.walls if w.id == wall_id)
+    cmap = CollisionMap(layout)
+    p0, p1 = np.array(wall.p0), np.array(wall.p1)
+    d = (p1 - p0) / wall.length
+    normal = np.array([-d[1], d[0]])
+    mid = p0 + d * wall.length / 2
+    # standing right where the wall would be, on both sides of it: free when nothing else is there
+    assert cmap.collision(*mid) is None or cmap.collision(*mid).kind != "wall"
+    assert all(cmap.collision(*(mid + s * 0.25 * normal)) is None or cmap.collision(*(mid + s * 0.25 * normal)).kind
+               != "wall" for s in (1.0, -1.0))
+
+
+@pytest.mark.parametrize("field,value", [("wall1", "wall|nowhere|0|0|1|1"), ("room0", "room|99")])
+def test_a_door_naming_a_missing_wall_or_room_is_refused(house0: dict[str, Any], field: str, value: str) -> None:
+    house = json.loads(json.dumps(house0))
+    door = house["doors"][0]
+    door[field] = value
+    with pytest.raises(HouseError, match=rf"{door['id']}.*{field}"):
+        parse_layout(house)

@@ -500,7 +500,9 @@ def build_parser() -> argparse.ArgumentParser:
                        ("replay", "replay a bag through perception, memory and belief and score it "
                                   "(options: worldmind replay --help)"),
                        ("ros", "start the ROS 2 node graph: worldmind ros up sim|robot|replay "
-                               "(options: worldmind ros --help)")):
+                               "(options: worldmind ros --help)"),
+                       ("audit", "audit houses: rooms and pickupable objects reachable from the start "
+                                 "(options: worldmind audit houses --help)")):
         sub.add_parser(name, add_help=False, help=text).set_defaults(func=None)  # delegated in main()
     return parser
 
@@ -512,6 +514,7 @@ DELEGATED = {
     ("record",): ("worldmind.cli_bags", "main_record"),
     ("replay",): ("worldmind.cli_bags", "main_replay"),
     ("ros",): ("worldmind.cli_ros", "main_ros"),
+    ("audit",): ("evaluation.audit", "main_audit"),
 }
 
 

@@ -44,13 +44,18 @@ class WallSegment:
     p1: tuple[float, float]
     height: float
     holes: list[Hole] = field(default_factory=list)
+    # ProcTHOR's ``"empty": true``: an open-plan connection between rooms (kitchen and living room).
+    # AI2-THOR builds no wall there, so nothing collides with, hides behind or is drawn as it.
+    empty: bool = False
 
     @property
     def length(self) -> float:
         return float(np.hypot(self.p1[0] - self.p0[0], self.p1[1] - self.p0[1]))
 
     def solid_intervals(self, y: float) -> list[tuple[float, float]]:
-        """Along-wall intervals that are solid at height y (door holes removed)."""
+        """Along-wall intervals that are solid at height y (door holes removed; none if empty)."""
+        if self.empty:
+            return []
         cuts = sorted((h.s0, h.s1) for h in self.holes if h.y0 <= y <= h.y1)
         out: list[tuple[float, float]] = []
         s = 0.0
@@ -92,6 +97,14 @@ def _polygon_area(poly: list[tuple[float, float]]) -> float:
     return abs(a) / 2.0
 
 
+def _closed(door: dict[str, Any]) -> bool:
+    """A door whose leaf fills its hole: ``openness`` 0. AI2-THOR draws the leaf there, and the
+    embedded simulator models no door opening, so the hole is left solid (doorframes and open
+    doorways, openness 1 or none, are holes)."""
+    openness = door.get("openness")
+    return isinstance(openness, (int, float)) and not isinstance(openness, bool) and openness <= 0
+
+
 def parse_layout(house: dict[str, Any]) -> HouseLayout:
     """Parse rooms, walls and door/window holes, raising HouseError naming house id and field."""
     hid = str(house.get("id", "<no id>"))
@@ -112,6 +125,7 @@ def parse_layout(house: dict[str, Any]) -> HouseLayout:
     if not rooms:
         raise HouseError(f"house {hid}: no rooms")
 
+    room_ids = {r.id for r in rooms}
     walls: list[WallSegment] = []
     by_id: dict[str, list[WallSegment]] = {}
     for i, w in enumerate(house["walls"]):
@@ -130,7 +144,8 @@ def parse_layout(house: dict[str, Any]) -> HouseLayout:
         first = (pts[0][0], pts[0][2])
         other = max(((p[0], p[2]) for p in pts), key=lambda q: (q[0] - first[0]) ** 2 + (q[1] - first[1]) ** 2)
         ends = (first, other)
-        seg = WallSegment(str(w["id"]), str(w.get("roomId", "")), ends[0], ends[1], max(ys))
+        seg = WallSegment(str(w["id"]), str(w.get("roomId", "")), ends[0], ends[1], max(ys),
+                          empty=w.get("empty") is True)
         walls.append(seg)
         by_id.setdefault(seg.id, []).append(seg)
 
@@ -148,6 +163,13 @@ def parse_layout(house: dict[str, Any]) -> HouseLayout:
             wall0 = by_id.get(str(d.get("wall0", "")))
             if not wall0:
                 raise HouseError(f"{where} ({hole_id}): wall0 {d.get('wall0')!r} is not a wall of this house")
+            if d.get("wall1") and str(d["wall1"]) not in by_id and not str(d["wall1"]).startswith("wall|exterior"):
+                raise HouseError(f"{where} ({hole_id}): wall1 {d.get('wall1')!r} is not a wall of this house")
+            for rkey in ("room0", "room1"):
+                if d.get(rkey) is not None and str(d[rkey]) not in room_ids:
+                    raise HouseError(f"{where} ({hole_id}): {rkey} {d[rkey]!r} is not a room of this house")
+            if kind == "doors" and _closed(d):
+                continue  # a closed door (ProcTHOR's front door: openable false, openness 0) is solid
             # Hole ends in the floor plane, measured along wall0 from its polygon[0] ...
             ref = wall0[0]
             p0 = np.array(ref.p0)

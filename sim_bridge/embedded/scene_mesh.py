@@ -128,6 +128,8 @@ def wall_solid_rectangles(wall: WallSegment) -> list[tuple[float, float, float, 
     The wall is cut into columns at every hole edge; within a column the holes that span it are
     removed from [0, height]. This handles doors, windows, and several holes per wall.
     """
+    if wall.empty:  # an open-plan connection: THOR builds no wall there
+        return []
     length, height = wall.length, wall.height
     holes = []
     for h in wall.holes:

@@ -1,0 +1,165 @@
+"""``worldmind audit houses``: can the agent get everywhere in a house, and reach what it may pick up?
+
+A privileged check of the simulator's fidelity on real ProcTHOR houses (issue 18): per house,
+the rooms whose floor is connected to the agent's start on the conservative free grid (what the
+oracle and the generator plan on), and the pickupable objects it can reach: standing floor,
+connected to the start, within the arm's reach of the object's box in the object's room; or
+inside an openable container that is itself reachable. Each unreachable object is named with
+the reason. A malformed house line is reported and the audit goes on.
+
+    worldmind audit houses --houses houses_dev.jsonl.gz [--indices 0-99] --out runs/audit
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from household.atomic_io import atomic_write_text
+from household.errors import InputError
+from household.house_data import HouseError, parse_house_line, iter_house_lines, resolve_data_file
+from household.selection import parse_indices
+
+
+@dataclass
+class HouseAudit:
+    index: int
+    house_id: str
+    rooms: int
+    rooms_reachable: int
+    pickupable: int
+    pickupable_reachable: int
+    unreachable: list[dict[str, str]] = field(default_factory=list)  # {"object_id", "type", "room", "reason"}
+    unreachable_rooms: list[str] = field(default_factory=list)
+
+
+def audit_house(house: dict[str, Any], index: int) -> HouseAudit:
+    from planner.reach_region import _room_labels, reachable_region
+    from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
+
+    env = EmbeddedEnvironment(EmbeddedConfig(render=False))
+    env.reset(house)
+    grid = env.collision.free_grid()
+    reach = env.config.reach - 0.05  # the oracle's margin (planner/oracle.py)
+    from scipy import ndimage
+
+    labels, _ = ndimage.label(grid.mask)
+    i = int(round((env.pose.x - grid.x0) / grid.resolution))
+    j = int(round((env.pose.z - grid.z0) / grid.resolution))
+    start = labels[i, j] if 0 <= i < grid.mask.shape[0] and 0 <= j < grid.mask.shape[1] else 0
+    connected = labels == start if start else np.zeros_like(grid.mask)
+    room_of_cell = _room_labels(grid, env.collision)
+    rooms_reached = {str(r) for r in np.unique(room_of_cell[connected]) if r}
+    all_rooms = [r.id for r in env.layout.rooms]
+    table = env.table
+    assert table is not None
+
+    reached: dict[str, bool] = {}
+
+    def reachable(oid: str) -> bool:
+        if oid not in reached:
+            obj = table.objects[oid]
+            reached[oid] = bool(start) and reachable_region(env, obj, grid, reach) is not None
+        return reached[oid]
+
+    audit = HouseAudit(index, env.layout.house_id, len(all_rooms), len(rooms_reached & set(all_rooms)), 0, 0,
+                       unreachable_rooms=sorted(set(all_rooms) - rooms_reached))
+    for oid, obj in sorted(table.objects.items()):
+        if not obj.active or not obj.affords("pickupable"):
+            continue
+        audit.pickupable += 1
+        parent = table.objects.get(obj.parent) if obj.parent else None
+        if reachable(oid) or (parent is not None and parent.affords("openable") and reachable(parent.id)):
+            audit.pickupable_reachable += 1
+            continue
+        room = env.collision.room_at(float(obj.position[0]), float(obj.position[2]))
+        if room is None:
+            reason = "not inside any room's floor polygon"
+        elif room not in rooms_reached:
+            reason = f"its room {room} cannot be entered from the start"
+        elif parent is not None and parent.affords("openable"):
+            reason = f"no free floor within {reach:.2f} m of it or of its container {parent.id}"
+        else:
+            reason = f"no free floor within {reach:.2f} m of it in its room"
+        audit.unreachable.append({"object_id": oid, "type": obj.type, "room": room or "", "reason": reason})
+    return audit
+
+
+def run_audit(houses_file: str, indices: Sequence[int] | None, out_dir: str | Path,
+              data_dir: str | None = None, progress: bool = True) -> dict[str, Any]:
+    path = resolve_data_file(houses_file, data_dir)
+    wanted = set(indices) if indices is not None else None
+    results: list[HouseAudit] = []
+    problems: list[str] = []
+    seen: set[int] = set()
+    started = time.monotonic()
+    try:
+        for lineno, line in iter_house_lines(path):
+            if wanted is not None and lineno not in wanted:
+                continue
+            seen.add(lineno)
+            if not line.strip():
+                continue
+            try:
+                audit = audit_house(parse_house_line(path, lineno, line), lineno)
+            except (HouseError, ValueError, KeyError, TypeError) as exc:  # one bad house never stops the audit
+                problems.append(f"{path}:{lineno + 1}: {exc}")
+                print(f"audit: skipped house {lineno}: {exc}", file=sys.stderr)
+                continue
+            results.append(audit)
+            if progress:
+                print(f"[audit {len(results)}{'/' + str(len(wanted)) if wanted else ''}] house {lineno}: rooms "
+                      f"{audit.rooms_reachable}/{audit.rooms}, pickupable {audit.pickupable_reachable}/"
+                      f"{audit.pickupable}", file=sys.stderr, flush=True)
+    except HouseError as exc:  # the file is damaged from here on: keep what was audited
+        problems.append(str(exc))
+        print(f"audit: {exc}", file=sys.stderr)
+    if wanted is not None:
+        problems += [f"{path}: no house at index {i}" for i in sorted(wanted - seen)]
+    total_p = sum(a.pickupable for a in results)
+    reach_p = sum(a.pickupable_reachable for a in results)
+    summary = {
+        "houses": len(results),
+        "houses_all_rooms_reachable": sum(a.rooms_reachable == a.rooms for a in results),
+        "rooms": sum(a.rooms for a in results), "rooms_reachable": sum(a.rooms_reachable for a in results),
+        "pickupable": total_p, "pickupable_reachable": reach_p,
+        "pickupable_reachable_share": round(reach_p / total_p, 4) if total_p else None,
+        "problems": problems, "wall_time_s": round(time.monotonic() - started, 1),
+    }
+    data = {"houses_file": str(path), "summary": summary, "houses": [asdict(a) for a in results]}
+    out = Path(out_dir)
+    atomic_write_text(out / "audit.json", json.dumps(data, indent=1) + "\n")
+    return data
+
+
+def main_audit(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="worldmind audit", description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="what", metavar="WHAT")
+    sub.required = True
+    h = sub.add_parser("houses", help="rooms and pickupable objects reachable from the start, per house")
+    h.add_argument("--houses", required=True, metavar="FILE", help="houses file (.jsonl or .jsonl.gz)")
+    h.add_argument("--indices", default=None, help="house indices (0-based lines), e.g. 0-9,12 (default: all)")
+    h.add_argument("--out", required=True, metavar="DIR", help="folder for audit.json")
+    h.add_argument("--data-dir", default=None, help="folder holding the houses file (also: $WORLDMIND_DATA_DIR)")
+    try:
+        args = ap.parse_args(list(argv) if argv is not None else None)
+    except SystemExit as exc:
+        return int(exc.code) if isinstance(exc.code, int) else 2
+    try:
+        data = run_audit(args.houses, parse_indices(args.indices) if args.indices else None, args.out, args.data_dir)
+    except (InputError, FileNotFoundError) as exc:
+        print(f"worldmind audit: error: {exc}", file=sys.stderr)
+        return 2
+    s = data["summary"]
+    share = s["pickupable_reachable_share"]
+    print(f"Audit of {s['houses']} house(s): every room reachable in {s['houses_all_rooms_reachable']}; rooms "
+          f"{s['rooms_reachable']}/{s['rooms']}; pickupable objects reachable {s['pickupable_reachable']}/"
+          f"{s['pickupable']}" + (f" ({100 * share:.1f}%)" if share is not None else "")
+          + (f"; {len(s['problems'])} problem(s)" if s["problems"] else "") + f" -> {Path(args.out) / 'audit.json'}")
+    return 0

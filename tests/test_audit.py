@@ -1,0 +1,54 @@
+"""``worldmind audit houses`` (issue 18): rooms and pickupable objects reachable from the start."""
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+from evaluation.audit import main_audit, run_audit
+from household.house_data import resolve_data_file
+
+
+def _house0_line() -> str:
+    with gzip.open(resolve_data_file("houses_dev.jsonl.gz"), "rt", encoding="utf-8") as fh:
+        return fh.readline()
+
+
+def _open_plan(house: dict) -> dict:
+    """House 0 with one open doorway turned into an empty (open-plan) wall: the only link."""
+    door = next(d for d in house["doors"] if d.get("openness") == 1)
+    for w in house["walls"]:
+        if w["id"] in (door["wall0"], door["wall1"]):
+            w["empty"] = True
+    house["doors"] = [d for d in house["doors"] if d["id"] != door["id"]]
+    return house
+
+
+def test_audit_counts_reports_and_survives_a_malformed_line(tmp_path: Path, capsys) -> None:
+    line = _house0_line()
+    houses = tmp_path / "houses.jsonl"
+    houses.write_text(line + '{"id": "broken", "rooms": \n' + json.dumps(_open_plan(json.loads(line))) + "\n")
+    data = run_audit(str(houses), None, tmp_path / "out", progress=False)
+    on_disk = json.loads((tmp_path / "out" / "audit.json").read_text())
+    assert on_disk == json.loads(json.dumps(data))
+    rows = on_disk["houses"]
+    assert [r["index"] for r in rows] == [0, 2]
+    assert any(":2:" in p for p in on_disk["summary"]["problems"])  # the malformed line, named, skipped
+    for r in rows:
+        assert all(isinstance(r[k], int) for k in ("index", "rooms", "rooms_reachable", "pickupable",
+                                                     "pickupable_reachable"))
+        assert r["rooms_reachable"] == r["rooms"] == 4  # the empty wall does not wall a room off
+        assert r["pickupable_reachable"] == r["pickupable"] - len(r["unreachable"])
+        for u in r["unreachable"]:
+            assert u["object_id"] and u["reason"]
+
+
+def test_audit_cli_summary_line_and_bad_input(tmp_path: Path, capsys) -> None:
+    houses = tmp_path / "h.jsonl"
+    houses.write_text(_house0_line())
+    assert main_audit(["houses", "--houses", str(houses), "--indices", "0,3", "--out", str(tmp_path / "o")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Audit of 1 house(s): every room reachable in 1;") and "1 problem(s)" in out
+    assert "no house at index 3" in json.loads((tmp_path / "o" / "audit.json").read_text())["summary"]["problems"][0]
+    assert main_audit(["houses", "--houses", str(tmp_path / "missing.jsonl"), "--out", str(tmp_path / "o")]) == 2
+    assert main_audit(["houses", "--houses", str(houses), "--indices", "x", "--out", str(tmp_path / "o")]) == 2
