@@ -45,6 +45,9 @@ from evaluation.checklist import ChecklistItem, ObjectSelector
 from planner import vocabulary as V
 from planner.roles import Goal, PlannerContext
 
+# Longest instruction accepted: checked before any tokenising, so a 50 MB string costs O(1) time
+# and no memory beyond the caller's. The longest free-form instruction we have is ~600 characters.
+MAX_INSTRUCTION_CHARS = 10_000
 _MULTI_VERB_KEYS = frozenset(tuple(k.split()) for k in V.MULTI_VERBS)
 _FLAGS = ("pickupable", "receptacle", "openable", "toggleable", "sliceable", "cookable", "fillable", "dirtyable")
 _TOKEN_RE = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)?|\d+|\n|[^\sA-Za-z\d]")
@@ -147,7 +150,9 @@ class InstructionParser:
     no goal, with the reason.
     """
 
-    def __init__(self, asset_db: Any = None) -> None:
+    def __init__(self, asset_db: Any = None, routines: bool = False) -> None:
+        self.asset_db = asset_db
+        self.routines = routines  # expand routine words ("tidy") into inferred goals
         self.flags: dict[str, frozenset[str]] = _affordances(asset_db)
         self.sliced: dict[str, str] = {}  # base type -> sliced type
         for t, f in list(self.flags.items()):
@@ -204,12 +209,19 @@ class InstructionParser:
             add(phrase, "liquid", (liquid,), force=False)
         return lex
 
+    def with_routines(self) -> "InstructionParser":
+        """The same parser with routine expansion on (a new instance; this one is unchanged)."""
+        return InstructionParser(self.asset_db, routines=True)
+
     def affords(self, type_name: str, flag: str) -> bool:
         return flag in self.flags.get(type_name, frozenset())
 
     # --------------------------------------------------------------------------------- decompose
     def decompose(self, instruction: str, context: PlannerContext | None = None) -> list[Goal]:
         """Goals in instruction order, one per clause that states something to make true."""
+        if isinstance(instruction, str) and len(instruction) > MAX_INSTRUCTION_CHARS:
+            raise ValueError(f"instruction too long: {len(instruction)} characters, the limit is "
+                             f"{MAX_INSTRUCTION_CHARS} (a household instruction is a few sentences)")
         if not isinstance(instruction, str) or not _TOKEN_RE.search(instruction or "") or not re.search(
                 r"[A-Za-z]", instruction):
             raise ValueError("empty instruction: nothing to decompose (expected household English, e.g. "

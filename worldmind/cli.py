@@ -621,7 +621,8 @@ def build_parser() -> argparse.ArgumentParser:
                        ("replay", "replay a bag through perception, memory and belief and score it "
                                   "(options: worldmind replay --help)"),
                        ("ros", "start the ROS 2 node graph: worldmind ros up sim|robot|replay "
-                               "(options: worldmind ros --help)")):
+                               "(options: worldmind ros --help)"),
+                       ("parse", "show the checklist items an instruction becomes (options: worldmind parse --help)")):
         sub.add_parser(name, add_help=False, help=text).set_defaults(func=None)  # delegated in main()
     return parser
 
@@ -633,6 +634,7 @@ DELEGATED = {
     ("record",): ("worldmind.cli_bags", "main_record"),
     ("replay",): ("worldmind.cli_bags", "main_replay"),
     ("ros",): ("worldmind.cli_ros", "main_ros"),
+    ("parse",): ("worldmind.cli_parse", "main_parse"),
 }
 
 
