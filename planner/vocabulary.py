@@ -149,7 +149,8 @@ VERBS: dict[str, str] = {}
 for _cls, _words in {
     # put X on/in Y
     "place": "put place set leave stick drop toss throw lay stash store stow hang return pop slide position "
-             "rest stack insert tuck shove dump load transfer arrange keep move relocate serve sit",
+             "rest stack insert tuck shove dump load transfer arrange keep move relocate serve sit stand chuck "
+             "prop lean perch park plonk plop bung",
     # bring/take X to ROOM (or to Y); without a destination: pick X up
     "bring": "bring take carry deliver transport fetch get grab collect gather retrieve give hand pass",
     "pick": "pick pickup",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from planner import vocabulary as V
-from planner.language.types import (_CONTRACTIONS, _MULTI_VERB_KEYS, _SPLIT_PUNCT, _TOKEN_RE, _Clause,
+from planner.language.types import (WHEN, WHY, _CONTRACTIONS, _MULTI_VERB_KEYS, _SPLIT_PUNCT, _TOKEN_RE, _Clause,
                                     _drop_phrases, _stem, _strip_sequencers, _trim_sequencers)
 
 
@@ -23,15 +23,19 @@ class ClauseSplitting:
         toks: list[tuple[str, int, int]] = []
         for m in _TOKEN_RE.finditer(text):
             w = m.group(0).lower().replace("’", "'")
+            if w in _DASHES:
+                w = DASH  # a clause break that, unlike a comma, never continues an object list
             for part in _CONTRACTIONS.get(w, (w,)):
                 toks.append((part, m.start(), m.end()))
+        toks = _mark_purpose(_join_hyphens(toks))
         toks = _drop_phrases(toks, V.POLITE_PHRASES)
         sentences: list[_Clause] = []
         cur: list[tuple[str, int, int]] = []
         for t in toks:
             if t[0] in _SPLIT_PUNCT:
                 if cur:
-                    sentences.append(_Clause(cur, heading=t[0] == ":" and not self._has_verb_start(cur)))
+                    sentences.append(_Clause(cur, heading=t[0] == ":" and not self._has_verb_start(cur),
+                                             colon=t[0] == ":"))
                 cur = []
             elif t[0] in ("-", "(", ")", '"', "'", "*", "/") and not cur:
                 continue
@@ -71,7 +75,10 @@ class ClauseSplitting:
             follows_verb = self._is_verb_at(_strip_sequencers(words[i + 1:]), 0)
             by_gerund = w in ("by", "while") and i + 1 < len(words) and words[i + 1].endswith("ing") and \
                 _stem(words[i + 1]) in V.VERBS
-            if w == "," or (w == "then" and pieces[-1][1]) or (w in ("and", "or") and follows_verb and pieces[-1][1]) \
+            if w in (WHY, WHEN):  # "so they don't distract me": a purpose clause starts here
+                pieces.append((w, [t]))
+                continue
+            if w in (",", DASH) or (w == "then" and pieces[-1][1]) or (w in ("and", "or") and follows_verb and pieces[-1][1]) \
                     or by_gerund:
                 if pieces[-1][1]:
                     pieces.append((w, []))
@@ -88,7 +95,7 @@ class ClauseSplitting:
                 out[-1] = out[-1] + [("and", trimmed[0][1], trimmed[0][1])] + trimmed
             else:
                 out.append(trimmed)
-        return [_Clause(p, heading=sentence.heading) for p in out]
+        return [_Clause(p, heading=sentence.heading, colon=sentence.colon) for p in out]
 
     def _needs_more(self, prev: list[tuple[str, int, int]], piece: list[tuple[str, int, int]]) -> bool:
         """Is a verbless comma piece the rest of the previous clause's object list?"""
@@ -102,3 +109,44 @@ class ClauseSplitting:
         prev_chunks = self._chunk(prev[1:], verb_class=None)
         prev_has_dest = any(c.kind == "prep" and c.value[0] in ("on", "in", "to") for c in prev_chunks)
         return not has_pred or not prev_has_dest
+
+
+_DASHES = frozenset({"—", "–", "--"})
+DASH = "—"
+# After "so", these start a purpose clause ("so I'm not distracted", "so it's cosy", "so that ...");
+# "so could you ..." and "so please ..." are filler and stay so.
+_PURPOSE_SUBJECTS = frozenset({"i", "i'm", "i've", "i'll", "i'd", "it", "they", "we", "you", "that", "he", "she",
+                               "there", "nothing", "everything", "the", "my", "our", "everyone", "nobody"})
+
+
+def _join_hyphens(toks: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    """Drop a hyphen written inside a word ("living-room" reads as "living room"); a spaced
+    hyphen (" - ") is a clause break like a dash."""
+    out: list[tuple[str, int, int]] = []
+    for k, t in enumerate(toks):
+        if t[0] == "-" and 0 < k < len(toks) - 1:
+            prev, nxt = toks[k - 1], toks[k + 1]
+            if prev[2] == t[1] and nxt[1] == t[2] and prev[0].isalpha() and nxt[0].isalpha():
+                continue
+            if prev[2] < t[1] and nxt[1] > t[2]:
+                t = (DASH, t[1], t[2])
+        out.append(t)
+    return out
+
+
+def _mark_purpose(toks: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    """Replace the "so" / "because" / "so that" opening a purpose or reason clause by ``WHY``,
+    before filler is dropped (filler drops a bare "so", which would leave "I'm not distracted"
+    to read as a negated instruction)."""
+    out: list[tuple[str, int, int]] = []
+    for k, t in enumerate(toks):
+        nxt = toks[k + 1][0] if k + 1 < len(toks) else ""
+        ahead = [x[0] for x in toks[k + 1:k + 6]]
+        if (t[0] == "so" and nxt in _PURPOSE_SUBJECTS) or t[0] in ("because", "cause", "'cause"):
+            out.append((WHY, t[1], t[2]))
+        elif t[0] in ("while", "when", "once", "whilst") and nxt in ("you", "you've", "you're", "we", "i") and \
+                not {"done", "finished", "through"} & set(ahead):
+            out.append((WHEN, t[1], t[2]))  # "while you've got it open": a circumstance, not a request
+        else:
+            out.append(t)
+    return out

@@ -28,7 +28,7 @@ class GoalBuilding:
         if words and words[0] in _NEGATIONS:
             return _Reading(reason="negated instruction (says what not to do)")
         verb, vlen = self._verb(words)
-        chunks = self._chunk(clause.tokens[vlen:], verb)
+        chunks = self._there(self._chunk(clause.tokens[vlen:], verb), verb)
         if any(c.kind == "neg" for c in chunks):
             return _Reading(reason="negated instruction (says what not to do)")
         parts = _gapped(chunks)
@@ -47,6 +47,38 @@ class GoalBuilding:
             merged.consumed = merged.consumed or r.consumed
             merged.last_place = r.last_place or merged.last_place
         return merged
+
+    def _there(self, chunks: list[_Chunk], verb: str | None) -> list[_Chunk]:
+        """"there" as a room: "the box there", "the plate in there", "switch the TV on in there",
+        "bring a mug in there" name the last room said (``self._last_room``); "leave it there" /
+        "put it in there" after a placement keep meaning the last destination."""
+        room = getattr(self, "_last_room", None)
+        if not room or not any(c.kind == "there" for c in chunks):
+            return chunks
+        out: list[_Chunk] = []
+        for i, c in enumerate(chunks):
+            if c.kind != "there":
+                out.append(c)
+                continue
+            prev = out[-1] if out else None
+            prep_before = lambda k: any(x.kind == "prep" for x in out[:k])  # noqa: E731
+            as_room = _Chunk("room", room, c.start, c.end, "there")
+            if prev is not None and prev.kind == "prep" and prev.value[0] in ("in", "at"):
+                if len(out) >= 2 and out[-2].kind == "np" and prep_before(len(out) - 2):
+                    out.append(as_room)  # "on the plate in there": narrows the plate
+                elif verb in ("turn", "on", "off", "open", "close") or verb is None:
+                    out.append(as_room)
+                elif verb == "bring":
+                    out[-1] = _Chunk("prep", ("to", "to"), prev.start, prev.end, "to")
+                    out.append(as_room)
+                else:
+                    out.append(c)
+            elif prev is not None and prev.kind == "np" and prep_before(len(out) - 1):
+                out.append(_Chunk("prep", ("in", "in"), c.start, c.start, "in"))  # "the box there"
+                out.append(as_room)
+            else:
+                out.append(c)
+        return out
 
     def _interpret(self, verb: str | None, chunks: list[_Chunk], clause: _Clause, antecedents: list[Mention],
                    last_place: Mention | str | None, pending: _Pending | None) -> _Reading:
@@ -161,6 +193,10 @@ class GoalBuilding:
             if verb == "turn":
                 toggles = [s for s in state_words if s in ("on", "off")]
                 turn_dest = [g for g in groups if g[1] in ("on", "off")]
+                opens = [s for s in state_words if s in V.STATE_WORDS and V.STATE_WORDS[s][0] == "isOpen"]
+                if opens and not toggles:  # "flip the laptop open"
+                    return self._emit(r, [(m, "isOpen", V.STATE_WORDS[opens[-1]][1], None) for m in objs], "open",
+                                      groups, in_place=True)
                 if toggles:
                     value = toggles[-1] == "on"
                 elif turn_dest:
@@ -277,7 +313,10 @@ class GoalBuilding:
             if states:
                 pred, value = V.STATE_WORDS[states[-1]]
                 flag = _NEEDS[pred]
-                if pred in ("isToggled", "isOpen") and not any(self.affords(m.type, flag) for m in objs):
+                # "get the telly on": a fixed appliance the database lists without the flag is
+                # still read; "bring the mug on" (a portable object that lacks it) is not.
+                if pred in ("isToggled", "isOpen") and not any(
+                        self.affords(m.type, flag) or not self.affords(m.type, "pickupable") for m in objs):
                     return _fail(r, f"'{verb} ... {states[-1]}': {objs[0].type} is not {flag}", unknown)
                 r.hints.update(hints)
                 return self._emit(r, [(m, pred, value, None) for m in objs], pred, [], in_place=True)
@@ -366,7 +405,8 @@ class GoalBuilding:
     def _emit(self, r: _Reading, specs: list[tuple[Mention, str, Any, Mention | None]], reading: str,
               groups: list[tuple[str, str, Any]], in_place: bool = False, appliance: bool = False) -> _Reading:
         """Turn (mention, predicate, value, target) into items; rooms in groups narrow or hint."""
-        room_groups = [g for g in groups if isinstance(g[2], str) and g[0] in ("in", "from", "at", "on")]
+        room_groups = [g for g in groups if isinstance(g[2], str) and g[2] not in ("there", "me")
+                       and g[0] in ("in", "from", "at", "on")]
         for role, phrase, what in groups:
             if role == "with" and isinstance(what, Mention):
                 r.hints["tool"] = what.type
@@ -445,8 +485,8 @@ def _split_slots(chunks: list[_Chunk]) -> tuple[list[Mention], list[tuple[str, s
             seen_prep = True
             groups.append((role, phrase, what))
             continue
-        if c.kind == "np" and not seen_prep:
-            objects.append(c.value)
+        if c.kind == "np" and (not seen_prep or (i > 0 and chunks[i - 1].kind == "also")):
+            objects.append(c.value)  # "put it on the bed along with my watch": the watch too
         elif c.kind == "np" and seen_prep and groups and groups[-1][2] is not None and i > 0 and \
                 chunks[i - 1].kind == "and":
             pass  # "on the table and the desk": first destination wins

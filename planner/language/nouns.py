@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from planner import vocabulary as V
-from planner.language.types import (_FLAGS, _HELD_PHRASES, _NEGATIONS, _SLICE_NOUNS, Mention, _Chunk,
+from planner.language.types import (_FLAGS, _OF_QUANTIFIERS, _HELD_PHRASES, _NEGATIONS, _SLICE_NOUNS, Mention, _Chunk,
                                     _match_any, _take_mods)
 
 
@@ -114,7 +114,8 @@ class NounPhrases:
                     if phrase in ("on", "off") and (after in ("", "and", "please") or after in V.COPULAS
                                                     or after in _NEGATIONS):
                         chunks.append(_Chunk("state", phrase, start, end, phrase))
-                    elif phrase == "of" and after in _SLICE_NOUNS:
+                    elif phrase == "of" and (after in _SLICE_NOUNS or (i > 0 and words[i - 1] in _OF_QUANTIFIERS)):
+                        # "a couple of mugs", "one of the potatoes", "both of them": no relation
                         i += length
                         continue
                     else:
@@ -144,6 +145,10 @@ class NounPhrases:
             if w in V.NUMBERS or w.isdigit():
                 nxt_is_noun = i + 1 < n and (self._longest(words, i + 1) is not None or words[i + 1] in ("of",)
                                              or words[i + 1] not in V.PRONOUNS)
+                if w == "one" and i + 1 < n and words[i + 1] == "of":
+                    mods["quantifier"] = "one of"  # "one of the potatoes": a single one, any of them
+                    i += 1
+                    continue
                 if w == "one" and not (i + 1 < n and self._longest(words, i + 1) is not None):
                     chunks.append(_Chunk("np", Mention(("",), start, toks[i][2], pronoun=True), start, toks[i][2]))
                     i += 1
@@ -159,6 +164,16 @@ class NounPhrases:
                 if w != "everything":
                     i += 1
                     continue
+            if w in ("that", "this", "the") and i + 1 < n and words[i + 1] == "one":
+                # "that one", "the one": one pronoun, not two
+                chunks.append(_Chunk("np", Mention(("",), start, toks[i + 1][2], pronoun=True), start,
+                                     toks[i + 1][2], "that one"))
+                i += 2
+                continue
+            if w in ("along", "together") and i + 1 < n and words[i + 1] == "with":
+                chunks.append(_Chunk("also", w, start, toks[i + 1][2]))  # "... on the bed along with my watch"
+                i += 2
+                continue
             if w in V.PRONOUNS or w == "everything":
                 nxt = self._longest(words, i + 1) if i + 1 < n else None
                 is_det = w in ("that", "this", "those", "these") and nxt is not None and nxt[1][0] == "type"

@@ -43,13 +43,18 @@ chunking and type choice), ``grounding`` (unknown nouns: everyday names, embeddi
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
 from evaluation.checklist import ChecklistItem, ObjectSelector
 from planner.language.clauses import ClauseSplitting
 from planner.language.goals import GoalBuilding
 from planner.language.nouns import NounPhrases, _affordances
-from planner.language.types import (MAX_INSTRUCTION_CHARS, _TOKEN_RE, Mention, UnparsedClause, _Pending)
+from planner import vocabulary as V
+from planner.language import discourse as D
+from planner.language.goals import _split_slots
+from planner.language.types import (_NEEDS, MAX_INSTRUCTION_CHARS, WHEN, WHY, _TOKEN_RE, Mention, UnparsedClause, _Clause,
+                                    _Pending)
 from planner.roles import Goal, PlannerContext
 
 
@@ -75,6 +80,7 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
         self.lexicon: dict[tuple[str, ...], tuple[str, tuple[str, ...], bool]] = self._build_lexicon()
         self.max_phrase = max(len(k) for k in self.lexicon)
         self.unparsed: list[UnparsedClause] = []
+        self._last_room: str | None = None  # the last room said, for "there" (set per clause)
 
     def with_routines(self) -> "InstructionParser":
         """The same parser with routine expansion on (a new instance; this one is unchanged)."""
@@ -92,37 +98,227 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
         self.unparsed = []
         self._text = instruction
         held = context.held_object_type if context is not None else None
-        goals: list[tuple[list[ChecklistItem], str, dict[str, str]]] = []
-        antecedents: list[Mention] = [Mention((held,))] if held else []
-        last_place: Mention | str | None = None
-        last_sliced: str | None = None
-        pending: _Pending | None = None
+        st = _State(antecedents=[Mention((held,))] if held else [])
         for sentence in self._sentences(instruction):
-            for clause in self._clauses(sentence):
-                text = instruction[clause.tokens[0][1]:clause.tokens[-1][2]]
-                self._last_sliced = last_sliced
-                reading = self._read(clause, antecedents, last_place, pending)
-                last_sliced = self._last_sliced
-                if reading.consumed and pending is not None:
-                    text = instruction[pending.start:clause.tokens[-1][2]]
-                    pending = None
-                if reading.pending is not None:
-                    if pending is not None:
-                        self._flush_pending(pending, goals)
-                    pending = reading.pending
-                    antecedents = reading.pending.mentions
-                    continue
-                if reading.antecedents:
-                    antecedents = reading.antecedents
-                if reading.last_place is not None:
-                    last_place = reading.last_place
-                if reading.items:
-                    goals.append((reading.items, text, reading.hints))
-                elif not reading.silent and not clause.heading:
-                    self.unparsed.append(UnparsedClause(text, reading.reason or "no goal recognised"))
-        if pending is not None:
-            self._flush_pending(pending, goals)
-        return self._finish(goals)
+            st.scope, st.next_scope = st.next_scope, None
+            clauses = self._clauses(sentence)
+            for k, clause in enumerate(clauses):
+                self._clause(clause, sentence.colon, st, last_in_sentence=k == len(clauses) - 1)
+        if st.pending is not None:
+            self._flush_pending(st.pending, st.goals)
+        D.merge_bring_then_place(st.goals)
+        return self._finish(st.goals)
+
+    # ------------------------------------------------------------------------------ one clause
+    def _clause(self, clause: _Clause, colon: bool, st: "_State", last_in_sentence: bool = True) -> None:
+        """Read one clause in the light of the discourse so far (``st``), and update it."""
+        text = self._text[clause.tokens[0][1]:clause.tokens[-1][2]]
+        words = clause.words
+        if words[0] == WHY:
+            self.unparsed.append(UnparsedClause(text, "purpose or reason clause: says why, not what to do"))
+            return
+        if self._correction(clause, text, st):
+            return
+        room, n = D.leading_room(words, self._room_at, st.last_room)
+        if words[0] == WHEN and (room is None or n < len(words)):
+            if room is not None:
+                st.scope, st.last_room = room, room
+            self.unparsed.append(UnparsedClause(text, "circumstance clause: says when, not what to do"))
+            return
+        if room is not None:
+            st.last_room = room
+            if colon:
+                st.next_scope = room
+            else:
+                st.scope = room
+            if n >= len(words):
+                return
+            clause = _Clause(clause.tokens[n:], heading=clause.heading, colon=clause.colon)
+            text = self._text[clause.tokens[0][1]:clause.tokens[-1][2]]
+            words = clause.words
+        if words[:2] in (["there", "is"], ["there", "are"]) or words[0] in D.SPEAKER_WORDS:
+            self._harvest(clause, st, colon)
+            reason = "describes the scene, not a request" if words[0] == "there" else \
+                "a statement about the speaker, not a request"
+            self.unparsed.append(UnparsedClause(text, reason + " (its room and objects are kept for later references)"))
+            return
+        snapshot = (list(st.antecedents), st.last_place, st.last_sliced)
+        self._last_sliced = st.last_sliced
+        self._last_room = st.last_room
+        reading = self._read(clause, st.antecedents, st.last_place, st.pending)
+        st.last_sliced = self._last_sliced
+        if not reading.items and reading.pending is None:
+            if not last_in_sentence and self._topic(clause, st):
+                return  # "The mug and the apple — both of those go on the counter"
+            if self._elliptic(clause, text, st):
+                return
+        if reading.consumed and st.pending is not None:
+            text = self._text[st.pending.start:clause.tokens[-1][2]]
+            st.pending = None
+        if reading.pending is not None:
+            if st.pending is not None:
+                self._flush_pending(st.pending, st.goals)
+            st.pending = reading.pending
+            st.antecedents = reading.pending.mentions
+            self._note_rooms(clause, st)
+            return
+        if reading.antecedents:
+            st.antecedents = reading.antecedents
+        if reading.last_place is not None:
+            st.last_place = reading.last_place
+        if reading.items:
+            items = [D.with_scope_room(i, st.scope) for i in reading.items] if st.scope else reading.items
+            st.goals.append((items, text, reading.hints))
+            st.last = (clause, snapshot, len(st.goals) - 1, text)
+            self._note_rooms(clause, st)
+            return
+        rooms = self._note_rooms(clause, st)
+        if not reading.silent and not (clause.heading and not rooms):
+            self.unparsed.append(UnparsedClause(text, reading.reason or "no goal recognised"))
+        # A clause that asks for nothing but names one room scopes what follows ("Set things out
+        # in the living room: ...", "I'm planning a night in the living room, so ...").
+        if len(set(rooms)) == 1:
+            if colon:
+                st.next_scope = rooms[-1]
+            else:
+                st.scope = rooms[-1]
+        self._harvest(clause, st, colon, rooms_done=True)
+
+    def _room_at(self, words, i: int):
+        hit = self._longest(words, i)
+        if hit is not None and hit[1][0] == "room":
+            return hit[0], hit[1][1][0]
+        return None
+
+    def _note_rooms(self, clause: _Clause, st: "_State") -> list[str]:
+        """Rooms a clause names, in order; the last becomes what "there" refers to."""
+        rooms: list[str] = []
+        for c in self._chunk(clause.tokens, None):
+            if c.kind == "room":
+                rooms.append(c.value)
+            elif c.kind == "np" and c.value.room:
+                rooms.append(c.value.room)
+        if rooms:
+            st.last_room = rooms[-1]
+        return rooms
+
+    def _harvest(self, clause: _Clause, st: "_State", colon: bool, rooms_done: bool = False) -> None:
+        """From a clause that asks nothing ("There's a plate in the living room", "I'll be working
+        at the dining table"): its objects become what a later "it" / "that one" means, its room
+        the scope of what follows."""
+        words = clause.words
+        skip = 2 if words[:2] in (["there", "is"], ["there", "are"]) else 0
+        chunks = self._chunk(clause.tokens[skip:], None)
+        objects, groups, _ = _split_slots(chunks)
+        nps = objects + [g[2] for g in groups if isinstance(g[2], Mention) and not g[2].pronoun]
+        room_groups = [g[2] for g in groups if isinstance(g[2], str) and g[2] not in ("there", "me")]
+        for m in nps:
+            if m.room is None and room_groups:
+                m.room = room_groups[-1]
+        nps = [m for m in nps if m.type and not m.pronoun and not m.slice_ref]
+        if nps:
+            st.antecedents = nps
+            st.last_place = nps[-1]
+        if rooms_done:
+            return
+        rooms = self._note_rooms(clause, st)
+        if len(set(rooms)) == 1:
+            if colon:
+                st.next_scope = rooms[-1]
+            else:
+                st.scope = rooms[-1]
+
+    def _correction(self, clause: _Clause, text: str, st: "_State") -> bool:
+        """"on the table, no, on the counter" / "turn it on, sorry, I mean off": the last word
+        wins. Returns True when the clause was a correction (applied, awaited or reported)."""
+        words = clause.words
+        k = D.correction_prefix(words, lambda w: self._is_prep(w) or D.is_state_word(w) or self._is_verb_at([w], 0))
+        if k == 0 and not st.correcting:
+            return False
+        rest = clause.tokens[k:]
+        if not rest:
+            st.correcting = True  # "sorry," alone: the replacement follows
+            return True
+        st.correcting = False
+        if st.last is None:
+            if k:
+                self.unparsed.append(UnparsedClause(text, "correction with nothing before it to correct"))
+            return bool(k)
+        prev_clause, (ants, place, sliced), idx, prev_text = st.last
+        rest_words = [t[0] for t in rest]
+        if self._is_verb_at(rest_words, 0):
+            spliced = rest  # "no, put it in the fridge": a new request replaces the old one
+            ants = st.antecedents  # whose "it" is the corrected request's object
+        else:
+            spliced = _splice(prev_clause.tokens, rest, self._is_prep, self._prep_role)
+        if spliced is None:
+            if not k:
+                return False
+            self.unparsed.append(UnparsedClause(text, "correction not understood: say the whole request again"))
+            return True
+        self._last_sliced = sliced
+        self._last_room = st.last_room
+        reading = self._read(_Clause(spliced), ants, place, None)
+        if not reading.items:
+            if not k:
+                return False
+            self.unparsed.append(UnparsedClause(text, "correction not understood: " + (reading.reason or "no goal")))
+            return True
+        items = [D.with_scope_room(i, st.scope) for i in reading.items] if st.scope else reading.items
+        st.goals[idx] = (items, prev_text + " ... " + text, reading.hints)
+        if reading.antecedents:
+            st.antecedents = reading.antecedents
+        if reading.last_place is not None:
+            st.last_place = reading.last_place
+        return True
+
+    def _topic(self, clause: _Clause, st: "_State") -> bool:
+        """A clause of noun phrases only, with more of the sentence to come: the objects the next
+        clause talks about ("the mug and the apple — both of those go on the counter")."""
+        chunks = self._chunk(clause.tokens, None)
+        if not chunks or any(c.kind not in ("np", "and") for c in chunks):
+            return False
+        nps = [c.value for c in chunks if c.kind == "np"]
+        if any(m.pronoun or m.slice_ref or not m.type for m in nps):
+            return False
+        st.antecedents = nps
+        return True
+
+    def _elliptic(self, clause: _Clause, text: str, st: "_State") -> bool:
+        """"then the cup as well" / "the desk lamp and the floor lamp" after a request: repeat
+        it for these objects, or say which objects an ambiguous plural meant."""
+        if st.last is None:
+            return False
+        words = clause.words
+        skip = D.elliptic_object(words)
+        chunks = self._chunk(clause.tokens[skip:], None)
+        if not chunks or any(c.kind not in ("np", "and") for c in chunks):
+            return False
+        nps = [c.value for c in chunks if c.kind == "np"]
+        if any(m.pronoun or m.slice_ref or not m.type for m in nps):
+            return False
+        idx = st.last[2]
+        prev_items, prev_text, hints = st.goals[idx]
+        types = [m.type for m in nps]
+        counts = [m.count for m in nps]
+        swapped = D.apposition(prev_items, hints.get("object_alternatives", ""), types, counts)
+        if swapped is not None:
+            st.goals[idx] = (swapped, prev_text + ", " + text, hints)
+            return True
+        need = lambda t, pred: self.affords(t, _NEEDS.get(pred, "pickupable"))  # noqa: E731
+        copies = D.ellipsis(prev_items, types, counts, need)
+        if not copies:
+            return False
+        st.goals.append((copies, text, dict(hints)))
+        return True
+
+    def _is_prep(self, word: str) -> bool:
+        hit = self.lexicon.get((word,))
+        return hit is not None and hit[0] == "prep"
+
+    def _prep_role(self, word: str) -> str:
+        hit = self.lexicon.get((word,))
+        return hit[1][0] if hit is not None and hit[0] == "prep" else ""
 
     def _flush_pending(self, pending: _Pending, goals: list) -> None:
         """An acquisition nothing used: "grab the mug" means the mug ends up held."""
@@ -151,3 +347,43 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
             if kept:
                 out.append(Goal(f"g{len(out) + 1}", tuple(kept), text, dict(hints)))
         return out
+
+
+@dataclass
+class _State:
+    """The discourse so far: goals, what pronouns and "there" refer to, the room in scope."""
+
+    antecedents: list[Mention] = field(default_factory=list)
+    goals: list[tuple[list[ChecklistItem], str, dict[str, str]]] = field(default_factory=list)
+    last_place: Mention | str | None = None
+    last_sliced: str | None = None
+    last_room: str | None = None
+    pending: _Pending | None = None
+    scope: str | None = None  # room said for the rest of this sentence
+    next_scope: str | None = None  # room said in a heading ("... in the bedroom:") for the next one
+    correcting: bool = False  # a bare "sorry," / "no," was read: the next clause corrects
+    # The last clause that produced a goal: (clause, (antecedents, last_place, last_sliced) before
+    # it, index of its goal, its text), so a correction can re-read it.
+    last: tuple[_Clause, tuple[list[Mention], Mention | str | None, str | None], int, str] | None = None
+
+
+def _splice(prev: list[tuple[str, int, int]], rest: list[tuple[str, int, int]], is_prep, prep_role
+            ) -> list[tuple[str, int, int]] | None:
+    """The previous clause with its matching part replaced by a correction: a state word replaces
+    the last state word of the same kind ("on" -> "off"); a destination ("on the counter")
+    replaces the last destination. None when nothing matches."""
+    words = [t[0] for t in rest]
+    first = words[0]
+    pwords = [t[0] for t in prev]
+    if first in V.STATE_WORDS and len(words) <= 2:
+        pred = V.STATE_WORDS[first][0]
+        for i in range(len(prev) - 1, 0, -1):
+            w = pwords[i]
+            if w in V.STATE_WORDS and V.STATE_WORDS[w][0] == pred:
+                return prev[:i] + [rest[0]] + prev[i + 1:]
+        return None
+    if is_prep(first) and prep_role(first) in ("on", "in", "to"):
+        for i in range(len(prev) - 1, 0, -1):
+            if is_prep(pwords[i]) and prep_role(pwords[i]) in ("on", "in", "to"):
+                return prev[:i] + rest
+    return None

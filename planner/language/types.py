@@ -17,6 +17,10 @@ from planner import vocabulary as V
 # Longest instruction accepted: checked before any tokenising, so a 50 MB string costs O(1) time
 # and no memory beyond the caller's. The longest free-form instruction we have is ~600 characters.
 MAX_INSTRUCTION_CHARS = 10_000
+# Token standing for "so"/"because" when it opens a purpose or reason clause (not a request).
+WHY = "<why>"
+# Token standing for "while"/"when"/"once" opening a circumstance clause ("while you're there").
+WHEN = "<when>"
 _MULTI_VERB_KEYS = frozenset(tuple(k.split()) for k in V.MULTI_VERBS)
 _FLAGS = ("pickupable", "receptacle", "openable", "toggleable", "sliceable", "cookable", "fillable", "dirtyable")
 _TOKEN_RE = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)?|\d+|\n|[^\sA-Za-z\d]")
@@ -24,7 +28,11 @@ _SPLIT_PUNCT = frozenset({".", "!", "?", ";", ":", "\n"})
 _CONTRACTIONS = {"that's": ("that", "is"), "it's": ("it", "is"), "there's": ("there", "is"),
                  "what's": ("what", "is"), "they're": ("they", "are"), "you're": ("you", "are"),
                  "isn't": ("is", "not"), "aren't": ("are", "not"), "dont": ("don't",)}
-_NEGATIONS = frozenset({"don't", "not", "never", "no", "doesn't", "shouldn't", "mustn't", "avoid"})
+_NEGATIONS = frozenset({"don't", "not", "never", "no", "doesn't", "shouldn't", "mustn't", "avoid", "none", "nowhere",
+                        "neither", "nor", "without"})
+# Words after which "of" is a partitive, not a relation ("a couple of mugs", "one of the potatoes").
+_OF_QUANTIFIERS = frozenset({"couple", "pair", "one", "both", "all", "each", "some", "few", "several", "any",
+                             "two", "three", "four", "five", "none", "either", "neither", "most", "lot", "lots"})
 _SLICE_NOUNS = frozenset({"slice", "slices", "piece", "pieces", "wedge", "wedges", "chunk", "chunks", "bit",
                           "bits", "half", "halves"})
 _HELD_PHRASES = (("in", "hand"), ("in", "your", "hand"), ("in", "your", "hands"), ("in", "hand", "s"),
@@ -79,7 +87,8 @@ class _Chunk:
 @dataclass
 class _Clause:
     tokens: list[tuple[str, int, int]]
-    heading: bool = False  # ended with ":" ("Tidy-up:")
+    heading: bool = False  # a verbless sentence that ended with ":" ("Tidy-up:")
+    colon: bool = False  # the sentence ended with ":" (what follows elaborates it)
 
     @property
     def words(self) -> list[str]:
