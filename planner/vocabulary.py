@@ -78,7 +78,10 @@ SYNONYMS: dict[str, str] = {
     "computer": "Desktop", "desktop computer": "Desktop", "pc": "Desktop",
     "notebook computer": "Laptop",
     "teddy": "TeddyBear", "teddybear": "TeddyBear", "stuffed animal": "TeddyBear", "stuffed bear": "TeddyBear",
-    "soap": "SoapBar", "bar of soap": "SoapBar", "soap bar": "SoapBar",
+    "bar of soap": "SoapBar", "soap bar": "SoapBar",
+    "card": "CreditCard", "bank card": "CreditCard", "debit card": "CreditCard", "credit card": "CreditCard",
+    "standing lamp": "FloorLamp", "floor light": "FloorLamp", "standard lamp": "FloorLamp",
+    "reading lamp": "DeskLamp", "desk light": "DeskLamp", "television stand": "TVStand",
     "hand soap": "SoapBottle", "soap dispenser": "SoapBottle", "liquid soap": "SoapBottle",
     "sponge": "DishSponge",
     "spray": "SprayBottle", "cleaning spray": "SprayBottle",
@@ -136,6 +139,8 @@ AMBIGUOUS: dict[str, tuple[str, ...]] = {
     "oven": ("Microwave", "StoveBurner"),
     "cupboard": ("Cabinet",),
     "lamps": ("DeskLamp", "FloorLamp"),
+    # placement-annotations.json instances: SoapBottle 30, SoapBar 1
+    "soap": ("SoapBottle", "SoapBar"),
 }
 
 # Liquids THOR fills with, by phrase.

@@ -132,3 +132,21 @@ def test_phrasal_verbs_and_written_forms(parser: InstructionParser, text: str, e
 def test_negations_still_drop(parser: InstructionParser) -> None:
     assert got(parser, "Put the mug in the sink. None of it goes in the bedroom. Don't touch the laptop.") == [
         "Mug in Sink"]
+
+
+# ------------------------------------------------------------------ concise, list-like wording
+@pytest.mark.parametrize("text,expected", [
+    ("Shelf: vase and statue; desk: laptop.", ["Laptop in Desk", "Statue in ShelvingUnit", "Vase in ShelvingUnit"]),
+    ("Water in the kettle and the pot.", ["Kettle is filled with water", "Pot is filled with water"]),
+    ("Kettle and pot of water.", ["Kettle is filled with water", "Pot is filled with water"]),
+    ("Desk and floor lamps off.", ["DeskLamp is off", "FloorLamp is off"]),
+    ("Watch boxed, remote on the sofa.", ["RemoteControl in Sofa", "Watch in Box"]),
+    ("Light the candle, vase on the shelf.", ["Candle is on", "Vase in ShelvingUnit"]),
+    ("Card in the drawer.", ["CreditCard in Drawer"]),
+])
+def test_concise_list_forms(parser: InstructionParser, text: str, expected: list[str]) -> None:
+    assert got(parser, text) == expected
+
+
+def test_water_as_a_verb_still_waters(parser: InstructionParser) -> None:
+    assert got(parser, "Water the plant.") == ["HousePlant is filled with water"]

@@ -57,6 +57,8 @@ class ClauseSplitting:
         # "microwave", "toast", "light" are also nouns: a verb is followed by an object, not by "and".
         nxt = words[i + 1] if i + 1 < len(words) else ""
         key = (w,)
+        if w in V.LIQUID_PHRASES and nxt in ("in", "into", "for", "inside"):
+            return False  # "water in the wine bottle": the liquid, not the verb
         if key in self.lexicon and self.lexicon[key][0] == "type" and (
                 nxt in ("and", ",", "") or (nxt in ("on", "off", "open") and i + 2 >= len(words))):
             return False
@@ -108,7 +110,10 @@ class ClauseSplitting:
         has_pred = any(c.kind in ("prep", "state", "held") for c in chunks)
         prev_chunks = self._chunk(prev[1:], verb_class=None)
         prev_has_dest = any(c.kind == "prep" and c.value[0] in ("on", "in", "to") for c in prev_chunks)
-        return not has_pred or not prev_has_dest
+        # A piece with its own destination or state continues the list only when the previous
+        # clause still needs a destination ("put the mug, the bowl on the shelf" is rare; "light
+        # the candle, basketball on the armchair" is two requests).
+        return not has_pred or (not prev_has_dest and V.VERBS.get(prev_words[0]) in ("place", "bring"))
 
 
 _DASHES = frozenset({"—", "–", "--"})

@@ -357,6 +357,11 @@ class GoalBuilding:
                     liquids: list[str], unknown: list[str], r: _Reading, raw_objects: list[Mention],
                     chunks: list[_Chunk]) -> _Reading:
         if not objs:
+            prep_at = next((k for k, c in enumerate(chunks) if c.kind == "prep" and c.value[0] in ("in", "to")), None)
+            vessels = [c.value for c in chunks[prep_at + 1:] if c.kind == "np" and not c.value.pronoun] \
+                if prep_at is not None else []
+            if liquids and not raw_objects and vessels:  # "water in a mug and a cup"
+                return self._emit(r, [(m, "isFilledWithLiquid", liquids[0], None) for m in vessels], "fill", [])
             if liquids and not raw_objects:
                 vessel = Mention((V.DEFAULT_VESSEL[liquids[0]],))
                 return self._emit(r, [(vessel, "isFilledWithLiquid", liquids[0], None)], "fill", [])
@@ -366,6 +371,10 @@ class GoalBuilding:
             return _fail(r, "no verb and no known object", unknown)
         specs: list[tuple[Mention, str, Any, Mention | None]] = []
         state_words = [c.value if c.kind == "state" else "held" for c in states]
+        filled = [m.liquid for m in objs if m.liquid]
+        if filled and not state_words and not groups and all(self.affords(m.type, "fillable") for m in objs):
+            for m in objs:  # "bowl and cup of water": the liquid is said once for the list
+                m.liquid = m.liquid or filled[-1]
         dests = [g for g in groups if g[0] in ("on", "in", "to")]
         in_place = bool(state_words)
         if state_words:

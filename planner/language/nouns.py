@@ -83,6 +83,10 @@ class NounPhrases:
                 end = toks[i + length - 1][2]
                 prev_kind = chunks[-1].kind if chunks else ""
                 prev_prep = chunks[-1].value[0] if chunks and chunks[-1].kind == "prep" else ""
+                if kind == "type":
+                    shared = self._shared_head(words, i, length)
+                    if shared is not None:  # "desk and floor lamps": the desk lamp
+                        values = shared
                 if kind == "type" and values == ("WineBottle",) and length == 1 and (
                         prev_prep in ("with", "of") or verb_class in ("fill", "pour", "make")):
                     kind, values = "liquid", ("wine",)
@@ -210,9 +214,44 @@ class NounPhrases:
                 chunks.append(_Chunk("neg", w, start, toks[i][2]))
                 i += 1
                 continue
+            boxed = self._container_participle(w)
+            if boxed is not None:  # "pen boxed": in the box
+                chunks.append(_Chunk("prep", ("in", "in"), start, start, "in"))
+                chunks.append(_Chunk("np", Mention((boxed,), start, toks[i][2]), start, toks[i][2]))
+                i += 1
+                continue
             chunks.append(_Chunk("word", w, start, toks[i][2]))
             i += 1
         return chunks
+
+    def _shared_head(self, words: Sequence[str], i: int, length: int) -> tuple[str, ...] | None:
+        """In "desk and floor lamps" the head "lamps" is shared: "desk" means "desk lamp" when the
+        next conjunct ends in a head that makes a type with it."""
+        j = i + length
+        if j >= len(words) or words[j] != "and":
+            return None
+        j += 1
+        while j < len(words) and words[j] in V.DETERMINERS:
+            j += 1
+        nxt = self._longest(words, j)
+        if nxt is None or nxt[1][0] != "type" or nxt[0] < 2:
+            return None
+        head = words[j + nxt[0] - 1]
+        hit = self.lexicon.get(tuple(words[i:i + length]) + (head,))
+        if hit is not None and hit[0] == "type" and hit[1] != self.lexicon[tuple(words[i:i + length])][1]:
+            return hit[1]
+        return None
+
+    def _container_participle(self, word: str) -> str | None:
+        """"boxed", "binned", "bagged": a verb made of a container noun means "in that container"."""
+        if not word.endswith("ed") or len(word) < 5:
+            return None
+        stem = word[:-2]
+        for cand in (stem, stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else stem, stem + "e"):
+            hit = self.lexicon.get((cand,))
+            if hit is not None and hit[0] == "type" and len(hit[1]) == 1 and self.affords(hit[1][0], "receptacle"):
+                return hit[1][0]
+        return None
 
     def _longest(self, words: Sequence[str], i: int):
         for length in range(min(self.max_phrase, len(words) - i), 0, -1):

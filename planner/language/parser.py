@@ -101,6 +101,7 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
         st = _State(antecedents=[Mention((held,))] if held else [])
         for sentence in self._sentences(instruction):
             st.scope, st.next_scope = st.next_scope, None
+            st.target, st.next_target = st.next_target, None
             clauses = self._clauses(sentence)
             for k, clause in enumerate(clauses):
                 self._clause(clause, sentence.colon, st, last_in_sentence=k == len(clauses) - 1)
@@ -136,6 +137,8 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
             clause = _Clause(clause.tokens[n:], heading=clause.heading, colon=clause.colon)
             text = self._text[clause.tokens[0][1]:clause.tokens[-1][2]]
             words = clause.words
+        if clause.heading and self._heading_target(clause, st):
+            return  # "Bed: cup and book; nightstand: phone"
         if words[:2] in (["there", "is"], ["there", "are"]) or words[0] in D.SPEAKER_WORDS:
             self._harvest(clause, st, colon)
             reason = "describes the scene, not a request" if words[0] == "there" else \
@@ -150,6 +153,8 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
         if not reading.items and reading.pending is None:
             if not last_in_sentence and self._topic(clause, st):
                 return  # "The mug and the apple — both of those go on the counter"
+            if st.target is not None and self._onto_target(clause, text, st):
+                return
             if self._elliptic(clause, text, st):
                 return
         if reading.consumed and st.pending is not None:
@@ -272,6 +277,38 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
             st.last_place = reading.last_place
         return True
 
+    def _heading_target(self, clause: _Clause, st: "_State") -> bool:
+        """A heading that is one receptacle ("Bed:") is where the next list goes."""
+        chunks = self._chunk(clause.tokens, None)
+        if len(chunks) != 1 or chunks[0].kind != "np":
+            return False
+        m = chunks[0].value
+        if m.pronoun or not m.type:
+            return False
+        self._resolve(m, "receptacle")
+        if not self.affords(m.type, "receptacle"):
+            return False
+        st.next_target = m
+        return True
+
+    def _onto_target(self, clause: _Clause, text: str, st: "_State") -> bool:
+        """Noun phrases only, after a receptacle heading: they go on (in) it."""
+        chunks = self._chunk(clause.tokens, None)
+        if not chunks or any(c.kind not in ("np", "and") for c in chunks):
+            return False
+        nps = [c.value for c in chunks if c.kind == "np"]
+        if any(m.pronoun or m.slice_ref or not m.type for m in nps):
+            return False
+        target = st.target
+        items = []
+        for m in nps:
+            self._resolve(m, "pickupable")
+            items.append(self._item(m, "inReceptacle", None, target))
+        st.goals.append((items, text, {}))
+        st.antecedents = nps
+        st.last_place = target
+        return True
+
     def _topic(self, clause: _Clause, st: "_State") -> bool:
         """A clause of noun phrases only, with more of the sentence to come: the objects the next
         clause talks about ("the mug and the apple — both of those go on the counter")."""
@@ -361,6 +398,8 @@ class _State:
     pending: _Pending | None = None
     scope: str | None = None  # room said for the rest of this sentence
     next_scope: str | None = None  # room said in a heading ("... in the bedroom:") for the next one
+    target: Mention | None = None  # receptacle heading in force ("Bed: cup and book")
+    next_target: Mention | None = None
     correcting: bool = False  # a bare "sorry," / "no," was read: the next clause corrects
     # The last clause that produced a goal: (clause, (antecedents, last_place, last_sliced) before
     # it, index of its goal, its text), so a correction can re-read it.
