@@ -21,12 +21,16 @@ from typing import Any, Sequence
 EXIT_USAGE = 2
 
 
-def parse_report(text: str, routines: bool = False) -> dict[str, Any]:
-    """The JSON-ready report of one instruction: items (with source clause) and unparsed clauses."""
+def parse_report(text: str, routines: bool = False, embed: bool = True) -> dict[str, Any]:
+    """The JSON-ready report of one instruction: items (with source clause), unparsed clauses,
+    and how unknown noun phrases were grounded (``embed``: use all-MiniLM-L6-v2 when the
+    ``text`` extra is installed)."""
     from planner.instruction_parser import InstructionParser
+    from planner.language.grounding import default_encoder
     from sim_bridge.embedded.house_data import load_asset_database
 
-    parser = InstructionParser(load_asset_database(), routines=routines)
+    encoder = default_encoder() if embed else None
+    parser = InstructionParser(load_asset_database(), routines=routines, encoder=encoder)
     goals = parser.decompose(text, None)
     items: list[dict[str, Any]] = []
     for g in goals:
@@ -40,10 +44,10 @@ def parse_report(text: str, routines: bool = False) -> dict[str, Any]:
                 d["routine"] = inferred
             items.append(d)
     unparsed = [{"text": u.text, "reason": u.reason} for u in parser.unparsed]
-    report: dict[str, Any] = {"items": items, "unparsed": unparsed}
-    grounding = getattr(parser, "grounding_notes", None)
-    if grounding:
-        report["grounding"] = list(grounding)
+    report: dict[str, Any] = {"items": items, "unparsed": unparsed,
+                              "encoder": getattr(encoder, "name", None)}
+    if parser.grounding_notes:
+        report["grounding"] = [g.to_dict() | {"note": g.describe()} for g in parser.grounding_notes.values()]
     return report
 
 
@@ -61,6 +65,8 @@ def main_parse(argv: Sequence[str]) -> int:
     ap = argparse.ArgumentParser(prog="worldmind parse", description=__doc__.splitlines()[0])
     ap.add_argument("text", help="the instruction (use - to read it from stdin)")
     ap.add_argument("--json", action="store_true", help='print {"items": [...], "unparsed": [...]}')
+    ap.add_argument("--no-embed", action="store_true",
+                    help="do not ground unknown nouns by embedding even where the 'text' extra is installed")
     ap.add_argument("--routines", action="store_true",
                     help="expand routine words (tidy, set the table, ...) from typical placements, marked inferred")
     try:
@@ -73,7 +79,7 @@ def main_parse(argv: Sequence[str]) -> int:
 
         text = sys.stdin.read(MAX_INSTRUCTION_CHARS + 1)  # bounded: never reads a huge stream whole
     try:
-        report = parse_report(text, routines=args.routines)
+        report = parse_report(text, routines=args.routines, embed=not args.no_embed)
     except ValueError as exc:
         print(f"worldmind parse: instruction: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -85,7 +91,7 @@ def main_parse(argv: Sequence[str]) -> int:
         for u in report["unparsed"]:
             print(f"unparsed: \"{u['text']}\" ({u['reason']})")
         for g in report.get("grounding", []):
-            print(f"grounding: {g}")
+            print(f"grounding: {g['note']}")
         if not report["items"]:
             print("no goal: nothing in the instruction names a known object and an end state", file=sys.stderr)
     return 0 if report["items"] else 1

@@ -14,6 +14,12 @@ from planner.language.types import (_FLAGS, _OF_QUANTIFIERS, _HELD_PHRASES, _NEG
                                     _match_any, _take_mods)
 
 
+# Words that are never a noun to ground ("me", "here", copulas, pronouns, determiners).
+_FUNCTION_WORDS = frozenset(V.DETERMINERS | V.PRONOUNS | V.COPULAS | {"me", "here", "there", "us", "and", "or", "so",
+                                                                     "i", "you", "we", "my", "your", "as", "well",
+                                                                     "too", "up", "out", "down", "away", "back"})
+
+
 class NounPhrases:
     """Mixin: lexicon, ``_chunk``, ``_longest``, ``affords``, ``_resolve``."""
 
@@ -220,9 +226,55 @@ class NounPhrases:
                 chunks.append(_Chunk("np", Mention((boxed,), start, toks[i][2]), start, toks[i][2]))
                 i += 1
                 continue
+            grounded = self._ground_unknown(words, toks, i, chunks, verb_class)
+            if grounded is not None:
+                m = Mention(grounded[1], start, toks[i + grounded[0] - 1][2], **_take_mods(mods, False))
+                m.hints["grounded"] = grounded[2]
+                chunks.append(_Chunk("np", m, start, m.end))
+                i += grounded[0]
+                continue
             chunks.append(_Chunk("word", w, start, toks[i][2]))
             i += 1
         return chunks
+
+    def _known_word(self, words: Sequence[str], j: int) -> bool:
+        w = words[j]
+        return (not w.isalpha() and "'" not in w) or self._longest(words, j) is not None or w in _FUNCTION_WORDS \
+            or w in V.VERBS or w in V.STATE_WORDS or w in _NEGATIONS or w in V.NUMBERS
+
+    def _ground_unknown(self, words: Sequence[str], toks, i: int, chunks: list[_Chunk], verb_class: str | None
+                        ) -> tuple[int, tuple[str, ...], str] | None:
+        """A run of unknown words in a noun slot (after a determiner, a number, a preposition, or
+        the verb) grounded by ``self.grounder``: (length, types, note), or None. Every attempt is
+        recorded in ``self.grounding_notes``."""
+        grounder = getattr(self, "grounder", None)
+        if grounder is None:
+            return None
+        prev = words[i - 1] if i else ""
+        slot = prev in V.DETERMINERS or prev in V.NUMBERS or (chunks and chunks[-1].kind == "prep") or \
+            (i == 0 and verb_class is not None)
+        if not slot:
+            return None
+        j = i
+        while j < len(words) and not self._known_word(words, j):
+            j += 1
+        run = j - i
+        if run == 0 or run > 3:
+            return None
+        head = self._longest(words, j) if j < len(words) else None
+        if head is not None and head[1][0] == "type" and grounder.encoder is not None:
+            # "portable computer": the whole phrase is compared, not just its known head; when it
+            # does not ground, the head alone is read as the lexicon says.
+            whole = grounder.ground(" ".join(words[i:j + head[0]]))
+            self.grounding_notes[whole.phrase] = whole
+            if whole.type is not None:
+                return run + head[0], (whole.type,), whole.describe()
+            return None
+        g = grounder.ground(" ".join(words[i:j]))
+        self.grounding_notes[g.phrase] = g
+        if g.type is None:
+            return None
+        return run, (g.type,), g.describe()
 
     def _shared_head(self, words: Sequence[str], i: int, length: int) -> tuple[str, ...] | None:
         """In "desk and floor lamps" the head "lamps" is shared: "desk" means "desk lamp" when the

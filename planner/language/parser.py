@@ -53,6 +53,7 @@ from planner.language.nouns import NounPhrases, _affordances
 from planner import vocabulary as V
 from planner.language import discourse as D
 from planner.language.goals import _split_slots
+from planner.language.grounding import Grounding, NounGrounder, noun_phrases
 from planner.language.types import (_NEEDS, MAX_INSTRUCTION_CHARS, WHEN, WHY, _TOKEN_RE, Mention, UnparsedClause, _Clause,
                                     _Pending)
 from planner.roles import Goal, PlannerContext
@@ -66,8 +67,12 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
     no goal, with the reason.
     """
 
-    def __init__(self, asset_db: Any = None, routines: bool = False) -> None:
+    def __init__(self, asset_db: Any = None, routines: bool = False, encoder: Any = None) -> None:
+        """``encoder``: a text encoder for grounding unknown nouns by embedding (see
+        ``planner.language.grounding``; ``default_encoder()`` gives all-MiniLM-L6-v2 where the
+        ``text`` extra is installed); None grounds by vocabulary and head noun only."""
         self.asset_db = asset_db
+        self.encoder = encoder
         self.routines = routines  # expand routine words ("tidy") into inferred goals
         self.flags: dict[str, frozenset[str]] = _affordances(asset_db)
         self.sliced: dict[str, str] = {}  # base type -> sliced type
@@ -79,12 +84,14 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
         self.base_of = {v: k for k, v in self.sliced.items()}
         self.lexicon: dict[tuple[str, ...], tuple[str, tuple[str, ...], bool]] = self._build_lexicon()
         self.max_phrase = max(len(k) for k in self.lexicon)
+        self.grounder = NounGrounder(noun_phrases(self.lexicon), encoder)
+        self.grounding_notes: dict[str, Grounding] = {}  # phrase -> how it was grounded (last decompose)
         self.unparsed: list[UnparsedClause] = []
         self._last_room: str | None = None  # the last room said, for "there" (set per clause)
 
     def with_routines(self) -> "InstructionParser":
         """The same parser with routine expansion on (a new instance; this one is unchanged)."""
-        return InstructionParser(self.asset_db, routines=True)
+        return InstructionParser(self.asset_db, routines=True, encoder=self.encoder)
 
     def decompose(self, instruction: str, context: PlannerContext | None = None) -> list[Goal]:
         """Goals in instruction order, one per clause that states something to make true."""
@@ -96,6 +103,7 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
             raise ValueError("empty instruction: nothing to decompose (expected household English, e.g. "
                              "'Put the mug in the sink')")
         self.unparsed = []
+        self.grounding_notes = {}
         self._text = instruction
         held = context.held_object_type if context is not None else None
         st = _State(antecedents=[Mention((held,))] if held else [])
