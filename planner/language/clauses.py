@@ -87,6 +87,7 @@ class ClauseSplitting:
                 continue
             pieces[-1][1].append(t)
         out: list[list[tuple[str, int, int]]] = []
+        pieces = self._merge_forward(pieces)
         for sep, piece in pieces:
             trimmed = _trim_sequencers(piece)
             if not trimmed:
@@ -98,6 +99,32 @@ class ClauseSplitting:
             else:
                 out.append(trimmed)
         return [_Clause(p, heading=sentence.heading, colon=sentence.colon) for p in out]
+
+    def _merge_forward(self, pieces: list[tuple[str, list[tuple[str, int, int]]]]
+                       ) -> list[tuple[str, list[tuple[str, int, int]]]]:
+        """"loo roll, vase, statue and candle to the bedroom": comma pieces that are only noun
+        phrases join the next comma piece when it starts with a noun phrase too (a verbless list
+        whose predicate comes at its end)."""
+        out = list(pieces)
+        k = len(out) - 2
+        while k >= 0:
+            (sep, piece), (nsep, nxt) = out[k], out[k + 1]
+            if nsep == "," and piece and nxt and self._np_only(piece) and not self._has_verb_start(nxt) \
+                    and not self._has_verb_start(piece):
+                first = self._chunk(nxt, None)
+                dest = any(c.kind == "prep" and c.value[0] in ("on", "in", "to") for c in first)
+                if first and first[0].kind == "np" and not first[0].value.pronoun and dest:
+                    out[k] = (sep, piece + [("and", nxt[0][1], nxt[0][1])] + nxt)
+                    del out[k + 1]
+            k -= 1
+        return out
+
+    def _np_only(self, toks: list[tuple[str, int, int]]) -> bool:
+        chunks = self._chunk(toks, None)
+        # Bare nouns only: "a mug of coffee", "sliced bread", "a cooked egg" say something already.
+        return bool(chunks) and all(c.kind in ("np", "and") for c in chunks) and not any(
+            c.value.pronoun or c.value.liquid or c.value.adjective or c.value.type in self.base_of
+            for c in chunks if c.kind == "np")
 
     def _needs_more(self, prev: list[tuple[str, int, int]], piece: list[tuple[str, int, int]]) -> bool:
         """Is a verbless comma piece the rest of the previous clause's object list?"""

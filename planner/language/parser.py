@@ -54,6 +54,7 @@ from planner import vocabulary as V
 from planner.language import discourse as D
 from planner.language.goals import _split_slots
 from planner.language.grounding import Grounding, NounGrounder, noun_phrases
+from planner.language.routines import RoutineExpander
 from planner.language.types import (_NEEDS, MAX_INSTRUCTION_CHARS, WHEN, WHY, _TOKEN_RE, Mention, UnparsedClause, _Clause,
                                     _Pending)
 from planner.roles import Goal, PlannerContext
@@ -85,6 +86,7 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
         self.lexicon: dict[tuple[str, ...], tuple[str, tuple[str, ...], bool]] = self._build_lexicon()
         self.max_phrase = max(len(k) for k in self.lexicon)
         self.grounder = NounGrounder(noun_phrases(self.lexicon), encoder)
+        self._expander: RoutineExpander | None = None
         self.grounding_notes: dict[str, Grounding] = {}  # phrase -> how it was grounded (last decompose)
         self.unparsed: list[UnparsedClause] = []
         self._last_room: str | None = None  # the last room said, for "there" (set per clause)
@@ -116,6 +118,10 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
         if st.pending is not None:
             self._flush_pending(st.pending, st.goals)
         D.merge_bring_then_place(st.goals)
+        if self.routines:
+            if self._expander is None:
+                self._expander = RoutineExpander(None, self.affords)
+            self._expander.expand(instruction, st.goals, self.unparsed, UnparsedClause)
         return self._finish(st.goals)
 
     # ------------------------------------------------------------------------------ one clause
