@@ -222,6 +222,7 @@ STATE_WORDS: dict[str, tuple[str, bool]] = {
     "cleaned": ("isDirty", False), "washed": ("isDirty", False), "dirty": ("isDirty", True),
     "held": ("isHeld", True), "empty": ("isFilledWithLiquid", False), "emptied": ("isFilledWithLiquid", False),
     "filled": ("isFilledWithLiquid", True), "full": ("isFilledWithLiquid", True),
+    "running": ("isToggled", True), "going": ("isToggled", True),
 }
 # Multi-word prepositions first; each maps to its role.
 PREPOSITIONS: dict[str, str] = {

@@ -100,9 +100,8 @@ class GoalBuilding:
                 used_pending = used_pending or pending is not None
                 resolved.extend(self._copy_ref(self._pick_ref(ref, need, last_place), m))
             elif m.slice_ref:
-                if self._last_sliced:
-                    resolved.append(replace(m, types=(self.sliced.get(self._last_sliced, self._last_sliced),),
-                                            slice_ref=False))
+                for base in self._last_sliced or ():
+                    resolved.append(replace(m, types=(self.sliced.get(base, base),), slice_ref=False, hints={}))
             else:
                 if pending is not None and any(p.type == m.type for p in pending.mentions):
                     used_pending = True
@@ -216,11 +215,13 @@ class GoalBuilding:
             return self._emit(r, specs, verb, groups, in_place=True)
         if verb == "slice":
             specs = []
+            bases: list[str] = []
             for m in objs:
                 self._resolve(m, "sliceable")
                 base = self.base_of.get(m.type, m.type)
                 specs.append((replace(m, types=(base,)), "isSliced", True, None))
-                self._last_sliced = base
+                bases.append(base)
+            self._last_sliced = tuple(bases)  # "the slices" = the pieces of everything just sliced
             pieces = [replace(m, types=(self.sliced.get(self.base_of.get(m.type, m.type), m.type),))
                       for m in objs]
             into = [g[2] for g in groups if g[1] in ("into", "onto", "in to", "on to") and

@@ -407,7 +407,7 @@ class _State:
     antecedents: list[Mention] = field(default_factory=list)
     goals: list[tuple[list[ChecklistItem], str, dict[str, str]]] = field(default_factory=list)
     last_place: Mention | str | None = None
-    last_sliced: str | None = None
+    last_sliced: tuple[str, ...] | None = None
     last_room: str | None = None
     pending: _Pending | None = None
     scope: str | None = None  # room said for the rest of this sentence
@@ -417,7 +417,7 @@ class _State:
     correcting: bool = False  # a bare "sorry," / "no," was read: the next clause corrects
     # The last clause that produced a goal: (clause, (antecedents, last_place, last_sliced) before
     # it, index of its goal, its text), so a correction can re-read it.
-    last: tuple[_Clause, tuple[list[Mention], Mention | str | None, str | None], int, str] | None = None
+    last: tuple[_Clause, tuple[list[Mention], Mention | str | None, tuple[str, ...] | None], int, str] | None = None
 
 
 def _splice(prev: list[tuple[str, int, int]], rest: list[tuple[str, int, int]], is_prep, prep_role
