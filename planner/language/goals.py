@@ -420,6 +420,8 @@ class GoalBuilding:
         for role, phrase, what in groups:
             if role == "with" and isinstance(what, Mention):
                 r.hints["tool"] = what.type
+            elif role == "near" and isinstance(what, Mention) and what.type and not what.pronoun:
+                r.hints["object_near"] = what.type  # "the lamp by the sofa": which lamp
             elif role in ("in", "at", "on") and isinstance(what, Mention) and appliance:
                 r.hints["appliance"] = what.type
         for m, pred, value, target in specs:
