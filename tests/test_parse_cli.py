@@ -53,10 +53,33 @@ def test_huge_instruction_refused_fast_with_limit_named(capsys) -> None:
     assert rc == 2 and str(MAX_INSTRUCTION_CHARS) in err and "too long" in err
 
 
-def test_non_english_yields_no_goal_and_says_so(capsys) -> None:
-    rc, out, err = run(capsys, "Mets la tasse dans l'évier, s'il te plaît.", "--json")
+@pytest.mark.parametrize("text", ["Mets la tasse dans l'évier, s'il te plaît.", "Stell die Tasse in die Spüle bitte.",
+                                  "把杯子放进水槽里"])
+def test_non_english_yields_no_goal_and_says_so(capsys, text: str) -> None:
+    rc, out, err = run(capsys, text, "--json")
+    if rc == 2:  # no Latin letters at all: refused with one line
+        assert "no English words" in err and err.count("\n") == 1
+        return
     report = json.loads(out)
     assert rc == 1 and report["items"] == [] and report["unparsed"]
+    assert "not recognised as English" in report["unparsed"][0]["reason"]
+
+
+@pytest.mark.parametrize("unit", ["put the mug in the sink and ", "mug bowl plate cup ", "put the mug, "])
+def test_longest_accepted_instruction_is_bounded(unit: str) -> None:
+    import tracemalloc
+
+    from planner.instruction_parser import MAX_INSTRUCTION_CHARS, InstructionParser
+
+    text = (unit * (MAX_INSTRUCTION_CHARS // len(unit) + 1))[:MAX_INSTRUCTION_CHARS]
+    parser = InstructionParser()
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    parser.decompose(text)
+    elapsed = time.perf_counter() - t0
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert elapsed < 15.0 and peak < 50e6  # measured ~1 s and ~1 MB on the dev machine
 
 
 def test_no_known_object_yields_no_goal(capsys) -> None:

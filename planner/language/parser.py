@@ -100,6 +100,10 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
         if isinstance(instruction, str) and len(instruction) > MAX_INSTRUCTION_CHARS:
             raise ValueError(f"instruction too long: {len(instruction)} characters, the limit is "
                              f"{MAX_INSTRUCTION_CHARS} (a household instruction is a few sentences)")
+        if isinstance(instruction, str) and instruction.strip() and not re.search(r"[A-Za-z]", instruction) and \
+                re.search(r"\w", instruction):
+            raise ValueError("instruction has no English words: the deterministic parser reads English household "
+                             "instructions only (e.g. 'Put the mug in the sink')")
         if not isinstance(instruction, str) or not _TOKEN_RE.search(instruction or "") or not re.search(
                 r"[A-Za-z]", instruction):
             raise ValueError("empty instruction: nothing to decompose (expected household English, e.g. "
@@ -117,6 +121,9 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
                 self._clause(clause, sentence.colon, st, last_in_sentence=k == len(clauses) - 1)
         if st.pending is not None:
             self._flush_pending(st.pending, st.goals)
+        if not any(items for items, _, _ in st.goals) and not _looks_english(instruction):
+            self.unparsed.insert(0, UnparsedClause(instruction[:80], "not recognised as English: the deterministic "
+                                                   "parser reads English household instructions only"))
         D.merge_bring_then_place(st.goals)
         if self.routines:
             if self._expander is None:
@@ -440,3 +447,13 @@ def _splice(prev: list[tuple[str, int, int]], rest: list[tuple[str, int, int]], 
             if is_prep(pwords[i]) and prep_role(pwords[i]) in ("on", "in", "to"):
                 return prev[:i] + rest
     return None
+
+
+# Common English function words: an instruction with none of them is not read as English.
+_ENGLISH = frozenset({"the", "a", "an", "and", "in", "on", "to", "of", "it", "my", "please", "put", "with", "is",
+                      "that", "this", "from", "for", "then", "me", "you", "your", "some", "into", "onto", "off"})
+
+
+def _looks_english(text: str) -> bool:
+    words = re.findall(r"[a-z']+", text[:2000].lower())
+    return len(words) < 3 or sum(w in _ENGLISH for w in words) >= 0.15 * len(words)
