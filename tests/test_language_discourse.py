@@ -170,3 +170,17 @@ def test_own_set_recovered_exactly(parser: InstructionParser) -> None:
         row = json.loads(line)
         gold = sorted(ChecklistItem.from_dict(d).describe() for d in row["items"])
         assert got(parser, row["instruction"]) == gold, row["id"]
+
+
+def test_trailing_negation_after_a_comma_keeps_the_request(parser: InstructionParser) -> None:
+    assert got(parser, "Put the mug in the sink, not the fridge.") == ["Mug in Sink"]
+    assert any("negated" in u.reason for u in parser.unparsed)
+
+
+def test_partly_understood_clause_is_reported(parser: InstructionParser) -> None:
+    assert got(parser, "Put the apple on the counter and the banana too.") == ["Apple in CounterTop"]
+    assert any("partly understood" in u.reason and "banana" in u.reason for u in parser.unparsed)
+
+
+def test_placed_and_left_in_a_state(parser: InstructionParser) -> None:
+    assert got(parser, "Leave the laptop open on the desk.") == ["Laptop in Desk", "Laptop is open"]

@@ -132,8 +132,8 @@ class ClauseSplitting:
         if not self._is_verb_at(prev_words, 0):
             return False
         chunks = self._chunk([t for t in piece], verb_class=None)
-        if not any(c.kind == "np" for c in chunks):
-            return False
+        if not any(c.kind == "np" for c in chunks) or any(c.kind == "neg" for c in chunks):
+            return False  # ", not the fridge" is a negation of its own, not more objects
         has_pred = any(c.kind in ("prep", "state", "held") for c in chunks)
         prev_chunks = self._chunk(prev[1:], verb_class=None)
         prev_has_dest = any(c.kind == "prep" and c.value[0] in ("on", "in", "to") for c in prev_chunks)

@@ -342,6 +342,10 @@ class GoalBuilding:
         r.last_place = target
         specs = [(m, "inReceptacle", None, target) for m in objs]
         specs += [(m, "isFilledWithLiquid", m.liquid, None) for m in objs if m.liquid]
+        for w in state_words:  # "leave the laptop open on the desk": placed, and left open
+            pred, value = V.STATE_WORDS.get(w, (None, None))
+            if pred in ("isOpen", "isToggled"):
+                specs += [(m, pred, value, None) for m in objs if self.affords(m.type, _NEEDS[pred])]
         return self._emit(r, specs, "place", [])
 
     def _other_ref(self, objs: list[Mention], last_place: Mention | str | None) -> Mention | str | None:

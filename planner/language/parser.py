@@ -167,6 +167,7 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
             self.unparsed.append(UnparsedClause(text, reason + " (its room and objects are kept for later references)"))
             return
         snapshot = (list(st.antecedents), st.last_place, st.last_sliced)
+        notes_before = set(self.grounding_notes)
         self._last_sliced = st.last_sliced
         self._last_room = st.last_room
         reading = self._read(clause, st.antecedents, st.last_place, st.pending)
@@ -195,6 +196,10 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
         if reading.items:
             items = [D.with_scope_room(i, st.scope) for i in reading.items] if st.scope else reading.items
             st.goals.append((items, text, reading.hints))
+            missed = [k for k, g in self.grounding_notes.items() if k not in notes_before and g.type is None]
+            if missed:  # "... and the banana too": the rest was read, this part was not
+                self.unparsed.append(UnparsedClause(text, "partly understood: " + ", ".join(
+                    f"'{k}' names no known object" for k in missed)))
             st.last = (clause, snapshot, len(st.goals) - 1, text)
             self._note_rooms(clause, st)
             return
