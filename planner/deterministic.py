@@ -47,6 +47,25 @@ def _typical_room(object_type: str) -> str | None:
     return best if len(ordered) < 2 or ordered[0] - ordered[1] > 1.0 else None
 
 
+# How close (metres, floor plane) an object must be to a known object of the type a goal relates
+# it to ("the apple on the dining table", "the lamp by the sofa") to count as that one.
+RELATION_RADIUS = 1.5
+
+
+def _by_relation(cands: list[KnownObject], anchor_type: str, context: PlannerContext) -> list[KnownObject]:
+    """Candidates near a known object of ``anchor_type`` first (nearest to it first), the rest
+    after in their previous order: the relation narrows the choice once the anchor is known."""
+    anchors = [o for o in context.known_objects if o.object_type == anchor_type]
+    if not anchors:
+        return cands
+
+    def gap(o: KnownObject) -> float:
+        return min(math.dist(o.position[:2], a.position[:2]) for a in anchors)
+
+    near = sorted((o for o in cands if gap(o) <= RELATION_RADIUS), key=gap)
+    return near + [o for o in cands if o not in near]
+
+
 class RuleRefiner:
     def refine(self, goal: Goal, context: PlannerContext) -> Goal:
         return goal  # the parser's goals carry type, room and hints already; grounding excludes used ids
@@ -84,6 +103,10 @@ class NearestGrounder:
             cands = self.candidates(item.object.type, context, item.object.room)
             if hint_room:
                 cands.sort(key=lambda o: o.room != hint_room)  # stable: nearest within the hinted room first
+            for key in ("object_near", "object_source"):
+                anchor_type = goal.hints.get(key)
+                if anchor_type:  # "the apple on the dining table", "the lamp by the sofa"
+                    cands = _by_relation(cands, anchor_type, context)
             b["object"] = cands[0].object_id if cands else None
         obj = next((o for o in context.known_objects if o.object_id == b["object"]), None)
         near = obj.position if obj else None

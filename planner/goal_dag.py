@@ -15,6 +15,7 @@ agent works (and explores) elsewhere.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable, Iterable
 
 import networkx as nx
@@ -24,6 +25,34 @@ from planner.roles import Goal
 
 _STATE_CHANGES = {"isSliced", "isCooked", "isFilledWithLiquid", "isDirty"}
 _MOVES = {"inReceptacle", "inRoom", "isHeld"}
+
+
+def single_item_goals(goals: Iterable[Goal]) -> list[Goal]:
+    """One goal per item, and per object of a counted item, because the agent grounds and executes
+    one item at a time: "put the pen and the pencil in the mug" is two goals, "two pencils in the
+    box" is two goals for distinct pencils. Copies of a counted item share the hint
+    ``distinct_group`` (the agent then never binds one object twice within it) and say which of
+    the n they are (``count_of``: "2/3"); "one of the" needs nothing more than one object."""
+    out: list[Goal] = []
+    for goal in goals:
+        parts: list[tuple] = []
+        for k, item in enumerate(goal.items):
+            n = item.object.count or 1
+            if n <= 1:
+                parts.append((item, None))
+                continue
+            one = replace(item, object=replace(item.object, count=None))
+            for j in range(n):
+                parts.append((one, (f"{goal.id}:{k}", f"{j + 1}/{n}")))
+        if len(parts) == 1 and parts[0][1] is None:
+            out.append(goal)
+            continue
+        for j, (item, group) in enumerate(parts):
+            hints = dict(goal.hints)
+            if group is not None:
+                hints["distinct_group"], hints["count_of"] = group
+            out.append(Goal(f"{goal.id}.{j + 1}", (item,), goal.text, hints))
+    return out
 
 
 def build_goal_dag(goals: list[Goal]) -> nx.DiGraph:

@@ -27,7 +27,7 @@ from planner.agent_config import AgentConfig
 from planner.critic import ExperiencePool, RuleCritic
 from planner.deterministic import NearestGrounder, RecipeTranslator, RuleRefiner, required_roles
 from planner.episodic_beliefs import EpisodicBeliefs
-from planner.goal_dag import build_goal_dag, dag_to_dict, next_goal
+from planner.goal_dag import build_goal_dag, dag_to_dict, next_goal, single_item_goals
 from planner.navigation import Navigator, Pose
 from planner.object_tracker import ObjectTracker
 from planner.occupancy import OccupancyConfig, OccupancyMap
@@ -98,6 +98,7 @@ class HoloMindAgent:
         self.unreachable: set[str] = set()  # navigation to it failed: others of the type first
         self.misfits: dict[str, set[str]] = {}  # receptacle id -> object types it had no room for
         self.used_ids: set[str] = set()
+        self.group_used: dict[str, set[str]] = {}  # distinct_group -> objects already bound in it
         self._failed_frontiers: list[tuple[float, float]] = []
         self._inspected: set[str] = set()  # receptacles looked at closely or opened while searching
         self.goal_status: dict[str, str] = {}
@@ -106,7 +107,7 @@ class HoloMindAgent:
         if self.llm_client is not None:
             self.llm_client.reset_usage()
         self._integrate(observation)
-        goals = self.decomposer.decompose(self.instruction, self.context())
+        goals = single_item_goals(self.decomposer.decompose(self.instruction, self.context()))
         self.goals = goals
         self.dag = build_goal_dag(goals)
         self._subgoals: dict[str, list[dict]] = {}
@@ -310,6 +311,9 @@ class HoloMindAgent:
         self.excluded_now = set(self.rejected_ids | self.unreachable)
         obj_type = goal.items[0].object.type
         self.excluded_now |= {rid for rid, types in self.misfits.items() if obj_type in types}
+        group = goal.hints.get("distinct_group")
+        if group:  # "two pencils": not the pencil an earlier copy of this item already used
+            self.excluded_now |= self.group_used.get(group, set())
         retried_unreachable = False
         self._emit_plan()
         for attempt in range(3):
@@ -350,6 +354,7 @@ class HoloMindAgent:
             for role in ("object", "target"):
                 if ground.bindings.get(role) and goal.items[0].predicate in ("inReceptacle", "inRoom") and role == "object":
                     self.used_ids.add(ground.bindings[role])
+            self._note_choice(goal, ground)
             return True
         return False
 
@@ -372,6 +377,20 @@ class HoloMindAgent:
                 self.rejected_ids.update(named)
         elif attempt >= 1 and bindings.get("object"):
             self.excluded_now.add(bindings["object"])
+
+    def _note_choice(self, goal: Goal, ground: Any) -> None:
+        """Say which object a counted, "one of" or relation-qualified goal was done with."""
+        chosen = ground.bindings.get("object")
+        group = goal.hints.get("distinct_group")
+        if group and chosen:
+            before = sorted(self.group_used.get(group, set()))
+            self.group_used.setdefault(group, set()).add(chosen)
+            self.note(f"{goal.id}: {goal.hints.get('count_of')} of {goal.items[0].object.type} -> {chosen}"
+                      + (f" (distinct from {', '.join(before)})" if before else ""))
+        relation = [f"{k}={goal.hints[k]}" for k in ("object_source", "object_near", "object_room", "quantifier")
+                    if k in goal.hints]
+        if relation and chosen:
+            self.note(f"{goal.id}: chose {chosen} for {goal.items[0].object.type} ({'; '.join(relation)})")
 
     def _avoid_known_misfits(self, goal: Goal, ground: Any) -> Any:
         """Experience says this object type found no room on (or was refused by) that receptacle

@@ -78,7 +78,10 @@ SYNONYMS: dict[str, str] = {
     "computer": "Desktop", "desktop computer": "Desktop", "pc": "Desktop",
     "notebook computer": "Laptop",
     "teddy": "TeddyBear", "teddybear": "TeddyBear", "stuffed animal": "TeddyBear", "stuffed bear": "TeddyBear",
-    "soap": "SoapBar", "bar of soap": "SoapBar", "soap bar": "SoapBar",
+    "bar of soap": "SoapBar", "soap bar": "SoapBar",
+    "card": "CreditCard", "bank card": "CreditCard", "debit card": "CreditCard", "credit card": "CreditCard",
+    "standing lamp": "FloorLamp", "floor light": "FloorLamp", "standard lamp": "FloorLamp",
+    "reading lamp": "DeskLamp", "desk light": "DeskLamp", "television stand": "TVStand",
     "hand soap": "SoapBottle", "soap dispenser": "SoapBottle", "liquid soap": "SoapBottle",
     "sponge": "DishSponge",
     "spray": "SprayBottle", "cleaning spray": "SprayBottle",
@@ -136,6 +139,8 @@ AMBIGUOUS: dict[str, tuple[str, ...]] = {
     "oven": ("Microwave", "StoveBurner"),
     "cupboard": ("Cabinet",),
     "lamps": ("DeskLamp", "FloorLamp"),
+    # placement-annotations.json instances: SoapBottle 30, SoapBar 1
+    "soap": ("SoapBottle", "SoapBar"),
 }
 
 # Liquids THOR fills with, by phrase.
@@ -149,7 +154,8 @@ VERBS: dict[str, str] = {}
 for _cls, _words in {
     # put X on/in Y
     "place": "put place set leave stick drop toss throw lay stash store stow hang return pop slide position "
-             "rest stack insert tuck shove dump load transfer arrange keep move relocate serve sit",
+             "rest stack insert tuck shove dump load transfer arrange keep move relocate serve sit stand chuck "
+             "prop lean perch park plonk plop bung",
     # bring/take X to ROOM (or to Y); without a destination: pick X up
     "bring": "bring take carry deliver transport fetch get grab collect gather retrieve give hand pass",
     "pick": "pick pickup",
@@ -216,6 +222,7 @@ STATE_WORDS: dict[str, tuple[str, bool]] = {
     "cleaned": ("isDirty", False), "washed": ("isDirty", False), "dirty": ("isDirty", True),
     "held": ("isHeld", True), "empty": ("isFilledWithLiquid", False), "emptied": ("isFilledWithLiquid", False),
     "filled": ("isFilledWithLiquid", True), "full": ("isFilledWithLiquid", True),
+    "running": ("isToggled", True), "going": ("isToggled", True),
 }
 # Multi-word prepositions first; each maps to its role.
 PREPOSITIONS: dict[str, str] = {

@@ -502,7 +502,8 @@ def build_parser() -> argparse.ArgumentParser:
                        ("ros", "start the ROS 2 node graph: worldmind ros up sim|robot|replay "
                                "(options: worldmind ros --help)"),
                        ("audit", "audit houses: rooms and pickupable objects reachable from the start "
-                                 "(options: worldmind audit houses --help)")):
+                                 "(options: worldmind audit houses --help)"),
+                       ("parse", "show the checklist items an instruction becomes (options: worldmind parse --help)")):
         sub.add_parser(name, add_help=False, help=text).set_defaults(func=None)  # delegated in main()
     return parser
 
@@ -515,6 +516,7 @@ DELEGATED = {
     ("replay",): ("worldmind.cli_bags", "main_replay"),
     ("ros",): ("worldmind.cli_ros", "main_ros"),
     ("audit",): ("evaluation.audit", "main_audit"),
+    ("parse",): ("worldmind.cli_parse", "main_parse"),
 }
 
 

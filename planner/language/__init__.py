@@ -1,0 +1,1 @@
+"""The deterministic instruction decomposer, split by job (see ``parser``'s docstring)."""

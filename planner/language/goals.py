@@ -1,0 +1,536 @@
+"""Goal building: one clause's chunks -> a reading (verb class, objects, destinations, states)
+-> checklist items, with pronouns resolved against earlier clauses.
+
+Mixed into ``InstructionParser``. The verb picks a reading (place, bring, slice, cook, fill,
+clean, toggle, open/close, hold, ...); a verbless clause is a final-state description ("laptop
+on", "a mug of coffee"). Rooms: with a destination they narrow the target; with an in-place state
+change (toggle, open) they narrow the object; for objects that move they are only a search hint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Iterable
+
+from household.checklist import ChecklistItem, ObjectSelector
+from planner import vocabulary as V
+from planner.language.types import (_NEEDS, _NEGATIONS, Mention, _Chunk, _Clause, _Pending, _Reading,
+                                    _stem)
+
+
+class GoalBuilding:
+    """Mixin: ``_read`` a clause into a ``_Reading`` and ``_emit`` its items."""
+
+    def _read(self, clause: _Clause, antecedents: list[Mention], last_place: Mention | str | None,
+              pending: _Pending | None) -> _Reading:
+        words = clause.words
+        self._antecedents = antecedents
+        if words and words[0] in _NEGATIONS:
+            return _Reading(reason="negated instruction (says what not to do)")
+        verb, vlen = self._verb(words)
+        chunks = self._there(self._chunk(clause.tokens[vlen:], verb), verb)
+        if any(c.kind == "neg" for c in chunks):
+            return _Reading(reason="negated instruction (says what not to do)")
+        parts = _gapped(chunks)
+        if len(parts) == 1:
+            return self._interpret(verb, chunks, clause, antecedents, last_place, pending)
+        # "leave the vase on the TV stand and the statue on the shelf": one verb, several pairs.
+        merged = _Reading()
+        for part in parts:
+            r = self._interpret(verb, part, clause, antecedents, last_place, pending)
+            if not r.items:
+                return r
+            merged.items += r.items
+            for k, v in r.hints.items():
+                merged.hints.setdefault(k, v)
+            merged.antecedents += r.antecedents
+            merged.consumed = merged.consumed or r.consumed
+            merged.last_place = r.last_place or merged.last_place
+        return merged
+
+    def _there(self, chunks: list[_Chunk], verb: str | None) -> list[_Chunk]:
+        """"there" as a room: "the box there", "the plate in there", "switch the TV on in there",
+        "bring a mug in there" name the last room said (``self._last_room``); "leave it there" /
+        "put it in there" after a placement keep meaning the last destination."""
+        room = getattr(self, "_last_room", None)
+        if not room or not any(c.kind == "there" for c in chunks):
+            return chunks
+        out: list[_Chunk] = []
+        for i, c in enumerate(chunks):
+            if c.kind != "there":
+                out.append(c)
+                continue
+            prev = out[-1] if out else None
+            prep_before = lambda k: any(x.kind == "prep" for x in out[:k])  # noqa: E731
+            as_room = _Chunk("room", room, c.start, c.end, "there")
+            if prev is not None and prev.kind == "prep" and prev.value[0] in ("in", "at"):
+                if len(out) >= 2 and out[-2].kind == "np" and prep_before(len(out) - 2):
+                    out.append(as_room)  # "on the plate in there": narrows the plate
+                elif verb in ("turn", "on", "off", "open", "close") or verb is None:
+                    out.append(as_room)
+                elif verb == "bring":
+                    out[-1] = _Chunk("prep", ("to", "to"), prev.start, prev.end, "to")
+                    out.append(as_room)
+                else:
+                    out.append(c)
+            elif prev is not None and prev.kind == "np" and prep_before(len(out) - 1):
+                out.append(_Chunk("prep", ("in", "in"), c.start, c.start, "in"))  # "the box there"
+                out.append(as_room)
+            else:
+                out.append(c)
+        return out
+
+    def _interpret(self, verb: str | None, chunks: list[_Chunk], clause: _Clause, antecedents: list[Mention],
+                   last_place: Mention | str | None, pending: _Pending | None) -> _Reading:
+        objects, groups, rest = _split_slots(chunks)
+        states = [c for c in rest if c.kind in ("state", "held")]
+        liquids = [c.value for c in chunks if c.kind == "liquid"]
+        unknown = [c.value for c in chunks if c.kind == "word" and c.value not in V.COPULAS]
+        r = _Reading()
+        need = _NEEDS.get(verb or "", "") if verb not in ("place", "bring", "pick", "hold") else ""
+        if verb is None and states:
+            sw = states[-1].value if states[-1].kind == "state" else "held"
+            need = _NEEDS.get(V.STATE_WORDS.get(sw, ("isHeld", True))[0], "")
+        # Resolve pronouns / elided objects against the previous clause.
+        used_pending = False
+        resolved: list[Mention] = []
+        for m in objects:
+            if m.pronoun:
+                ref = pending.mentions if pending is not None else antecedents
+                used_pending = used_pending or pending is not None
+                resolved.extend(self._copy_ref(self._pick_ref(ref, need, last_place), m))
+            elif m.slice_ref:
+                for base in self._last_sliced or ():
+                    resolved.append(replace(m, types=(self.sliced.get(base, base),), slice_ref=False, hints={}))
+            else:
+                if pending is not None and any(p.type == m.type for p in pending.mentions):
+                    used_pending = True
+                resolved.append(m)
+        needs_object = verb not in (None, "go", "make", "pour", "water", "find")
+        first_prep = next((i for i, c in enumerate(chunks) if c.kind == "prep"), len(chunks))
+        slot_has_words = any(c.kind == "word" and c.value not in V.COPULAS for c in chunks[:first_prep])
+        if not objects and needs_object and not slot_has_words and not (verb == "turn" and not states and not groups):
+            ref = pending.mentions if pending is not None else antecedents
+            if ref:
+                resolved = self._copy_ref(self._pick_ref(ref, need, last_place), Mention(("",), pronoun=True))
+                used_pending = pending is not None
+        if used_pending and pending is not None:
+            for m in resolved:
+                for k, v in pending.hints.items():
+                    m.hints.setdefault(k, v)
+        r.consumed = used_pending
+        if verb is None:
+            return self._read_state(resolved, groups, states, liquids, unknown, r, objects, chunks)
+        return self._read_verb(verb, resolved, groups, states, liquids, unknown, chunks, r, last_place, objects,
+                               clause)
+
+    def _pick_ref(self, ref: list[Mention], need: str, last_place: Mention | str | None) -> list[Mention]:
+        """What a pronoun means: the previous objects, unless they lack what the verb needs and the
+        last destination has it ("put the apple in the fridge, then close it" closes the fridge)."""
+        if need and ref and not any(self.affords(m.type, need) for m in ref) and isinstance(last_place, Mention) \
+                and self.affords(last_place.type, need):
+            return [replace(last_place, room=last_place.room)]
+        return ref
+
+    def _copy_ref(self, ref: list[Mention], pron: Mention) -> list[Mention]:
+        out = []
+        for m in ref:
+            c = replace(m, hints=dict(m.hints), start=pron.start, end=pron.end, liquid=None, adjective=None)
+            out.append(c)
+        return out
+
+    def _verb(self, words: list[str]) -> tuple[str | None, int]:
+        if not words:
+            return None, 0
+        two = " ".join(words[:2])
+        if two in V.MULTI_VERBS:
+            return V.MULTI_VERBS[two], 2
+        if not self._is_verb_at(words, 0):
+            return None, 0
+        w = words[0] if words[0] in V.VERBS else _stem(words[0])
+        cls = V.VERBS[w]
+        if cls == "turn" and len(words) > 1 and words[1] in ("on", "off"):
+            return words[1], 2  # "turn on the lamp"
+        if w == "take" and len(words) > 1 and words[1] == "out" and "of" not in words[2:3]:
+            return "bring", 2
+        return cls, 1
+
+    # verb readings -------------------------------------------------------------------------------
+    def _read_verb(self, verb: str, objs: list[Mention], groups: list[tuple[str, str, Any]],
+                   states: list[_Chunk], liquids: list[str], unknown: list[str], chunks: list[_Chunk],
+                   r: _Reading, last_place: Mention | str | None, raw_objects: list[Mention],
+                   clause: _Clause) -> _Reading:
+        state_words = [c.value if c.kind == "state" else "held" for c in states]
+        if verb == "go":
+            r.silent = True
+            rooms = [g[2] for g in groups if isinstance(g[2], str)]
+            if rooms:
+                r.last_place = rooms[-1]
+            return r
+        if verb == "make":
+            return self._read_make(objs, liquids, unknown, r)
+        if verb == "water":
+            targets = objs or [Mention(("HousePlant",))]
+            return self._emit(r, [(m, "isFilledWithLiquid", "water", None) for m in targets], "fill", groups)
+        if verb == "pour":
+            dests = [g for g in groups if g[0] in ("in", "on", "to") and isinstance(g[2], Mention)]
+            liquid = liquids[0] if liquids else None
+            vessels = [g[2] for g in dests] or [m for m in objs if m.liquid] or (
+                [Mention((V.DEFAULT_VESSEL[liquid],))] if liquid else [])
+            if not vessels:
+                return _fail(r, "pour: no vessel or liquid recognised", unknown)
+            return self._emit(r, [(m, "isFilledWithLiquid", m.liquid or liquid or True, None) for m in vessels],
+                              "fill", [])
+        if not objs:
+            if raw_objects and all(m.pronoun or m.slice_ref for m in raw_objects):
+                return _fail(r, f"{verb}: 'pronoun' has nothing to refer to", unknown)
+            if raw_objects or unknown:
+                return _fail(r, f"{verb}: object not recognised", unknown)
+            return _fail(r, f"{verb}: no object named", unknown)
+        if verb in ("turn", "on", "off"):
+            value = verb == "on"
+            if verb == "turn":
+                toggles = [s for s in state_words if s in ("on", "off")]
+                turn_dest = [g for g in groups if g[1] in ("on", "off")]
+                opens = [s for s in state_words if s in V.STATE_WORDS and V.STATE_WORDS[s][0] == "isOpen"]
+                if opens and not toggles:  # "flip the laptop open"
+                    return self._emit(r, [(m, "isOpen", V.STATE_WORDS[opens[-1]][1], None) for m in objs], "open",
+                                      groups, in_place=True)
+                if toggles:
+                    value = toggles[-1] == "on"
+                elif turn_dest:
+                    value = turn_dest[0][1] == "on"
+                else:
+                    return _fail(r, "turn: neither 'on' nor 'off' given", unknown)
+            return self._emit(r, [(m, "isToggled", value, None) for m in objs], verb, groups, in_place=True)
+        if verb in ("open", "close"):
+            value = verb == "open"
+            specs = []
+            for m in objs:
+                self._resolve(m, "openable")
+                if not self.affords(m.type, "openable") and self.affords(m.type, "toggleable"):
+                    specs.append((m, "isToggled", value, None))  # "open the tap"
+                else:
+                    specs.append((m, "isOpen", value, None))
+            return self._emit(r, specs, verb, groups, in_place=True)
+        if verb == "slice":
+            specs = []
+            bases: list[str] = []
+            for m in objs:
+                self._resolve(m, "sliceable")
+                base = self.base_of.get(m.type, m.type)
+                specs.append((replace(m, types=(base,)), "isSliced", True, None))
+                bases.append(base)
+            self._last_sliced = tuple(bases)  # "the slices" = the pieces of everything just sliced
+            pieces = [replace(m, types=(self.sliced.get(self.base_of.get(m.type, m.type), m.type),))
+                      for m in objs]
+            into = [g[2] for g in groups if g[1] in ("into", "onto", "in to", "on to") and
+                    isinstance(g[2], Mention) and not g[2].slice_ref and g[2].type]
+            if into:  # "crack an egg into the pan": the pieces end up there
+                self._resolve(into[0], "receptacle", role="target", hints=r.hints)
+                specs += [(p, "inReceptacle", None, into[0]) for p in pieces]
+                r.last_place = into[0]
+            r = self._emit(r, specs, verb, [g for g in groups if g[2] not in into])
+            r.antecedents = pieces
+            return r
+        if verb == "cook":
+            specs = []
+            toast = clause.words and clause.words[0] == "toast"
+            for m in objs:
+                self._resolve(m, "cookable")
+                t = self.sliced.get("Bread") if toast and m.type == "Bread" else m.type
+                specs.append((replace(m, types=(t,)), "isCooked", True, None))
+            return self._emit(r, specs, verb, groups, appliance=True)
+        if verb in ("fill", "empty"):
+            liquid: bool | str = liquids[0] if liquids else True
+            value = False if verb == "empty" else liquid
+            return self._emit(r, [(m, "isFilledWithLiquid", m.liquid or value if verb == "fill" else value, None)
+                                  for m in objs], verb, groups, appliance=True)
+        if verb == "clean":
+            return self._emit(r, [(m, "isDirty", False, None) for m in objs], verb, groups, appliance=True)
+        if verb == "hold" or (verb in ("place", "bring", "pick") and "held" in state_words):
+            return self._emit(r, [(m, "isHeld", True, None) for m in objs], "hold", groups)
+        if verb in ("place", "bring", "pick", "find"):
+            return self._read_move(verb, objs, groups, state_words, unknown, r, last_place, chunks, clause)
+        return _fail(r, f"verb class {verb!r} not handled", unknown)
+
+    def _read_make(self, objs: list[Mention], liquids: list[str], unknown: list[str], r: _Reading) -> _Reading:
+        specs = []
+        for m in objs:
+            if m.liquid:
+                specs.append((m, "isFilledWithLiquid", m.liquid, None))
+            elif m.type == "Bed":
+                specs.append((m, "isDirty", False, None))  # THOR: making the bed cleans it
+            elif m.type in self.base_of and m.type == self.sliced.get("Bread"):
+                specs.append((m, "isCooked", True, None))  # "make toast"
+        if not specs and liquids:
+            specs.append((Mention((V.DEFAULT_VESSEL[liquids[0]],)), "isFilledWithLiquid", liquids[0], None))
+        if not specs:
+            return _fail(r, "make: nothing this parser knows how to make (coffee, a drink, the bed, toast)", unknown)
+        return self._emit(r, specs, "fill", [])
+
+    def _read_move(self, verb: str, objs: list[Mention], groups: list[tuple[str, str, Any]],
+                   state_words: list[str], unknown: list[str], r: _Reading, last_place: Mention | str | None,
+                   chunks: list[_Chunk], clause: _Clause) -> _Reading:
+        dest_roles = ("on", "in", "to") if verb == "place" else ("to",)
+        dest_phrases_bring = ("into", "onto", "inside", "inside of", "on top of", "on to", "in to")
+        dests = [g for g in groups if (g[0] in dest_roles or (verb != "place" and g[1] in dest_phrases_bring))
+                 and g[2] != "me"]
+        sources = [g for g in groups if g not in dests and g[0] in ("from", "in", "on", "at")]
+        near = [g for g in groups if g[0] == "near"]
+        hints: dict[str, str] = {}
+        for _, _, what in sources:
+            if isinstance(what, str):
+                hints["object_room"] = what
+            elif isinstance(what, Mention) and not what.pronoun:
+                hints["object_source"] = what.type
+                if what.room:
+                    hints["object_room"] = what.room
+        if any(c.kind == "me" for c in chunks) and verb in ("bring", "pick", "place", "find"):
+            if not dests or all(g[2] in (None, "me") for g in dests):
+                r.hints.update(hints)
+                return self._emit(r, [(m, "isHeld", True, None) for m in objs], "hold", [])
+        target: Mention | str | None = None
+        if dests:
+            # The first destination is the target; later ones describe it ("in the mug on the desk").
+            nps = [g for g in dests if isinstance(g[2], Mention)]
+            target = nps[0][2] if nps else dests[-1][2]
+            for g in nps[1:]:
+                r.hints.setdefault("target_location", g[2].type)
+            if isinstance(target, Mention) and target.pronoun:
+                target = self._other_ref(objs, last_place)
+            if target == "there":
+                target = last_place
+        elif any(c.kind == "there" for c in chunks):
+            target = last_place
+        for m in objs:
+            if m.room and (target is not None or verb != "place"):
+                hints.setdefault("object_room", m.room)
+                m.room = None
+        if target is None:
+            if near:
+                return _fail(r, f"spatial relation '{near[0][1]}' is not in the checklist vocabulary", unknown)
+            states = [s for s in state_words if s in V.STATE_WORDS and s != "held"]
+            if states:
+                pred, value = V.STATE_WORDS[states[-1]]
+                flag = _NEEDS[pred]
+                # "get the telly on": a fixed appliance the database lists without the flag is
+                # still read; "bring the mug on" (a portable object that lacks it) is not.
+                if pred in ("isToggled", "isOpen") and not any(
+                        self.affords(m.type, flag) or not self.affords(m.type, "pickupable") for m in objs):
+                    return _fail(r, f"'{verb} ... {states[-1]}': {objs[0].type} is not {flag}", unknown)
+                r.hints.update(hints)
+                return self._emit(r, [(m, pred, value, None) for m in objs], pred, [], in_place=True)
+            if verb == "place" and clause.words[:2] in (["put", "down"], ["set", "down"]) or "down" in clause.words:
+                r.hints.update(hints)
+                return self._emit(r, [(m, "isHeld", False, None) for m in objs], "hold", [])
+            if verb == "place":
+                objs_room = [m for m in objs if m.room]
+                if objs_room:
+                    return self._emit(r, [(m, "inRoom", m.room, None) for m in objs], "place", [])
+                return _fail(r, "no destination given for the object", unknown)
+            for m in objs:
+                for k, v in hints.items():
+                    m.hints.setdefault(k, v)
+            r.pending = _Pending(objs, clause.tokens[0][1], clause.tokens[-1][2], hints, verb != "find")
+            return r
+        r.hints.update(hints)
+        if isinstance(target, str):
+            r.last_place = target
+            return self._emit(r, [(m, "inRoom", target, None) for m in objs], "place", [])
+        self._resolve(target, "receptacle", role="target", hints=r.hints)
+        r.last_place = target
+        specs = [(m, "inReceptacle", None, target) for m in objs]
+        specs += [(m, "isFilledWithLiquid", m.liquid, None) for m in objs if m.liquid]
+        for w in state_words:  # "leave the laptop open on the desk": placed, and left open
+            pred, value = V.STATE_WORDS.get(w, (None, None))
+            if pred in ("isOpen", "isToggled"):
+                specs += [(m, pred, value, None) for m in objs if self.affords(m.type, _NEEDS[pred])]
+        return self._emit(r, specs, "place", [])
+
+    def _other_ref(self, objs: list[Mention], last_place: Mention | str | None) -> Mention | str | None:
+        """A pronoun destination ("put the statue inside it"): the previous clause's receptacle
+        object ("open the box and ..."), else the last destination named."""
+        own = {m.type for m in objs}
+        for m in reversed(self._antecedents):
+            if m.type not in own and self.affords(m.type, "receptacle"):
+                return replace(m, hints={})
+        return last_place
+
+    # state descriptions (no verb) ------------------------------------------------------------------
+    def _read_state(self, objs: list[Mention], groups: list[tuple[str, str, Any]], states: list[_Chunk],
+                    liquids: list[str], unknown: list[str], r: _Reading, raw_objects: list[Mention],
+                    chunks: list[_Chunk]) -> _Reading:
+        if not objs:
+            prep_at = next((k for k, c in enumerate(chunks) if c.kind == "prep" and c.value[0] in ("in", "to")), None)
+            vessels = [c.value for c in chunks[prep_at + 1:] if c.kind == "np" and not c.value.pronoun] \
+                if prep_at is not None else []
+            if liquids and not raw_objects and vessels:  # "water in a mug and a cup"
+                return self._emit(r, [(m, "isFilledWithLiquid", liquids[0], None) for m in vessels], "fill", [])
+            if liquids and not raw_objects:
+                vessel = Mention((V.DEFAULT_VESSEL[liquids[0]],))
+                return self._emit(r, [(vessel, "isFilledWithLiquid", liquids[0], None)], "fill", [])
+            if any(g[0] == "to" and isinstance(g[2], str) for g in groups):
+                r.silent = True  # "to the kitchen" alone
+                return r
+            return _fail(r, "no verb and no known object", unknown)
+        specs: list[tuple[Mention, str, Any, Mention | None]] = []
+        state_words = [c.value if c.kind == "state" else "held" for c in states]
+        filled = [m.liquid for m in objs if m.liquid]
+        if filled and not state_words and not groups and all(self.affords(m.type, "fillable") for m in objs):
+            for m in objs:  # "bowl and cup of water": the liquid is said once for the list
+                m.liquid = m.liquid or filled[-1]
+        dests = [g for g in groups if g[0] in ("on", "in", "to")]
+        in_place = bool(state_words)
+        if state_words:
+            for w in state_words:
+                pred, value = ("isHeld", True) if w == "held" else V.STATE_WORDS[w]
+                if pred == "isFilledWithLiquid" and value is True and liquids:
+                    value = liquids[0]
+                for m in objs:
+                    if pred == "isSliced":
+                        m = replace(m, types=(self.base_of.get(m.type, m.type),))
+                    specs.append((m, pred, value, None))
+        elif dests:
+            target = dests[-1][2]
+            if isinstance(target, str):
+                specs += [(m, "inRoom", target, None) for m in objs]
+            elif isinstance(target, Mention) and not target.pronoun:
+                self._resolve(target, "receptacle", role="target", hints=r.hints)
+                specs += [(m, "inReceptacle", None, target) for m in objs]
+                r.last_place = target
+            for m in objs:
+                if m.room:
+                    r.hints.setdefault("object_room", m.room)
+                    m.room = None
+        for m in objs:
+            if m.liquid:
+                specs.append((m, "isFilledWithLiquid", m.liquid, None))
+            if m.adjective and not state_words:
+                specs.append((m, m.adjective[0], m.adjective[1], None))
+            if not specs and m.type in self.base_of:
+                specs.append((replace(m, types=(self.base_of[m.type],)), "isSliced", True, None))
+        if not specs:
+            return _fail(r, "no action or end state recognised", unknown)
+        preds = {s[1] for s in specs}
+        return self._emit(r, specs, next(iter(preds)), groups if in_place else [], in_place=in_place)
+
+    # item building ----------------------------------------------------------------------------------
+    def _emit(self, r: _Reading, specs: list[tuple[Mention, str, Any, Mention | None]], reading: str,
+              groups: list[tuple[str, str, Any]], in_place: bool = False, appliance: bool = False) -> _Reading:
+        """Turn (mention, predicate, value, target) into items; rooms in groups narrow or hint."""
+        room_groups = [g for g in groups if isinstance(g[2], str) and g[2] not in ("there", "me")
+                       and g[0] in ("in", "from", "at", "on")]
+        for role, phrase, what in groups:
+            if role == "with" and isinstance(what, Mention):
+                r.hints["tool"] = what.type
+            elif role == "near" and isinstance(what, Mention) and what.type and not what.pronoun:
+                r.hints["object_near"] = what.type  # "the lamp by the sofa": which lamp
+            elif role in ("in", "at", "on") and isinstance(what, Mention) and appliance:
+                r.hints["appliance"] = what.type
+        for m, pred, value, target in specs:
+            self._resolve(m, _NEEDS.get(pred, _NEEDS.get(reading, "pickupable")), hints=r.hints)
+            if not m.type:
+                continue
+            room = m.room
+            if room_groups and room is None:
+                room = room_groups[-1][2]
+            if room is not None and not (in_place or pred in ("isToggled", "isOpen")) and \
+                    self.affords(m.type, "pickupable"):
+                r.hints.setdefault("object_room", room)
+                room = None
+            m.room = room
+            for k, v in m.hints.items():
+                r.hints.setdefault(k, v)
+            if m.quantifier:
+                r.hints["quantifier"] = m.quantifier
+            r.items.append(self._item(m, pred, value, target))
+        r.antecedents = [m for m, _, _, _ in specs if m.type] if not r.antecedents else r.antecedents
+        if not r.items:
+            r.reason = "object not recognised"
+        return r
+
+    def _item(self, m: Mention, pred: str, value: Any, target: Mention | None = None) -> ChecklistItem:
+        count = m.count if m.count is not None and m.count > 1 else None
+        obj = ObjectSelector(m.type, m.room if pred not in ("inRoom",) else None, None, count)
+        tsel = ObjectSelector(target.type, target.room) if target is not None else None
+        if pred in ("isSliced", "isCooked") and value is True:
+            value = None  # written as the generator writes them ("isSliced" with no value)
+        return ChecklistItem(obj, pred, tsel, value)
+
+
+def _fail(r: _Reading, reason: str, unknown: Iterable[str]) -> _Reading:
+    words = [w for w in unknown if w.isalpha()]
+    r.reason = reason + (f" (unknown words: {', '.join(dict.fromkeys(words))})" if words else "")
+    r.items = []
+    return r
+
+
+def _split_slots(chunks: list[_Chunk]) -> tuple[list[Mention], list[tuple[str, str, Any]], list[_Chunk]]:
+    """Objects (noun phrases before the first preposition), prepositional groups (role, phrase,
+    Mention | room | "there" | None) with rooms attached to the noun before them, and the rest."""
+    objects: list[Mention] = []
+    groups: list[tuple[str, str, Any]] = []
+    rest: list[_Chunk] = []
+    i = 0
+    seen_prep = False
+    while i < len(chunks):
+        c = chunks[i]
+        if c.kind == "prep":
+            role, phrase = c.value
+            j = i + 1
+            while j < len(chunks) and chunks[j].kind == "word":
+                j += 1
+            what: Any = None
+            if j < len(chunks) and chunks[j].kind in ("np", "room", "there", "me"):
+                nxt = chunks[j]
+                what = nxt.value if nxt.kind in ("np", "room") else nxt.kind
+                if nxt.kind == "me":
+                    rest.append(nxt)
+                i = j + 1
+            else:
+                i += 1
+            if role == "of":
+                continue
+            # "the TV stand in the living room": a room right after a noun narrows that noun.
+            if isinstance(what, str) and what not in ("there", "me") and role in ("in", "at", "on"):
+                prev_np = groups[-1][2] if groups and isinstance(groups[-1][2], Mention) else None
+                if isinstance(prev_np, Mention) and prev_np.room is None and not prev_np.pronoun:
+                    prev_np.room = what
+                    continue
+            seen_prep = True
+            groups.append((role, phrase, what))
+            continue
+        if c.kind == "np" and (not seen_prep or (i > 0 and chunks[i - 1].kind == "also")):
+            objects.append(c.value)  # "put it on the bed along with my watch": the watch too
+        elif c.kind == "np" and seen_prep and groups and groups[-1][2] is not None and i > 0 and \
+                chunks[i - 1].kind == "and":
+            pass  # "on the table and the desk": first destination wins
+        elif c.kind != "np":
+            rest.append(c)
+        i += 1
+    return objects, groups, rest
+
+
+def _gapped(chunks: list[_Chunk]) -> list[list[_Chunk]]:
+    """Split at "and" where both sides pair objects with their own destination or state
+    ("the vase on the stand and the statue on the shelf", "the TV on and the blinds open")."""
+    parts: list[list[_Chunk]] = [[]]
+    for i, c in enumerate(chunks):
+        if c.kind == "and" and parts[-1] and _has_predicate(parts[-1]) and i + 1 < len(chunks) and \
+                chunks[i + 1].kind == "np" and _has_predicate(chunks[i + 1:]) and \
+                any(x.kind == "np" for x in parts[-1]):
+            parts.append([])
+            continue
+        parts[-1].append(c)
+    return [p for p in parts if p]
+
+
+def _has_predicate(chunks: list[_Chunk]) -> bool:
+    for i, c in enumerate(chunks):
+        if c.kind in ("state", "held"):
+            return True
+        if c.kind == "prep" and c.value[0] in ("on", "in", "to") and i + 1 < len(chunks) and \
+                chunks[i + 1].kind in ("np", "room"):
+            return True
+    return False

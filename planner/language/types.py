@@ -1,0 +1,189 @@
+"""Shared records and word-level helpers of the deterministic instruction parser.
+
+Why a module of its own: clause splitting (``clauses``), noun-phrase resolution (``nouns``) and
+goal building (``goals``) all pass these records between them; keeping them here lets each of
+those modules import them without importing each other.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+from household.checklist import ChecklistItem
+from planner import vocabulary as V
+
+# Longest instruction accepted: checked before any tokenising, so a 50 MB string costs O(1) time
+# and no memory beyond the caller's. The longest free-form instruction we have is ~600 characters.
+MAX_INSTRUCTION_CHARS = 10_000
+# Token standing for "so"/"because" when it opens a purpose or reason clause (not a request).
+WHY = "<why>"
+# Token standing for "while"/"when"/"once" opening a circumstance clause ("while you're there").
+WHEN = "<when>"
+_MULTI_VERB_KEYS = frozenset(tuple(k.split()) for k in V.MULTI_VERBS)
+_FLAGS = ("pickupable", "receptacle", "openable", "toggleable", "sliceable", "cookable", "fillable", "dirtyable")
+_TOKEN_RE = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)?|\d+|\n|[^\sA-Za-z\d]")
+_SPLIT_PUNCT = frozenset({".", "!", "?", ";", ":", "\n"})
+_CONTRACTIONS = {"that's": ("that", "is"), "it's": ("it", "is"), "there's": ("there", "is"),
+                 "what's": ("what", "is"), "they're": ("they", "are"), "you're": ("you", "are"),
+                 "isn't": ("is", "not"), "aren't": ("are", "not"), "dont": ("don't",)}
+_NEGATIONS = frozenset({"don't", "not", "never", "no", "doesn't", "shouldn't", "mustn't", "avoid", "none", "nowhere",
+                        "neither", "nor", "without"})
+# Words after which "of" is a partitive, not a relation ("a couple of mugs", "one of the potatoes").
+_OF_QUANTIFIERS = frozenset({"couple", "pair", "one", "both", "all", "each", "some", "few", "several", "any",
+                             "two", "three", "four", "five", "none", "either", "neither", "most", "lot", "lots"})
+_SLICE_NOUNS = frozenset({"slice", "slices", "piece", "pieces", "wedge", "wedges", "chunk", "chunks", "bit",
+                          "bits", "half", "halves"})
+_HELD_PHRASES = (("in", "hand"), ("in", "your", "hand"), ("in", "your", "hands"), ("in", "hand", "s"),
+                 ("holding",), ("in", "the", "hand"), ("in", "its", "hand"), ("in", "the", "gripper"))
+# The affordance each reading needs of its object, used to choose among ambiguous types.
+_NEEDS = {"turn": "toggleable", "on": "toggleable", "off": "toggleable", "open": "openable",
+          "close": "openable", "slice": "sliceable", "cook": "cookable", "fill": "fillable", "pour": "fillable",
+          "clean": "dirtyable", "place": "pickupable", "bring": "pickupable", "pick": "pickupable",
+          "hold": "pickupable", "empty": "fillable", "isToggled": "toggleable", "isOpen": "openable",
+          "isSliced": "sliceable", "isCooked": "cookable", "isFilledWithLiquid": "fillable",
+          "isDirty": "dirtyable", "isHeld": "pickupable", "inReceptacle": "pickupable", "inRoom": "pickupable"}
+
+
+@dataclass(frozen=True)
+class UnparsedClause:
+    """A clause that produced no goal, and why (kept so a run report can show what was dropped)."""
+
+    text: str
+    reason: str
+
+
+@dataclass
+class Mention:
+    """One object noun phrase of a clause, before it becomes a selector."""
+
+    types: tuple[str, ...]  # candidate types, most likely first (several only for ambiguous words)
+    start: int = 0
+    end: int = 0
+    count: int | None = None
+    quantifier: str | None = None  # "all" for "all the mugs"
+    room: str | None = None  # "kitchen counter", "the candle in the bathroom"
+    liquid: str | None = None  # "a mug of coffee"
+    adjective: tuple[str, bool] | None = None  # ("isCooked", True) for "a cooked potato"
+    pronoun: bool = False
+    slice_ref: bool = False  # "a slice", "the pieces": slices of the last thing sliced
+    hints: dict[str, str] = field(default_factory=dict)  # carried from an acquisition
+
+    @property
+    def type(self) -> str:
+        return self.types[0]
+
+
+@dataclass
+class _Chunk:
+    kind: str  # np | room | prep | state | liquid | and | me | there | word | held
+    value: Any
+    start: int
+    end: int
+    raw: str = ""
+
+
+@dataclass
+class _Clause:
+    tokens: list[tuple[str, int, int]]
+    heading: bool = False  # a verbless sentence that ended with ":" ("Tidy-up:")
+    colon: bool = False  # the sentence ended with ":" (what follows elaborates it)
+
+    @property
+    def words(self) -> list[str]:
+        return [t[0] for t in self.tokens]
+
+
+@dataclass
+class _Pending:
+    """An acquisition ("take X from the bathroom") waiting for a clause that says what to do."""
+
+    mentions: list[Mention]
+    start: int
+    end: int
+    hints: dict[str, str]
+    hold_if_unused: bool
+
+
+@dataclass
+class _Reading:
+    """What one clause produced: items, hints, and the mentions later pronouns refer to."""
+
+    items: list[ChecklistItem] = field(default_factory=list)
+    hints: dict[str, str] = field(default_factory=dict)
+    antecedents: list[Mention] = field(default_factory=list)
+    pending: _Pending | None = None
+    consumed: bool = False  # used the pending acquisition
+    reason: str = ""  # why nothing was produced
+    silent: bool = False  # produced nothing on purpose ("go to the kitchen")
+    last_place: Mention | str | None = None
+
+
+def _take_mods(mods: dict[str, Any], plural: bool) -> dict[str, Any]:
+    out = {k: mods[k] for k in ("count", "quantifier", "room", "adjective") if k in mods}
+    if mods.get("both") and not plural:
+        out.pop("count", None)
+    mods.clear()
+    return out
+
+
+def _drop_phrases(toks: list[tuple[str, int, int]], phrases: frozenset[str]) -> list[tuple[str, int, int]]:
+    keys = sorted((tuple(p.split()) for p in phrases), key=len, reverse=True)
+    out: list[tuple[str, int, int]] = []
+    i = 0
+    words = [t[0] for t in toks]
+    while i < len(toks):
+        for k in keys:
+            if tuple(words[i:i + len(k)]) == k:
+                i += len(k)
+                break
+        else:
+            out.append(toks[i])
+            i += 1
+    return out
+
+
+def _strip_sequencers(words: Sequence[str]) -> list[str]:
+    words = list(words)
+    changed = True
+    while words and changed:
+        changed = False
+        for p in V.SEQUENCER_PHRASES:
+            if tuple(words[:len(p)]) == p:
+                words = words[len(p):]
+                changed = True
+        if words and words[0] in V.SEQUENCERS:
+            words = words[1:]
+            changed = True
+        if words and words[0] in (",", "to"):
+            words = words[1:]
+            changed = True
+        if len(words) > 1 and words[0] in ("after", "before", "once", "when", "while") and \
+                _stem(words[1]) in V.VERBS:
+            words = words[1:]  # "after washing the cup, ..."
+            changed = True
+    return words
+
+
+def _trim_sequencers(toks: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    words = [t[0] for t in toks]
+    rest = _strip_sequencers(words)
+    return toks[len(words) - len(rest):]
+
+
+def _match_any(words: Sequence[str], i: int, phrases: Iterable[tuple[str, ...]]) -> int:
+    for p in sorted(phrases, key=len, reverse=True):
+        if tuple(words[i:i + len(p)]) == p:
+            return len(p)
+    return 0
+
+
+def _stem(word: str) -> str:
+    """'washing' -> 'wash', 'slicing' -> 'slice', 'putting' -> 'put' (for "after slicing the bread")."""
+    if word.endswith("ing") and len(word) > 5:
+        stem = word[:-3]
+        for cand in (stem, stem + "e", stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else stem):
+            if cand in V.VERBS:
+                return cand
+    return word

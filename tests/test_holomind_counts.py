@@ -1,0 +1,86 @@
+"""Counts, "one of the" and relations in the agent (issue 13, item 2): goals become one item per
+goal and per counted object (planner.goal_dag.single_item_goals), copies of a counted item bind
+distinct objects, and grounding prefers objects related to the named anchor
+(planner.deterministic._by_relation). The end-to-end run uses the embedded simulator."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from household.checklist import ChecklistItem, ObjectSelector
+from planner.deterministic import NearestGrounder
+from planner.goal_dag import build_goal_dag, single_item_goals
+from planner.instruction_parser import InstructionParser
+from planner.roles import Goal, KnownObject, PlannerContext
+
+
+def item(obj: str, predicate: str, value=None, target: str | None = None, count: int | None = None) -> ChecklistItem:
+    return ChecklistItem(ObjectSelector(obj, None, None, count), predicate, ObjectSelector(target) if target else None,
+                         value)
+
+
+def test_single_item_goals_split_lists_and_counts() -> None:
+    goals = [Goal("g1", (item("Pen", "inReceptacle", target="Mug"), item("Pencil", "inReceptacle", target="Mug")),
+                  "pen and pencil in the mug", {"object_room": "Kitchen"}),
+             Goal("g2", (item("Tomato", "inReceptacle", target="Fridge", count=2),), "two tomatoes in the fridge"),
+             Goal("g3", (item("Laptop", "isOpen", True),), "open the laptop")]
+    out = single_item_goals(goals)
+    assert [g.id for g in out] == ["g1.1", "g1.2", "g2.1", "g2.2", "g3"]
+    assert all(len(g.items) == 1 for g in out)
+    assert out[0].hints == {"object_room": "Kitchen"} and out[1].items[0].object.type == "Pencil"
+    assert [g.items[0].object.count for g in out[2:4]] == [None, None]
+    assert {g.hints["distinct_group"] for g in out[2:4]} == {"g2:0"}
+    assert [g.hints["count_of"] for g in out[2:4]] == ["1/2", "2/2"]
+    assert out[4] is goals[2]
+    build_goal_dag(out)  # still a DAG
+
+
+def test_parsed_slice_goal_orders_slicing_before_placing() -> None:
+    goals = single_item_goals(InstructionParser().decompose("Put a slice of bread on the plate."))
+    dag = build_goal_dag(goals)
+    by_pred = {g.items[0].predicate: g.id for g in goals}
+    assert dag.has_edge(by_pred["isSliced"], by_pred["inReceptacle"])
+
+
+def _ctx(objects: list[KnownObject]) -> PlannerContext:
+    return PlannerContext(step=0, held_object_id=None, held_object_type=None, known_objects=objects, rooms_seen=[],
+                          history=[], experience=[], object_types=[], agent_position=(0.0, 0.0, 0.0))
+
+
+def test_grounder_prefers_the_object_by_the_named_anchor() -> None:
+    objs = [KnownObject("Apple|near-agent", "Apple", None, (0.5, 0.0, 0.9)),
+            KnownObject("Apple|on-table", "Apple", None, (4.0, 4.0, 0.9)),
+            KnownObject("DiningTable|1", "DiningTable", None, (4.2, 4.1, 0.4))]
+    g = NearestGrounder()
+    plain = Goal("g", (item("Apple", "isHeld", True),), "take an apple")
+    assert g.ground(plain, _ctx(objs)).bindings["object"] == "Apple|near-agent"
+    related = Goal("g", (item("Apple", "isHeld", True),), "the apple on the dining table",
+                   {"object_source": "DiningTable"})
+    assert g.ground(related, _ctx(objs)).bindings["object"] == "Apple|on-table"
+    near = Goal("g", (item("Apple", "isHeld", True),), "the apple by the sofa", {"object_near": "Sofa"})
+    assert g.ground(near, _ctx(objs)).bindings["object"] == "Apple|near-agent"  # anchor unseen: no effect
+
+
+def test_parser_records_relations_for_grounding() -> None:
+    p = InstructionParser()
+    assert p.decompose("Turn on the lamp by the sofa.")[0].hints["object_near"] == "Sofa"
+    assert p.decompose("Take the apple off the dining table and put it in the fridge.")[0].hints[
+        "object_source"] == "DiningTable"
+
+
+def test_agent_puts_two_distinct_cups_in_the_fridge(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Dev house 0 has two cups on the kitchen counter and none in the fridge: one cup would
+    score GC 0.5 (a count-2 item earns one unit per distinct object)."""
+    from tests.test_holomind_agent import cup_in_fridge, run_guarded
+
+    episode = dataclasses.replace(
+        cup_in_fridge(300), id="test-two-cups", instructions={"detailed": "Put two cups in the fridge."},
+        checklist=[ChecklistItem(ObjectSelector("Cup", None, None, 2), "inReceptacle", ObjectSelector("Fridge"))])
+    result, guard, agent = run_guarded(episode, monkeypatch)
+    assert guard.violations == []
+    assert result.extra["goals_parsed"] == 2
+    assert result.gc == 1.0, result.extra.get("agent_notes")
+    notes = [n for n in result.extra["agent_notes"] if "of Cup ->" in n]
+    assert len(notes) == 2 and "distinct from" in notes[1], result.extra["agent_notes"]
