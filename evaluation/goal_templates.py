@@ -102,8 +102,8 @@ POOLS: dict[str, ScenarioPool] = {
     "Dining & Kitchen": ScenarioPool(
         place_objects=("Apple", "Tomato", "Bread", "Potato", "Egg", "Lettuce", "Plate", "Bowl", "Fork", "Spoon",
                        "ButterKnife", "Knife", "Cup", "Mug", "SaltShaker", "PepperShaker", "WineBottle", "Pan",
-                       "Pot", "Kettle", "Ladle", "Spatula"),
-        place_targets=("DiningTable", "CounterTop", "Fridge", "Plate", "Bowl", "Sink"),
+                       "Pot", "Kettle", "Ladle", "Spatula", "DishSponge", "PaperTowelRoll", "Bottle", "SoapBottle"),
+        place_targets=("DiningTable", "CounterTop", "Fridge", "Plate", "Bowl", "Sink", "ShelvingUnit", "GarbageCan"),
         toggle_on=("CoffeeMachine",),
         toggle_off=("Faucet", "Television"),
         open_types=("Fridge", "Kettle"),
