@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 # Everyday nouns per object type (the first is the plain one). A noun shared by several types
 # ("lamp", "table") is only used when the house has no other type it could mean.
