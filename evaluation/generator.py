@@ -28,7 +28,8 @@ KIND_CAPS = {"held": 1, "cook": 3, "clean": 2, "slice": 2, "fill": 3, "open": 2,
 
 @dataclass
 class GeneratorOptions:
-    goals: int = 10  # drawn; the oracle check drops about one on average, leaving about nine
+    goals: int = 10  # at most this many per episode (LongAct averages about nine)
+    spare: int = 3  # drawn beyond ``goals`` to replace goals the oracle cannot achieve
     min_goals: int = 7
     min_rooms: int = 3
     draws: int = 400  # goal draws per attempt
@@ -58,7 +59,7 @@ def _draw_goals(index: HouseIndex, scenario: str, rng: random.Random, opts: Gene
     targets: dict[str, int] = {}
     per_kind: dict[str, int] = {}
     for _ in range(opts.draws):
-        if len(goals) >= opts.goals:
+        if len(goals) >= opts.goals + opts.spare:
             break
         kind = rng.choices(kinds, weights)[0]
         if per_kind.get(kind, 0) >= KIND_CAPS.get(kind, opts.goals):
@@ -77,8 +78,7 @@ def _draw_goals(index: HouseIndex, scenario: str, rng: random.Random, opts: Gene
         per_kind[kind] = per_kind.get(kind, 0) + 1
         for t in goal.targets:
             targets[t] = targets.get(t, 0) + 1
-    # Whatever is to be held at the end comes last, in the checklist as in the instruction.
-    return [g for g in goals if g.kind != "held"] + [g for g in goals if g.kind == "held"]
+    return goals
 
 
 def compose_episode(episode_id: str, house_ref: dict[str, Any], scenario: str, goals: list[Goal],
@@ -102,8 +102,7 @@ def compose_episode(episode_id: str, house_ref: dict[str, Any], scenario: str, g
 
 def infeasible_reason(message: str) -> str:
     """An oracle or generator message with object ids and numbers taken out, so reasons count."""
-    text = re.sub(r"\S*\|\S*", "<id>", message)
-    text = re.sub(r"\(.*?\)", "", text)
+    text = re.sub(r"\S*\|\S*", "<id>", message).split(" (")[0]
     text = re.sub(r"\d+(\.\d+)?", "N", text)
     return re.sub(r"\s+", " ", text).strip(" :")
 
@@ -124,10 +123,15 @@ def generate_for_house(house: dict[str, Any], house_ref: dict[str, Any], scenari
     for attempt in range(opts.attempts):
         env.reset(house)
         index = HouseIndex(env.table, env.ground_truth())
-        goals = _draw_goals(index, scenario, rng, opts)
-        # Verify with the oracle; goals it cannot achieve are dropped and the rest re-verified
-        # from the start, so every kept episode is solved end to end in one run.
-        for _verify in range(2):
+        drawn = _draw_goals(index, scenario, rng, opts)
+        goals, spare = _held_last(drawn[:opts.goals]), drawn[opts.goals:]
+        if any(g.kind == "held" for g in spare):  # the held goal was drawn among the spares: keep it
+            goals = _held_last([g for g in goals if g.kind != "held"][:opts.goals - 1] + spare)[:opts.goals]
+            spare = [g for g in spare if g.kind != "held"]
+        # Verify with the oracle; goals it cannot achieve are dropped, replaced from the spares,
+        # and the rest re-verified from the start, so every kept episode is solved end to end in
+        # one run.
+        for _verify in range(3):
             if not _enough(goals, index, opts):
                 last_failure = (f"too few goals the house supports ({len(goals)} < {opts.min_goals} or fewer than "
                                 f"{opts.min_rooms} rooms)" if _verify == 0 else
@@ -153,8 +157,15 @@ def generate_for_house(house: dict[str, Any], house_ref: dict[str, Any], scenari
                     dropped.append({"kind": goal.kind, "reason": reason})
                     notes.append(f"{goal.kind}: {reason}")
             goals = _drop_failed(goals, failed)
+            if _verify == 0 and spare:
+                need = max(opts.goals - len(goals), 0)
+                goals, spare = _held_last(goals + spare[:need]), spare[need:]
     notes.append(f"episode: {last_failure}")
     return None
+
+
+def _held_last(goals: list[Goal]) -> list[Goal]:
+    return [g for g in goals if g.kind != "held"] + [g for g in goals if g.kind == "held"]
 
 
 def _resolved(episode: Episode, house: dict[str, Any]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 # Everyday nouns per object type (the first is the plain one). A noun shared by several types
 # ("lamp", "table") is only used when the house has no other type it could mean.
@@ -193,6 +193,7 @@ class Phrase:
 
 OPENERS = ("", "", "", "Please ", "Could you ", "Hey, could you ", "When you get a chance, ", "I need you to ",
            "Can you ")
+MID_OPENERS = ("Please ", "Could you ", "Can you ", "When you get a chance, ")
 # (link, whether the next sentence continues in lower case after it)
 LINKS = (("Then ", True), ("After that, ", True), ("Also, ", True), ("Oh, and ", True), ("Next, ", True),
          ("", False), ("", False), ("And ", True))
@@ -248,7 +249,7 @@ def compose_detailed(phrases: list[Phrase], rng: random.Random) -> str:
         else:
             clause = units[j]
             j += 1
-        opener = rng.choice(OPENERS) if not sentences or rng.random() < 0.25 else ""
+        opener = (rng.choice(OPENERS) if not sentences else rng.choice(MID_OPENERS) if rng.random() < 0.25 else "")
         sentences.append(_politely(opener, clause))
     text = sentences[0] if sentences else ""
     for sentence in sentences[1:]:

@@ -14,7 +14,7 @@ import pytest
 from household.checklist import ChecklistItem, ChecklistSchemaError, evaluate_checklist
 from evaluation.episode_stats import episode_stats, format_stats, predicate_label
 from evaluation.episodes import Episode, EpisodeError, validate_episode
-from evaluation.generator import GeneratorOptions, _draw_goals, compose_episode, generate_for_house, infeasible_reason
+from evaluation.generator import GeneratorOptions, generate_for_house, infeasible_reason
 from evaluation.goal_templates import BUILDERS, POOLS, SCENARIOS, HouseIndex
 from evaluation.instruction_text import (CONCISE_MAX_WORDS, Mention, Phrase, compose_concise, compose_detailed,
                                          noun_options, plural)
