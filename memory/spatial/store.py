@@ -24,7 +24,7 @@ from household.atomic_io import atomic_write
 from memory.spatial.association import AssociationConfig
 from memory.spatial.freespace import FreeSpaceConfig
 from memory.spatial.memory import MemoryConfig, SpatialMemory
-from memory.spatial.object_table import COLUMNS
+from memory.spatial.object_table import COLUMNS, STATUS_NAMES
 from memory.spatial.query import Region
 from memory.spatial.voxels import OBJ_BITS, VOXEL_BITS
 from perception.encoders import Encoders
@@ -72,27 +72,80 @@ def _check(cond: bool, path: Path, field: str, why: str) -> None:
         raise MemoryFileError(f"{path}: {field}: {why}")
 
 
+_VIEW_KEYS = ("row", "step", "score", "bbox", "shape", "pose", "pixels", "masks")
+_MEMBERS = ({"header", "voxels/by_object", "voxels/hits", "distinct"} | {f"table/{k}" for k in COLUMNS}
+            | {f"index/{k}" for k in ("text", "clip", "has_clip", "label_text", "label_clip")}
+            | {f"views/{k}" for k in _VIEW_KEYS})
+# A member larger than this (uncompressed) is refused before anything is allocated: a memory of
+# 100k objects with views is well under it, a crafted 2 GB member is not read.
+MAX_MEMBER_BYTES = 512 * 1024 * 1024
+MAX_FILE_BYTES = 2 * 1024 * 1024 * 1024
+
+
+def _read_members(path: Path) -> dict[str, np.ndarray]:
+    """The file's arrays, after checking the zip directory: only known members, each within
+    MAX_MEMBER_BYTES and all within MAX_FILE_BYTES (sizes as the directory states them, checked
+    before decompressing; a member that inflates past its stated size fails in zipfile)."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            infos = zf.infolist()
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+        raise MemoryFileError(f"{path}: not a readable memory file ({type(exc).__name__}: {exc})") from None
+    total = 0
+    for info in infos:
+        name = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+        if name not in _MEMBERS:
+            raise MemoryFileError(f"{path}: member {info.filename!r}: not part of a memory file")
+        if info.file_size > MAX_MEMBER_BYTES:
+            raise MemoryFileError(f"{path}: member {info.filename!r}: {info.file_size} bytes uncompressed, over the "
+                                  f"limit of {MAX_MEMBER_BYTES}")
+        total += info.file_size
+    if total > MAX_FILE_BYTES:
+        raise MemoryFileError(f"{path}: {total} bytes uncompressed, over the limit of {MAX_FILE_BYTES}")
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            return {k: npz[k] for k in npz.files}
+    except Exception as exc:  # zlib, a bad .npy header, a pickled object array: all "not readable"
+        raise MemoryFileError(f"{path}: not a readable memory file ({type(exc).__name__}: {exc})") from None
+
+
 def load_memory(path: str | os.PathLike[str], encoders: Encoders | None = None) -> SpatialMemory:
+    """Read a memory file into a NEW memory; every problem is a MemoryFileError naming the file and
+    the member or field, so a bad file never touches a memory already in use."""
     path = Path(path)
     if not path.is_file():
         raise MemoryFileError(f"{path}: no such memory file")
     try:
-        with np.load(path, allow_pickle=False) as npz:
-            data = {k: npz[k] for k in npz.files}
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError) as exc:
-        raise MemoryFileError(f"{path}: not a readable memory file ({exc})") from exc
+        return _load(path, _read_members(path), encoders)
+    except MemoryFileError:
+        raise
+    except Exception as exc:  # anything the checks below did not foresee still names the file
+        raise MemoryFileError(f"{path}: inconsistent memory file ({type(exc).__name__}: {exc})") from None
+
+
+def _finite(arr: np.ndarray) -> bool:
+    return not np.issubdtype(arr.dtype, np.floating) or bool(np.all(np.isfinite(arr)))
+
+
+def _load(path: Path, data: dict[str, np.ndarray], encoders: Encoders | None) -> SpatialMemory:
     _check("header" in data, path, "header", "missing")
     try:
         header = json.loads(data["header"].tobytes().decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise MemoryFileError(f"{path}: header: not JSON ({exc})") from exc
+    _check(isinstance(header, dict), path, "header", "not a JSON object")
     _check(header.get("format") == FORMAT, path, "header.format", f"expected {FORMAT!r}, got {header.get('format')!r}")
     _check(header.get("version") == VERSION, path, "header.version",
            f"file version {header.get('version')} is not supported (this code reads version {VERSION})")
     try:
         config = _config_from_json(header["config"])
-    except (KeyError, TypeError) as exc:
-        raise MemoryFileError(f"{path}: header.config: {exc}") from exc
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise MemoryFileError(f"{path}: header.config: {exc}") from None
+    voxel = config.voxel_size
+    _check(isinstance(voxel, (int, float)) and bool(np.isfinite(voxel)) and voxel > 0, path,
+           "header.config.voxel_size", f"must be a positive number, got {voxel!r}")
+    _check(isinstance(config.max_hits, int) and 1 <= config.max_hits <= 127, path, "header.config.max_hits",
+           f"must be an integer in 1..127, got {config.max_hits!r}")
     enc_saved = header.get("encoders") or {}
     memory = SpatialMemory(encoders, config)
     enc_now = memory.encoders.describe()
@@ -112,14 +165,20 @@ def load_memory(path: str | os.PathLike[str], encoders: Encoders | None = None) 
         n = len(arr) if n is None else n
         _check(arr.dtype == np.dtype(dtype) and arr.shape == (n,) + shape, path, key,
                f"expected {np.dtype(dtype)} {(n,) + shape}, got {arr.dtype} {arr.shape}")
+        _check(_finite(arr), path, key, "holds NaN or infinite values")
         columns[name] = arr
-    _check(bool(np.all(columns["label_id"] < len(labels))), path, "table/label_id", "refers to unknown labels")
+    _check(bool(np.all((columns["label_id"] >= 0) & (columns["label_id"] < len(labels)))), path, "table/label_id",
+           "refers to unknown labels")
+    _check(bool(np.all(columns["aabb_min"] <= columns["aabb_max"])), path, "table/aabb_min",
+           "a box minimum lies above its maximum")
+    _check(bool(np.all(np.isin(columns["status"], list(STATUS_NAMES)))), path, "table/status", "unknown status codes")
 
     index_arrays = {}
     for key, width in (("text", memory.index.text_dim), ("clip", memory.index.clip_dim)):
         arr = data.get(f"index/{key}")
         _check(arr is not None and arr.dtype == np.float32 and arr.shape == (n, width), path, f"index/{key}",
                f"expected float32 ({n}, {width})")
+        _check(_finite(arr), path, f"index/{key}", "holds NaN or infinite values")
         index_arrays[key] = arr
     for key in ("has_clip", "label_text", "label_clip"):
         _check(f"index/{key}" in data, path, f"index/{key}", "missing")
@@ -147,7 +206,7 @@ def load_memory(path: str | os.PathLike[str], encoders: Encoders | None = None) 
     memory.table.restore(columns, labels)
     memory.index.restore(index_arrays)
     memory.voxels.restore(by_object, hits)
-    view_keys = ("row", "step", "score", "bbox", "shape", "pose", "pixels", "masks")
+    view_keys = _VIEW_KEYS
     for key in view_keys:
         _check(f"views/{key}" in data, path, f"views/{key}", "missing")
     try:
