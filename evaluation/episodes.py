@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,6 +95,8 @@ class AgentStart:
 def _number(value: Any, episode_id: str, path: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise _fail(episode_id, path, f"expected a number, got {value!r}")
+    if not math.isfinite(value):  # JSON's NaN/Infinity would start the agent nowhere and score GC 0
+        raise _fail(episode_id, path, f"expected a finite number, got {value!r}")
     return float(value)
 
 

@@ -77,6 +77,25 @@ class Experience:
         return f"before {self.action} on a {self.object_type}: {self.fix} first ({self.situation})"
 
 
+def _experience_from(raw: Any, where: str) -> Experience:
+    """One stored entry, every field type- and range-checked: a wrongly typed field is an error
+    naming the file, entry and field, never a pool that silently misbehaves."""
+    if not isinstance(raw, dict):
+        raise ValueError(f"{where}: expected an object, got {type(raw).__name__}")
+    fields = {f.name: f.type for f in dataclasses.fields(Experience)}
+    unknown = sorted(set(raw) - set(fields))
+    if unknown:
+        raise ValueError(f"{where}: unknown field(s) {unknown}")
+    for name in ("action", "situation", "object_type", "fix"):
+        if not isinstance(raw.get(name), str) or not raw[name]:
+            raise ValueError(f"{where}.{name}: expected a non-empty string, got {raw.get(name)!r}")
+    for name in ("seen", "validated"):
+        value = raw.get(name, 0)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"{where}.{name}: expected a count (integer >= 0), got {value!r}")
+    return Experience(**raw)
+
+
 @dataclass
 class ExperiencePool:
     """Failures and their fixes, persisted as JSON (written atomically after each change)."""
@@ -90,14 +109,14 @@ class ExperiencePool:
         pool = cls(Path(path) if path else None)
         if pool.path is not None and pool.path.exists():
             try:
-                data = json.loads(pool.path.read_text())
-                if not isinstance(data, dict) or not isinstance(data.get("entries", []), list):
-                    raise ValueError("expected an object with a list 'entries'")
-                for raw in data.get("entries", []):
-                    exp = Experience(**raw)
-                    pool.entries[exp.key] = exp
-            except (ValueError, TypeError, KeyError, AttributeError) as exc:
-                raise ValueError(f"{pool.path}: not an experience pool file ({exc})") from exc
+                data = json.loads(pool.path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+                raise ValueError(f"{pool.path}: not an experience pool file ({type(exc).__name__}: {exc})") from None
+            if not isinstance(data, dict) or not isinstance(data.get("entries", []), list):
+                raise ValueError(f"{pool.path}: not an experience pool file (expected an object with a list 'entries')")
+            for i, raw in enumerate(data.get("entries", [])):
+                exp = _experience_from(raw, f"{pool.path}: entries[{i}]")
+                pool.entries[exp.key] = exp
         return pool
 
     def save(self) -> None:
