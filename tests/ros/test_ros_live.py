@@ -22,13 +22,7 @@ SCRIPTED_ACTIONS = 200  # the oracle's first 200 actions: GC 2/7 on this episode
 
 
 def _agents() -> list:
-    from worldmind import cli
-
-    out = [pytest.param("scripted", id="scripted")]
-    ok = "deterministic" in getattr(cli, "PLANNERS", ())
-    out.append(pytest.param("deterministic", id="deterministic", marks=pytest.mark.skipif(
-        not ok, reason="worldmind.cli.make_agent does not offer 'deterministic' yet")))
-    return out
+    return [pytest.param("scripted", id="scripted"), pytest.param("deterministic", id="deterministic")]
 
 
 def _scripted_file(tmp: Path) -> Path:
