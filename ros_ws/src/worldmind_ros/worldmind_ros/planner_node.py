@@ -24,7 +24,7 @@ from std_msgs.msg import String
 
 from sim_bridge.ros import payloads
 from sim_bridge.types import Action, ActionFeedback, Observation
-from worldmind_ros.observation_stream import ObservationStream
+from worldmind_ros.observation_stream import ObservationStream, pose_options
 from worldmind_ros.runtime import WorldMindNode, main_for, topic_qos
 
 PRIVILEGED = ("oracle",)
@@ -101,7 +101,7 @@ class PlannerNode(WorldMindNode):
         self.plan_pub = self.publisher("plan")
         self.critic_pub = self.create_publisher(String, self.local_topic(PLANNER_CRITIC_TOPIC), topic_qos("critic"))
         self.subscribe_json("skill_result", self._on_result)
-        self.stream = ObservationStream(self, self.names, self._on_observation)
+        self.stream = ObservationStream(self, self.names, self._on_observation, **pose_options(self.params))
         self.started = False
         self.next_step = 0  # the step of the observation we act on next
         self.pending: tuple[str, Action, int] | None = None  # request id, action, step it was chosen at

@@ -28,12 +28,14 @@ from typing import Any
 from std_msgs.msg import String
 
 from sim_bridge.ros import payloads
-from sim_bridge.ros.convert import MessageClasses, messages_to_observation, observation_to_messages, stamp_ns_of
+from sim_bridge.ros.convert import (MessageClasses, check_frame_ids, messages_to_observation,
+                                    observation_to_messages, stamp_ns_of)
 from sim_bridge.ros.sync import FrameSynchronizer, SyncConfig
 from sim_bridge.types import ActionFeedback
 from worldmind_ros.graph import ROBOT_TOPICS
 from worldmind_ros.diagnostics import DIAGNOSTICS_TOPIC, topic_health, to_msg
 from worldmind_ros.runtime import WorldMindNode, main_for, message_class, qos, topic_qos
+from worldmind_ros.tf_io import PoseGate, TfListener, frame_names
 
 ROBOT_NAMES = {t.key: t.default for t in ROBOT_TOPICS}
 ROBOT_SENSORS = ("color", "depth", "camera_info", "instance_ids", "instance_labels", "odom", "camera_pose")
@@ -53,17 +55,28 @@ class RobotBridgeNode(WorldMindNode):
         super().__init__("robot_bridge", **kwargs)
         p = self.params
         self.robot = dict(ROBOT_NAMES)  # remapped by ROS (-r) at the process level
-        self.sync = FrameSynchronizer(SyncConfig(required=ROBOT_SENSORS, optional=(), latched=(),
+        # Poses from the robot's own TF (map -> odom -> base -> camera, at each frame's stamp) unless
+        # pose_source is 'topic' (then a camera pose PoseStamped topic is needed, as before).
+        self.frame_ids = frame_names(dict(p))
+        self.sensors = ROBOT_SENSORS if p["pose_source"] == "topic" else tuple(
+            k for k in ROBOT_SENSORS if k != "camera_pose")
+        self.gate = None
+        if p["pose_source"] == "tf":
+            self.gate = PoseGate(TfListener(self).buffer, self.frame_ids, float(p["tf_timeout_s"]),
+                                 lambda frame, poses: self._publish_frame(frame, poses), self._reject)
+        elif p["pose_source"] != "topic":
+            raise ValueError(f"parameter pose_source: 'tf' or 'topic', got {p['pose_source']!r}")
+        self.sync = FrameSynchronizer(SyncConfig(required=self.sensors, optional=(), latched=(),
                                                  slop_ns=int(float(p["sync_slop_s"]) * 1e9),
                                                  stale_after_s=float(p["stale_after_s"])),
-                                      {k: self.robot[k] for k in ROBOT_SENSORS}, start_ns=self._now())
+                                      {k: self.robot[k] for k in self.sensors}, start_ns=self._now())
         self.classes = MessageClasses.from_modules()
         self.step = 0
         self.status_msg: String | None = None
         self.last_feedback = ActionFeedback(None, True, "")
         self.pending: dict[str, tuple[float, dict[str, Any]]] = {}
         self.stale_reported: set[str] = set()
-        for key in ROBOT_SENSORS:
+        for key in self.sensors:
             topic = self.robot[key]
             if key == "instance_labels":
                 self.create_subscription(String, topic, self.guarded(topic, self._on_labels), input_qos(key))
@@ -105,17 +118,34 @@ class RobotBridgeNode(WorldMindNode):
         self.status_msg = msg
 
     def _frames(self, frames: list[Any]) -> None:
+        f = self.frame_ids
         for frame in frames:
-            msgs = dict(frame.messages)
-            if self.status_msg is not None:
-                msgs["agent_status"] = self.status_msg
-            obs = messages_to_observation(msgs, topic_of=self.robot, step=self.step)
-            obs.step = self.step
-            obs.feedback = self.last_feedback
-            for key, out in observation_to_messages(obs, self.classes, frame.stamp_ns).items():
-                pub = self.out.get(key)
-                if pub is not None:
-                    pub.publish(out)
+            problems = check_frame_ids(frame.messages, f.camera, f.odom, f.base, self.robot)
+            if problems:
+                self._reject(frame, "; ".join(problems))
+            elif self.gate is not None:
+                self.gate.push(frame, frame.stamp_ns)
+            else:
+                self._publish_frame(frame, None)
+
+    def _reject(self, frame: Any, why: str) -> None:
+        self.get_logger().error(f"robot frame at {frame.stamp_ns / 1e9:.3f} dropped: {why}")
+
+    def _publish_frame(self, frame: Any, poses: Any) -> None:
+        """One robot frame on WorldMind's topics, all with the anchor's stamp (the robot's TF holds
+        at that stamp, so downstream nodes look the same poses up)."""
+        msgs = dict(frame.messages)
+        if self.status_msg is not None:
+            msgs["agent_status"] = self.status_msg
+        obs = messages_to_observation(msgs, topic_of=self.robot, step=self.step,
+                                      world_from_camera=poses.map_from_camera if poses else None,
+                                      map_from_base=poses.map_from_base if poses else None)
+        obs.step = self.step
+        obs.feedback = self.last_feedback
+        for key, out in observation_to_messages(obs, self.classes, frame.stamp_ns, frames=self.frame_ids).items():
+            pub = self.out.get(key)
+            if pub is not None:
+                pub.publish(out)
 
     def _watch(self) -> None:
         status = self.sync.status(self._now())
@@ -127,7 +157,9 @@ class RobotBridgeNode(WorldMindNode):
                                         + "); no frames until it is back")
                 self.stale_reported.add(topic)
         self.stale_reported &= set(status.stale)
-        rows = topic_health(self.get_fully_qualified_name(), status, [self.robot[k] for k in ROBOT_SENSORS])
+        rows = topic_health(self.get_fully_qualified_name(), status, [self.robot[k] for k in self.sensors])
+        if self.gate is not None:
+            self.gate.poll()
         self.diag_pub.publish(to_msg(rows, self.get_fully_qualified_name(), self.get_clock().now().to_msg()))
         deadline = time.monotonic() - float(self.params["skill_timeout_s"])
         for rid, (sent, req) in list(self.pending.items()):

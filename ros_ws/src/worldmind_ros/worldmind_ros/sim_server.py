@@ -28,7 +28,13 @@ from evaluation.episodes import Episode, load_episode
 from sim_bridge.ros import payloads
 from sim_bridge.ros.convert import MessageClasses, observation_to_messages
 from sim_bridge.types import ACTIONS, Action, Observation, StepResult
+from rclpy.clock import Clock as RosClock
+from rclpy.clock import ClockType
+from rclpy.parameter import Parameter
+
+from sim_bridge.ros.tf import base_matrix, robot_transforms
 from worldmind_ros.runtime import WorldMindNode, topic_qos, message_class
+from worldmind_ros.tf_io import TfPublisher, clock_publisher, frame_names, publish_clock
 
 
 class EpisodeEnded(BaseException):
@@ -36,6 +42,8 @@ class EpisodeEnded(BaseException):
     run_episode's guard against planner bugs does not record it as an agent error."""
 
 
+SIM_EPOCH_NS = 1_000_000_000  # sim time of the first frame: 1 s, plainly not wall time
+CLOCK_PERIOD_S = 0.05
 REPUBLISH_S = 0.5  # sensor QoS is best-effort and volatile: a late subscriber gets the frame again
 
 
@@ -113,6 +121,15 @@ class SimServer:
         keys = ("color", "depth", "camera_info", "instance_ids", "instance_labels", "odom", "camera_pose",
                 "agent_status", "skill_result") + (("ground_truth",) if publish_ground_truth else ())
         self.pubs = {k: node.create_publisher(message_class(k), self.names[k], topic_qos(k)) for k in keys}
+        # The simulator is the clock: sim time starts at SIM_EPOCH_NS and runs at wall speed; it
+        # never follows /clock itself, and its clock timer runs on the steady clock.
+        node.set_parameters([Parameter("use_sim_time", value=False)])
+        self.frames = frame_names(dict(node.params))
+        self.tf = TfPublisher(node)
+        self.clock_pub = clock_publisher(node)
+        self._t0 = time.monotonic_ns()
+        node.create_timer(CLOCK_PERIOD_S, lambda: publish_clock(self.clock_pub, self.sim_now()),
+                          clock=RosClock(clock_type=ClockType.STEADY_TIME))
         node.subscribe_json("skill_request", self._on_request, name=self.names["skill_request"])
         self.requests: "queue.Queue[Pending]" = queue.Queue()
         self.pending: Pending | None = None
@@ -140,10 +157,18 @@ class SimServer:
     def _publish_result(self, data: dict[str, Any]) -> None:
         self.node.publish_json(self.pubs["skill_result"], "skill_result", data)
 
+    def sim_now(self) -> int:
+        return SIM_EPOCH_NS + time.monotonic_ns() - self._t0
+
     def publish_observation(self, obs: Observation) -> None:
-        stamp = self.node.get_clock().now().nanoseconds
+        """/clock, then the TF tree at the frame's stamp, then the frame: a subscriber that looks
+        the camera pose up at the image stamp finds it (or waits for it, tf_timeout_s)."""
+        stamp = self.sim_now()
+        publish_clock(self.clock_pub, stamp)
+        self.tf.send(robot_transforms(base_matrix(obs.agent.position, obs.agent.yaw_deg), obs.world_from_camera,
+                                      stamp, self.frames))
         world = self.env.ground_truth() if self.publish_ground_truth else None
-        msgs = observation_to_messages(obs, self.classes, stamp, world)
+        msgs = observation_to_messages(obs, self.classes, stamp, world, self.frames)
         for key, msg in msgs.items():
             pub = self.pubs.get(key)
             if pub is not None:
