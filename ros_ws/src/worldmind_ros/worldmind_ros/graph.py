@@ -83,6 +83,8 @@ NODE_PARAMS: dict[str, tuple[ParamSpec, ...]] = {
         _p("max_steps", 0, "step budget (0: the episode's own budget)"),
         _p("request_timeout_s", 120.0, "end the episode if no skill request arrives for this long"),
         _p("publish_ground_truth", False, "evaluation only: publish the THOR-shaped world state per step"),
+        _p("skill_action", "worldmind/execute_skill", "ExecuteSkill action this simulator serves"),
+        _p("skill_duration_s", 0.0, "each skill takes this long (feedback, cancellable) before the step runs"),
         _p("out", "", "write the episode report (report.json/.md/.png) to this folder (empty: none)"),
         _p("result_file", "", "write the episode result JSON to this file (empty: none)"),
     ),
@@ -94,6 +96,8 @@ NODE_PARAMS: dict[str, tuple[ParamSpec, ...]] = {
         _p("move_step", 0.25, "metres per MoveAhead/Back/Left/Right"),
         _p("max_steps", 0, "step budget (0: the episode's own budget)"),
         _p("request_timeout_s", 120.0, "stop if no skill request arrives for this long"),
+        _p("skill_action", "/robot/execute_skill", "ExecuteSkill action the simulated robot serves"),
+        _p("skill_duration_s", 0.0, "each skill takes this long (feedback, cancellable) before the step runs"),
         _p("result_file", "", "write the episode result JSON here when the planner says Stop"),
     ),
     "robot_bridge_node": _COMMON + _POSES + (
@@ -125,7 +129,10 @@ NODE_PARAMS: dict[str, tuple[ParamSpec, ...]] = {
         _p("instruction_text", "", "robot mode: the instruction itself (used when episode is empty)"),
         _p("move_step", 0.25, "metres per move the agent assumes"),
         _p("max_steps", 0, "stop after this many actions (0: the episode's budget, or unlimited)"),
-        _p("result_timeout_s", 60.0, "give up on a skill request unanswered for this long"),
+        _p("result_timeout_s", 60.0, "give up on a skill unanswered for this long (the goal is cancelled)"),
+        _p("skill_interface", "action", "how skills are sent: 'action' (ExecuteSkill goals) or 'topic' "
+                                        "(worldmind/skill_request JSON)"),
+        _p("skill_action", "worldmind/execute_skill", "ExecuteSkill action the planner sends goals to"),
         _p("exit_on_stop", True, "exit the node (status 0) once the agent has said Stop"),
     ),
     "critic_node": _COMMON + (

@@ -100,7 +100,18 @@ class PlannerNode(WorldMindNode):
         self.req_pub = self.publisher("skill_request")
         self.plan_pub = self.publisher("plan")
         self.critic_pub = self.create_publisher(String, self.local_topic(PLANNER_CRITIC_TOPIC), topic_qos("critic"))
-        self.subscribe_json("skill_result", self._on_result)
+        # Skills go out as ExecuteSkill goals (feedback, cancel on timeout and on shutdown); a record of
+        # each goal still goes on worldmind/skill_request (record: true) for the belief and critic
+        # nodes, and the executor publishes each result on worldmind/skill_result.
+        if p["skill_interface"] not in ("action", "topic"):
+            raise ValueError(f"parameter skill_interface: 'action' or 'topic', got {p['skill_interface']!r}")
+        self.skill_client = None
+        if p["skill_interface"] == "action":
+            from worldmind_ros.skill_action import SkillActionClient
+
+            self.skill_client = SkillActionClient(self, p["skill_action"], float(p["result_timeout_s"]))
+        else:
+            self.subscribe_json("skill_result", self._on_result)
         self.stream = ObservationStream(self, self.names, self._on_observation, **pose_options(self.params))
         self.started = False
         self.next_step = 0  # the step of the observation we act on next
@@ -173,8 +184,28 @@ class PlannerNode(WorldMindNode):
         self.next_step = obs.step + 1
         if action.name != "Stop":
             self.actions += 1
-        self.publish_json(self.req_pub, "skill_request", {"id": rid, "skill": action.name, "args": args,
-                                                          "step": obs.step})
+        request = {"id": rid, "skill": action.name, "args": args, "step": obs.step}
+        if self.skill_client is None:
+            self.publish_json(self.req_pub, "skill_request", request)
+            return
+        from sim_bridge.ros import skills
+
+        try:
+            goal = skills.goal_for_action(action.name, action.object_id, action.args, step=obs.step, request_id=rid)
+        except skills.SkillError as exc:  # an action the contract has no skill for: refused, no step
+            self._on_result({"id": rid, "success": False, "error": str(exc), "step": obs.step})
+            return
+        self.publish_json(self.req_pub, "skill_request", {**request, "record": True})
+        # A result without a step (timeout, no server) means the robot did not act: the agent
+        # retries on the same frame, told that the skill failed.
+        self.skill_client.send(goal, lambda data, step=obs.step: self._on_result({"step": step, **data}))
+
+    def close(self) -> None:
+        """Shutdown: a skill still running on the robot is cancelled (the robot must not go on)."""
+        if self.skill_client is not None:
+            n = self.skill_client.cancel_all()
+            if n:
+                self.get_logger().info(f"shutdown: cancelled {n} ExecuteSkill goal(s) in flight")
 
     def _publish_plan_and_critic(self, step: int) -> None:
         dag = goal_dag_payload(self.agent)

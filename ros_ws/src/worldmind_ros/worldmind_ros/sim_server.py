@@ -34,6 +34,8 @@ from rclpy.parameter import Parameter
 
 from sim_bridge.ros.tf import base_matrix, robot_transforms
 from worldmind_ros.runtime import WorldMindNode, topic_qos, message_class
+from sim_bridge.ros import skills
+from worldmind_ros.skill_action import SkillActionServer, SkillCancelled, SkillContext
 from worldmind_ros.tf_io import TfPublisher, clock_publisher, frame_names, publish_clock
 
 
@@ -100,7 +102,7 @@ class SimServer:
     def __init__(self, node: WorldMindNode, names: Mapping[str, str], *, episode_path: str, data_dir: str,
                  width: int, height: int, move_step: float, max_steps: int, request_timeout_s: float,
                  publish_ground_truth: bool = False, instruction: str = "detailed", out: str = "",
-                 result_file: str = "") -> None:
+                 result_file: str = "", skill_action: str = "", skill_duration_s: float = 0.0) -> None:
         from sim_bridge.factory import make_environment
 
         self.node = node
@@ -137,6 +139,12 @@ class SimServer:
         self.closing = threading.Event()
         self.result: Any = None
         self.worker = threading.Thread(target=self._run, name="episode", daemon=True)
+        # ExecuteSkill (worldmind_interfaces): the same steps as the JSON requests, with feedback and
+        # cancel; skill_duration_s > 0 makes each skill take that long (a robot's motion), so a
+        # cancel can arrive mid-skill: the skill then stops before the simulator moves.
+        self.skill_duration_s = float(skill_duration_s)
+        self.waiters: dict[str, tuple[threading.Event, dict[str, Any]]] = {}
+        self.action_server = SkillActionServer(node, skill_action, self._execute_goal) if skill_action else None
 
     def start(self) -> None:
         self.log.info(f"episode {self.episode.id} ({self.episode_path}), house {self.episode.house_label}: "
@@ -145,6 +153,8 @@ class SimServer:
 
     # -- ROS side -------------------------------------------------------------------------------
     def _on_request(self, data: dict[str, Any]) -> None:
+        if data.get("record"):
+            return  # a record of a goal sent over ExecuteSkill, for observers: not to be run twice
         topic = self.names["skill_request"]
         try:
             action = action_from_request(data, topic)
@@ -156,6 +166,36 @@ class SimServer:
 
     def _publish_result(self, data: dict[str, Any]) -> None:
         self.node.publish_json(self.pubs["skill_result"], "skill_result", data)
+        waiter = self.waiters.pop(str(data.get("id")), None)
+        if waiter is not None:
+            waiter[1].update(data)
+            waiter[0].set()
+
+    def _execute_goal(self, rid: str, goal: skills.SkillGoal, ctx: SkillContext) -> dict[str, Any]:
+        """One ExecuteSkill goal: the atomic action it stands for, executed by the episode loop."""
+        try:
+            name, object_id, args = skills.action_for_goal(goal)
+        except skills.SkillError as exc:
+            self.log.error(f"action {self.action_server.name}: goal {rid}: {exc}; aborted")
+            return {"success": False, "error": str(exc), "step": self.step_index, "aborted": True}
+        if self.skill_duration_s > 0 and name != "Stop":
+            start = time.monotonic()
+            while (elapsed := time.monotonic() - start) < self.skill_duration_s:
+                if ctx.cancelled():
+                    raise SkillCancelled(f"{name} stopped after {elapsed * 1000:.0f} ms, before the robot moved")
+                if self.closing.is_set():
+                    return {"success": False, "error": "simulator shutting down", "aborted": True}
+                ctx.feedback("executing", elapsed / self.skill_duration_s)
+                time.sleep(0.005)
+        event: threading.Event = threading.Event()
+        box: dict[str, Any] = {}
+        self.waiters[rid] = (event, box)
+        self.requests.put(Pending(rid, Action(name, object_id, args), time.monotonic()))
+        while not event.wait(0.05):
+            if self.closing.is_set():
+                self.waiters.pop(rid, None)
+                return {"success": False, "error": "simulator shutting down", "aborted": True}
+        return box
 
     def sim_now(self) -> int:
         return SIM_EPOCH_NS + time.monotonic_ns() - self._t0
