@@ -155,3 +155,60 @@ def test_planner_cancels_a_goal_nobody_answers_and_cancels_on_shutdown(tmp_path)
     assert code == 0 and "Traceback" not in out, out[-3000:]
     assert "not answered within 1.5 s: cancelled" in out and "shutdown: cancelled 1 ExecuteSkill goal" in out, \
         out[-3000:]
+
+
+@pytest.mark.timeout(300)
+@isolated(timeout=280)
+def test_robot_graph_runs_skills_through_the_bridge_relay(tmp_path):
+    """planner -> worldmind/execute_skill (robot_bridge) -> /robot/execute_skill (example robot)."""
+    script = tmp_path / "a.json"
+    script.write_text(json.dumps({"actions": [{"action": "RotateLeft"}, {"action": "MoveAhead"},
+                                              {"action": "LookDown"}, {"action": "Stop"}]}))
+    result = tmp_path / "r.json"
+    r = subprocess.run([sys.executable, "-m", "worldmind.cli", "ros", "up", "robot", "--example-robot", "--agent",
+                        f"scripted:{script}", "--param", f"example_robot.result_file:={result}",
+                        "--max-runtime", "150"], cwd=REPO, capture_output=True, text=True, timeout=200)
+    log = r.stdout + r.stderr
+    assert r.returncode == 0 and "Traceback" not in log, log[-4000:]
+    assert json.loads(result.read_text())["num_actions"] == 3 and "Stop acknowledged after 3 action(s)" in log
+
+
+@pytest.mark.timeout(200)
+@isolated(timeout=180)
+def test_bridge_relay_aborts_and_cancels_when_the_robot_never_answers():
+    from action_msgs.msg import GoalStatus
+    from rclpy.action import ActionClient, ActionServer, CancelResponse
+    from rclpy.callback_groups import ReentrantCallbackGroup
+
+    from sim_bridge.ros import skills
+
+    bridge = _start("robot_bridge_node", "skill_timeout_s:=1.0")
+    probe = Probe()
+    cancels: list[str] = []
+
+    def never(handle):
+        while not handle.is_cancel_requested:
+            time.sleep(0.01)
+        cancels.append(handle.request.request_id)
+        handle.canceled()
+        return probe.ExecuteSkill.Result(success=False, error="stopped")
+
+    ActionServer(probe.node, probe.ExecuteSkill, "/robot/execute_skill", execute_callback=never,
+                 cancel_callback=lambda _h: CancelResponse.ACCEPT, callback_group=ReentrantCallbackGroup())
+    client = ActionClient(probe.node, probe.ExecuteSkill, "/worldmind/execute_skill")
+    probe.start()
+    try:
+        assert client.wait_for_server(timeout_sec=30)
+        goal = skills.goal_to_msg(skills.goal_for_action("MoveAhead", request_id="m1"), probe.ExecuteSkill.Goal)
+        res = probe.wait(probe.wait(client.send_goal_async(goal)).get_result_async(), 30)
+        assert res.status == GoalStatus.STATUS_ABORTED and res.result.error.startswith("timeout:"), res.result.error
+        time.sleep(0.5)
+        assert cancels == ["m1"]  # the robot was told to stop
+        res = probe.wait(probe.wait(client.send_goal_async(probe.ExecuteSkill.Goal(skill="teleport")))
+                         .get_result_async(), 30)
+        assert res.status == GoalStatus.STATUS_ABORTED and "unknown skill 'teleport'" in res.result.error
+        assert bridge.poll() is None
+    finally:
+        probe.close()
+        code, out = _stop(bridge)
+    assert code == 0 and "Traceback" not in out, out[-3000:]

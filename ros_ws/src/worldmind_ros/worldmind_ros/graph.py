@@ -104,6 +104,7 @@ NODE_PARAMS: dict[str, tuple[ParamSpec, ...]] = {
         _p("sync_slop_s", 0.05, "approximate-time sync: max stamp spread of one frame's messages"),
         _p("stale_after_s", 1.0, "warn when a sensor has been silent this long (stale-sensor detection)"),
         _p("skill_timeout_s", 60.0, "fail a skill request the robot has not answered within this time"),
+        _p("robot_skill_action", "/robot/execute_skill", "the robot's ExecuteSkill action server (goals relayed to it)"),
     ),
     "perception_node": _COMMON + _POSES + (
         _p("voxel_size", 0.05, "voxel edge in metres (must equal the memory's)"),

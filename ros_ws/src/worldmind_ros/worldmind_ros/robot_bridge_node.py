@@ -22,6 +22,7 @@ Skill requests from the planner are forwarded to the robot, results forwarded ba
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 
@@ -50,6 +51,7 @@ def input_qos(key: str) -> Any:
 
 class RobotBridgeNode(WorldMindNode):
     module = "robot_bridge_node"
+    executor_threads = 4  # a relayed ExecuteSkill goal blocks one thread until the robot answers
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("robot_bridge", **kwargs)
@@ -93,6 +95,14 @@ class RobotBridgeNode(WorldMindNode):
         self.subscribe_json("skill_request", self._on_request)
         self.subscribe_json("skill_result", self._on_robot_result, name=self.robot["skill_result"])
         self.create_timer(0.5, self._watch)
+        # ExecuteSkill relay: WorldMind's action (the planner's goals) -> the robot's action server.
+        from rclpy.action import ActionClient
+
+        from worldmind_ros.skill_action import SKILL_ACTION, SkillActionServer, interfaces
+
+        self.robot_action = str(p["robot_skill_action"])
+        self.robot_client = ActionClient(self, interfaces().ExecuteSkill, self.robot_action)
+        self.skill_server = SkillActionServer(self, SKILL_ACTION, self._relay_goal)
         self.get_logger().info("robot topics: " + ", ".join(f"{k}={self.robot[k]}" for k in ROBOT_SENSORS))
 
     @staticmethod
@@ -185,8 +195,66 @@ class RobotBridgeNode(WorldMindNode):
         self.last_feedback = ActionFeedback(req["skill"], bool(data["success"]), str(data.get("error", "")))
         self._answer({**data, "step": self.step})
 
+    def _relay_goal(self, rid: str, goal: Any, ctx: Any) -> dict[str, Any]:
+        """One planner goal on the robot: feedback relayed, a cancel passed on, no answer within
+        skill_timeout_s (or no robot server within it) cancels the robot's goal and aborts ours."""
+        from sim_bridge.ros import skills
+        from worldmind_ros.skill_action import SkillCancelled
+
+        timeout = float(self.params["skill_timeout_s"])
+        start = time.monotonic()
+        while not self.robot_client.server_is_ready():
+            if time.monotonic() - start > timeout or ctx.cancelled():
+                return self._relay_done(goal, {"success": False, "aborted": True, "step": self.step,
+                                               "error": f"timeout: no ExecuteSkill server on {self.robot_action}"})
+            time.sleep(0.05)
+        box: dict[str, Any] = {}
+        done = threading.Event()
+        sent = self.robot_client.send_goal_async(skills.goal_to_msg(goal, interfaces_goal()),
+                                                 feedback_callback=lambda m: ctx.handle.publish_feedback(m.feedback))
+        sent.add_done_callback(lambda f: box.__setitem__("handle", f.result()))
+        while True:
+            handle = box.get("handle")
+            if handle is not None and "result" not in box and not box.get("asked"):
+                box["asked"] = True
+                if not handle.accepted:
+                    return self._relay_done(goal, {"success": False, "aborted": True, "step": self.step,
+                                                   "error": f"goal rejected by {self.robot_action}"})
+                handle.get_result_async().add_done_callback(lambda f: (box.__setitem__("result", f.result()),
+                                                                       done.set()))
+            if done.wait(0.01):
+                r = box["result"].result
+                data = {"success": bool(r.success), "error": str(r.error), "actions": int(r.actions)}
+                if ctx.cancelled():
+                    raise SkillCancelled(f"the robot stopped ({r.error})")
+                return self._relay_done(goal, data)
+            if ctx.cancelled() and handle is not None and not box.get("cancel_sent"):
+                box["cancel_sent"] = True
+                handle.cancel_goal_async()
+            if time.monotonic() - start > timeout:
+                if handle is not None:
+                    handle.cancel_goal_async()
+                return self._relay_done(goal, {"success": False, "aborted": True, "step": self.step,
+                                               "error": f"timeout: the robot did not answer on {self.robot_action} "
+                                                        f"within {timeout:g} s (its goal was cancelled)"})
+
+    def _relay_done(self, goal: Any, data: dict[str, Any]) -> dict[str, Any]:
+        """Count the step (a skill the robot answered), publish the result record for observers."""
+        if "step" not in data:
+            self.step += 1
+            data["step"] = self.step
+            self.last_feedback = ActionFeedback(goal.skill, bool(data["success"]), str(data.get("error", "")))
+        self._answer({"id": goal.request_id or "goal", **{k: v for k, v in data.items() if k != "aborted"}})
+        return data
+
     def _answer(self, data: dict[str, Any]) -> None:
         self.publish_json(self.out["skill_result"], "skill_result", data)
+
+
+def interfaces_goal() -> type:
+    from worldmind_ros.skill_action import interfaces
+
+    return interfaces().ExecuteSkill.Goal
 
 
 def message_class_diag() -> type:

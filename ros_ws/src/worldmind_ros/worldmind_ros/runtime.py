@@ -235,6 +235,11 @@ def main_for(cls: type[WorldMindNode]) -> Callable[[Sequence[str] | None], None]
     """A console-script ``main()`` for a node class."""
 
     def main(argv: Sequence[str] | None = None) -> None:
-        sys.exit(run(lambda: cls(context=current_context()), argv))
+        code = run(lambda: cls(context=current_context()), argv)
+        # The node is closed: a signal arriving while the interpreter winds down (a launcher
+        # stopping the graph just as this node finished) must not turn a clean exit into -2.
+        for s in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(s, signal.SIG_IGN)
+        sys.exit(code)
 
     return main
