@@ -135,6 +135,7 @@ NODE_PARAMS: dict[str, tuple[ParamSpec, ...]] = {
                                         "(worldmind/skill_request JSON)"),
         _p("skill_action", "worldmind/execute_skill", "ExecuteSkill action the planner sends goals to"),
         _p("exit_on_stop", True, "exit the node (status 0) once the agent has said Stop"),
+        _p("wait_for_task", False, "idle until a RunTask goal (worldmind/run_task) gives the task; stay up after it"),
     ),
     "critic_node": _COMMON + (
         _p("fail_streak_replan", 3, "this many failed skills in a row: advise Replan"),

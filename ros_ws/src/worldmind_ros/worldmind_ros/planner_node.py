@@ -122,7 +122,17 @@ class PlannerNode(WorldMindNode):
         self.stopped = False
         self._plan_text = ""
         self._critic_seen = 0
-        self.get_logger().info(f"agent {getattr(self.agent, 'name', p['agent'])}: {self.instruction!r}")
+        self.latest: Observation | None = None
+        self.tasks = None
+        if p["skill_interface"] == "action":
+            from worldmind_ros.run_task import TaskServer
+
+            self.tasks = TaskServer(self)
+        if p["wait_for_task"]:
+            self.stopped = True  # idle until a RunTask goal gives the task
+            self.get_logger().info(f"agent {getattr(self.agent, 'name', p['agent'])}: waiting for a RunTask goal")
+        else:
+            self.get_logger().info(f"agent {getattr(self.agent, 'name', p['agent'])}: {self.instruction!r}")
 
     def _episode(self, p: dict[str, Any]) -> Any:
         from evaluation.episodes import Episode
@@ -135,8 +145,50 @@ class PlannerNode(WorldMindNode):
                            instructions={p["instruction"]: p["instruction_text"]}, checklist=[], max_steps=0)
         return public_episode(load_episode_param("")[0])
 
+    # -- tasks (RunTask, run_task.py) -------------------------------------------------------------
+    def busy_reason(self) -> str | None:
+        if self.stopped:
+            return None
+        return f"a task is running: {self.instruction!r} ({self.actions} skill(s) so far)"
+
+    @staticmethod
+    def instruction_of(episode: Any) -> str:
+        kinds = episode.instructions or {}
+        return next(iter(kinds.values()), "")
+
+    def episode_for_task(self, instruction: str, episode_path: str) -> Any:
+        from evaluation.episodes import Episode
+        from worldmind_ros.sim_server import load_episode_param
+
+        if episode_path:
+            try:
+                return public_episode(load_episode_param(episode_path)[0])
+            except Exception as exc:  # noqa: BLE001 - any unreadable file is the same bad input
+                raise ValueError(f"field 'episode': {episode_path}: {exc}") from None
+        if not instruction.strip():
+            raise ValueError("field 'instruction': empty (give an instruction or an episode file)")
+        return Episode(id="task", house={"id": "live"}, scenario="live",
+                       instructions={self.params["instruction"]: instruction.strip()}, checklist=[], max_steps=0)
+
+    def begin_task(self, episode: Any, max_steps: int) -> None:
+        """Start a task on the newest frame (the agent is reset with the new episode)."""
+        self.episode = episode
+        self.instruction = episode.instruction(self.params["instruction"]) if episode.instructions else ""
+        self.budget = int(max_steps) or int(episode.max_steps or 0) or None
+        self.started, self.stopped, self.actions, self.pending = False, False, 0, None
+        if self.latest is not None:
+            self.next_step = self.latest.step
+            self.held = self.latest
+        self._maybe_act()
+
+    def cancel_task(self) -> int:
+        self.stopped = True
+        self.pending = None
+        return self.skill_client.cancel_all() if self.skill_client is not None else 0
+
     # -- observations and results -----------------------------------------------------------------
     def _on_observation(self, obs: Observation, stamp_ns: int) -> None:
+        self.latest = obs
         if self.stopped or obs.step < self.next_step:
             return
         self.held = obs
@@ -150,7 +202,9 @@ class PlannerNode(WorldMindNode):
         if action.name == "Stop":
             self.get_logger().info(f"Stop acknowledged after {self.actions} action(s)")
             self.stopped = True
-            if self.params["exit_on_stop"]:
+            if self.tasks is not None:
+                self.tasks.finish(True, f"done: Stop after {self.actions} skill(s)")
+            if self.params["exit_on_stop"] and not self.params["wait_for_task"]:
                 self.done = True
             return
         if not data["success"] and int(data.get("step", step + 1)) <= step and self.last_obs is not None:
@@ -196,12 +250,16 @@ class PlannerNode(WorldMindNode):
             self._on_result({"id": rid, "success": False, "error": str(exc), "step": obs.step})
             return
         self.publish_json(self.req_pub, "skill_request", {**request, "record": True})
+        if self.tasks is not None:
+            self.tasks.feedback(goal.skill)
         # A result without a step (timeout, no server) means the robot did not act: the agent
         # retries on the same frame, told that the skill failed.
         self.skill_client.send(goal, lambda data, step=obs.step: self._on_result({"step": step, **data}))
 
     def close(self) -> None:
         """Shutdown: a skill still running on the robot is cancelled (the robot must not go on)."""
+        if self.tasks is not None:
+            self.tasks.finish(False, "aborted: the planner is shutting down")
         if self.skill_client is not None:
             n = self.skill_client.cancel_all()
             if n:
