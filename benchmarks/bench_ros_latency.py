@@ -1,10 +1,12 @@
 """Sensor frame -> spatial-memory update latency through real rclpy topics.
 
 What it measures: a publisher (this process) sends embedded-simulator frames (320x240 color,
-depth, instance ids + label table, camera info, odometry, camera pose; all stamped with the
-publish time) at 10 Hz on WorldMind's topics; ``memory_node`` runs as its own process (exactly as
+depth, instance ids + label table, camera info, odometry; all stamped with the publish time) at
+10 Hz on WorldMind's topics, and the frame's TF tree (map -> odom -> base_link -> camera_link ->
+optical frame) on /tf and /tf_static at the same stamp; ``memory_node`` runs as its own process (exactly as
 ``worldmind ros up`` starts it), synchronises the frame, perceives it and integrates it into the
-spatial memory, then publishes ``/worldmind/memory/updates`` carrying the frame's stamp. Latency =
+spatial memory, taking the camera and base poses from TF at the image stamp (its tf buffer and
+PoseGate, the default ``pose_source: tf``), then publishes ``/worldmind/memory/updates`` carrying the frame's stamp. Latency =
 arrival time of that update here - the frame's stamp (same clock: one machine). Also printed: the
 memory's own integration time per frame (perception + integration, from the update) and frames
 lost (published but never reported). Target: p95 <= 100 ms.
@@ -90,7 +92,9 @@ def main() -> int:
     from sim_bridge.ros.convert import MessageClasses, observation_to_messages
     from worldmind_ros.memory_node import UPDATES_TOPIC
     from worldmind_ros.runtime import message_class, qos, topic_qos
+    from sim_bridge.ros.tf import base_matrix, robot_transforms
     from sim_bridge.ros.topics import topic_names
+    from worldmind_ros.tf_io import TfPublisher
 
     t0 = time.perf_counter()
     obs_list = frames(args.frames + args.warmup, args.width, args.height)
@@ -102,6 +106,7 @@ def main() -> int:
     names = topic_names()
     keys = ("color", "depth", "camera_info", "instance_ids", "instance_labels", "odom", "camera_pose", "agent_status")
     pubs = {k: node.create_publisher(message_class(k), names[k], topic_qos(k)) for k in keys}
+    tf_pub = TfPublisher(node)
     arrivals: dict[int, tuple[int, float]] = {}  # stamp -> (arrival ns, integrate ms)
 
     def on_update(msg: String) -> None:
@@ -123,6 +128,7 @@ def main() -> int:
         while time.monotonic() < due:
             rclpy.spin_once(node, timeout_sec=max(0.0, min(0.005, due - time.monotonic())))
         stamp = time.time_ns()
+        tf_pub.send(robot_transforms(base_matrix(obs.agent.position, obs.agent.yaw_deg), obs.world_from_camera, stamp))
         for key, msg in observation_to_messages(dataclasses.replace(obs, step=i), classes, stamp).items():
             if key in pubs:
                 pubs[key].publish(msg)
@@ -140,11 +146,14 @@ def main() -> int:
     integ = [arrivals[s][1] for s in sent if s in arrivals]
     lost = len(sent) - len(lat)
     print(f"machine: {platform.machine()}, {os.cpu_count()} cpu(s), python {platform.python_version()}, "
-          f"rclpy (Fast DDS), memory_node in its own process, {args.hz:g} Hz, {args.width}x{args.height}")
+          f"rclpy (Fast DDS), memory_node in its own process, {args.hz:g} Hz, {args.width}x{args.height}, "
+          f"poses from TF lookups at each image stamp")
     if not lat:
         print("no memory updates arrived; memory_node log:\n" + mem_log[-3000:])
         return 1
     print(f"frames: {len(sent)} measured (after {args.warmup} warm-up), {lost} lost")
+    if "TF lookup failed" in mem_log:
+        print(f"TF lookups that failed: {mem_log.count('TF lookup failed')} (memory_node log)")
     print(f"sensor frame -> memory update latency: p50 {pct(lat, 50):.1f} ms   p95 {pct(lat, 95):.1f} ms   "
           f"max {max(lat):.1f} ms   (target p95 <= 100 ms: {'met' if pct(lat, 95) <= 100 else 'NOT met'})")
     print(f"  of which perception + memory integration: p50 {pct(integ, 50):.1f} ms   p95 {pct(integ, 95):.1f} ms   "

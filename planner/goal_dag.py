@@ -16,7 +16,7 @@ agent works (and explores) elsewhere.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 import networkx as nx
 
@@ -118,3 +118,16 @@ def dag_to_dict(dag: nx.DiGraph) -> dict:
     """JSON-ready form for reports and the ROS plan topic."""
     return {"nodes": [dag.nodes[n]["goal"].to_dict() for n in dag.nodes],
             "edges": [{"from": u, "to": v, "kind": d.get("kind", "")} for u, v, d in dag.edges(data=True)]}
+
+
+def goal_dag_payload(agent: Any) -> dict[str, Any] | None:
+    """The agent's goal DAG as a ``worldmind/goal_dag`` payload, if it exposes one (duck-typed:
+    ``agent.dag`` / ``agent.goal_dag`` as a networkx DiGraph of ``planner.roles.Goal`` nodes)."""
+    for attr in ("goal_dag", "dag"):
+        dag = getattr(agent, attr, None)
+        if callable(dag):
+            dag = dag()
+        if dag is not None and hasattr(dag, "nodes") and hasattr(dag, "edges"):
+            d = dag_to_dict(dag)
+            return {"goals": d["nodes"], "edges": [[e["from"], e["to"]] for e in d["edges"]]}
+    return None

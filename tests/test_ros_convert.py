@@ -131,7 +131,7 @@ def test_poses_round_trip(yaw, pitch):
     assert np.abs(back - pose).max() < 1e-9
     agent = AgentStatus((3.25, -1.5, 0.0), yaw, pitch)
     odom = cdr(cv.agent_to_odometry(agent, C, 1))
-    assert odom.header.frame_id == "map" and odom.child_frame_id == "base_link"
+    assert odom.header.frame_id == "odom" and odom.child_frame_id == "base_link"
     pos, yaw_back = cv.odometry_to_base(odom)
     assert pos == agent.position
     assert abs((yaw_back - yaw + 180.0) % 360.0 - 180.0) < 1e-9

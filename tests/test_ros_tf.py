@@ -98,3 +98,17 @@ def test_out_of_order_samples_are_sorted_and_bad_input_refused():
         b.set_transform("odom", "base_link", 4 * S, tf.Transform((0, 0, 0), (0, 0, 0, 2)))
     with pytest.raises(ValueError, match="own parent"):
         b.set_transform("odom", "odom", S, yaw(0))
+
+
+def test_robot_tree_gives_back_the_camera_and_base_poses():
+    from household.frames import world_from_camera
+
+    base = tf.base_matrix((1.0, 2.0, 0.9), 30.0)
+    cam = world_from_camera(np.array([1.0, 2.0, 1.5]), 30.0, 30.0)  # looking 30 deg down
+    b = tf.TransformBuffer()
+    for t in tf.robot_transforms(base, cam, 5 * S):
+        b.set_transform(t.parent, t.child, t.stamp_ns, t.transform, t.static)
+    names = tf.FrameNames()
+    assert np.abs(b.lookup(names.map, names.camera, 5 * S) - cam).max() < 1e-12
+    assert np.abs(b.lookup(names.map, names.base, 5 * S) - base).max() < 1e-12
+    assert tf.yaw_of(b.lookup(names.odom, names.base, 5 * S)) == pytest.approx(30.0)

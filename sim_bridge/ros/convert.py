@@ -343,7 +343,9 @@ def pose_stamped_to_matrix(msg: Any, topic: str = DEFAULT_NAMES["camera_pose"]) 
 
 
 def agent_to_odometry(agent: AgentStatus, classes: MessageClasses, stamp_ns: int,
-                      frame_id: str = FRAMES["world"], child_frame_id: str = FRAMES["base"]) -> Any:
+                      frame_id: str = FRAMES["odom"], child_frame_id: str = FRAMES["base"]) -> Any:
+    """Odometry in ``odom`` (REP 105). A simulator has no drift, so map -> odom is identity and the
+    pose is the agent's map pose; TF carries the same tree (``tf.robot_transforms``)."""
     w, x, y, z = euler2quat(0.0, 0.0, math.radians(agent.yaw_deg), "sxyz")
     pose = classes.Pose(position=classes.Point(x=float(agent.position[0]), y=float(agent.position[1]),
                                                z=float(agent.position[2])),
@@ -382,11 +384,14 @@ def msg_to_payload(msg: Any, topic: str, kind: str | None = None) -> payloads.Pa
 # ---- whole frames -------------------------------------------------------------------------------
 
 def observation_to_messages(obs: Observation, classes: MessageClasses, stamp_ns: int,
-                            world: WorldState | None = None) -> dict[str, Any]:
+                            world: WorldState | None = None, frames: Any = None) -> dict[str, Any]:
     """One Observation as the messages of ``topics.SENSOR_KEYS`` + agent_status (+ ground_truth when
     ``world`` is given: evaluation only), all stamped ``stamp_ns``. Image keys are absent when the
-    observation was not rendered."""
-    cam = FRAMES["camera"]
+    observation was not rendered. ``frames`` (``tf.FrameNames``) sets the frame ids (default REP 105
+    names)."""
+    cam = frames.camera if frames is not None else FRAMES["camera"]
+    odom, base = (frames.odom, frames.base) if frames is not None else (FRAMES["odom"], FRAMES["base"])
+    world_frame = frames.map if frames is not None else FRAMES["world"]
     out: dict[str, Any] = {}
     if obs.rgb is not None:
         out["color"] = rgb_to_msg(obs.rgb, classes, stamp_ns, cam)
@@ -397,8 +402,8 @@ def observation_to_messages(obs: Observation, classes: MessageClasses, stamp_ns:
         out["instance_labels"] = payload_to_msg(
             "label_table", payloads.labels_to_payload(obs.id_to_label, step=obs.step, stamp_ns=stamp_ns), classes)
     out["camera_info"] = intrinsics_to_camera_info(obs.intrinsics, classes, stamp_ns, cam)
-    out["odom"] = agent_to_odometry(obs.agent, classes, stamp_ns)
-    out["camera_pose"] = matrix_to_pose_stamped(obs.world_from_camera, classes, stamp_ns)
+    out["odom"] = agent_to_odometry(obs.agent, classes, stamp_ns, odom, base)
+    out["camera_pose"] = matrix_to_pose_stamped(obs.world_from_camera, classes, stamp_ns, world_frame)
     out["agent_status"] = payload_to_msg(
         "agent_status", payloads.agent_status_to_payload(obs.agent, obs.step, obs.feedback, obs.world_from_camera),
         classes)
@@ -407,8 +412,29 @@ def observation_to_messages(obs: Observation, classes: MessageClasses, stamp_ns:
     return out
 
 
+def check_frame_ids(msgs: Mapping[str, Any], camera_frame: str, odom_frame: str, base_frame: str,
+                    topic_of: Mapping[str, str] | None = None) -> list[str]:
+    """Problems with the frame ids of one frame's messages (empty: all as expected). Images and
+    camera info must be in the camera's optical frame, odometry in ``odom_frame`` with child
+    ``base_frame``: data in another frame would be put in the map at the wrong place."""
+    names = dict(topic_of or {})
+    out = []
+    for key in ("color", "depth", "instance_ids", "camera_info"):
+        if key in msgs and msgs[key].header.frame_id.lstrip("/") != camera_frame:
+            out.append(f"topic {names.get(key, DEFAULT_NAMES[key])}: header.frame_id is "
+                       f"{msgs[key].header.frame_id!r}, expected {camera_frame!r} (camera_frame)")
+    if "odom" in msgs:
+        m = msgs["odom"]
+        if m.header.frame_id.lstrip("/") != odom_frame or m.child_frame_id.lstrip("/") != base_frame:
+            out.append(f"topic {names.get('odom', DEFAULT_NAMES['odom'])}: frame_id/child_frame_id are "
+                       f"{m.header.frame_id!r}/{m.child_frame_id!r}, expected {odom_frame!r}/{base_frame!r}")
+    return out
+
+
 def messages_to_observation(msgs: Mapping[str, Any], topic_of: Mapping[str, str] | None = None,
-                            step: int | None = None, allow_distortion: bool = False) -> Observation:
+                            step: int | None = None, allow_distortion: bool = False,
+                            world_from_camera: np.ndarray | None = None,
+                            map_from_base: np.ndarray | None = None) -> Observation:
     """Assemble an Observation from one frame's messages keyed like ``topics.TOPICS``.
 
     Required: camera_info, camera_pose, and odom unless agent_status gives the base pose. Optional: color, depth, instance_ids (+ instance_labels),
@@ -421,15 +447,24 @@ def messages_to_observation(msgs: Mapping[str, Any], topic_of: Mapping[str, str]
     def name(key: str) -> str:
         return names.get(key, DEFAULT_NAMES[key])
 
-    required = ("camera_info", "camera_pose") + (("odom",) if "agent_status" not in msgs else ())
+    # From TF (the nodes look both poses up at the frame's stamp) or from the pose/odometry topics.
+    required = ("camera_info",) + (("camera_pose",) if world_from_camera is None else ()) \
+        + (("odom",) if "agent_status" not in msgs and map_from_base is None else ())
     missing = [name(k) for k in required if k not in msgs]
     if missing:
         raise MissingTopicError(f"frame lacks required topic(s) {', '.join(missing)}")
     intr = camera_info_to_intrinsics(msgs["camera_info"], name("camera_info"), allow_distortion)
-    pose = pose_stamped_to_matrix(msgs["camera_pose"], name("camera_pose"))
+    if world_from_camera is not None:
+        pose = np.asarray(world_from_camera, dtype=np.float64)
+    else:
+        pose = pose_stamped_to_matrix(msgs["camera_pose"], name("camera_pose"))
     position: tuple[float, float, float] | None = None
     yaw = 0.0
-    if "odom" in msgs:
+    if map_from_base is not None:
+        position = (float(map_from_base[0, 3]), float(map_from_base[1, 3]), float(map_from_base[2, 3]))
+        yaw = math.degrees(math.atan2(map_from_base[1, 0], map_from_base[0, 0]))
+        yaw = 180.0 if yaw == -180.0 else yaw
+    elif "odom" in msgs:
         position, yaw = odometry_to_base(msgs["odom"], name("odom"))
     held_id = held_type = None
     feedback = ActionFeedback(None, True)

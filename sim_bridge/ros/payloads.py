@@ -86,7 +86,7 @@ OPTIONAL: dict[str, dict[str, str]] = {
     "belief_update": {"step": _INT},
     "memory_query": {"k": _INT, "kind": _STR, "now": _NUM},
     "memory_answer": {"answer": _OPT_STR, "status": _STR, "error": _STR},
-    "skill_request": {"goal_id": _STR, "step": _INT},
+    "skill_request": {"goal_id": _STR, "step": _INT, "record": _BOOL},
     "skill_result": {"error": _STR, "actions": _INT, "step": _INT},
     "agent_status": {"held_object_id": _OPT_STR, "held_object_type": _OPT_STR, "feedback": _DICT,
                      "world_from_camera": _LIST},

@@ -209,3 +209,63 @@ class TransformBuffer:
         except TransformError as exc:
             return False, str(exc)
         return True, ""
+
+
+# ---- the simulator's (and any THOR-style robot's) frame tree --------------------------------------
+
+@dataclass(frozen=True)
+class StampedTransform:
+    parent: str
+    child: str
+    stamp_ns: int
+    transform: Transform
+    static: bool = False
+
+
+@dataclass(frozen=True)
+class FrameNames:
+    """Frame ids (REP 105 / REP 103); nodes take them as parameters."""
+
+    map: str = "map"
+    odom: str = "odom"
+    base: str = "base_link"
+    camera_link: str = "camera_link"  # body-aligned (x forward, z up), tilts with the camera
+    camera: str = "camera_color_optical_frame"  # optical: x right, y down, z forward
+
+
+def base_matrix(position: tuple[float, float, float] | np.ndarray, yaw_deg: float) -> np.ndarray:
+    """``map_from_base`` of a base at ``position`` turned ``yaw_deg`` counter-clockwise about +z."""
+    c, s = np.cos(np.radians(yaw_deg)), np.sin(np.radians(yaw_deg))
+    out = np.eye(4)
+    out[:3, :3] = [[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]
+    out[:3, 3] = np.asarray(position, dtype=np.float64)
+    return out
+
+
+def robot_transforms(map_from_base: np.ndarray, map_from_camera: np.ndarray, stamp_ns: int,
+                     frames: FrameNames = FrameNames(), map_from_odom: np.ndarray | None = None,
+                     ) -> list[StampedTransform]:
+    """The tree ``map -> odom -> base_link -> camera_link -> camera (optical)`` of one pose.
+
+    ``map_from_odom`` defaults to identity (a simulator knows its pose exactly: no drift to
+    correct); ``camera_link -> camera`` is the fixed optical rotation (static); the camera link's
+    pose on the base (height and tilt) is dynamic because the camera tilts (LookUp/LookDown)."""
+    from household.frames import BODY_FROM_OPTICAL
+
+    link_from_optical = np.eye(4)
+    link_from_optical[:3, :3] = BODY_FROM_OPTICAL
+    map_from_odom = np.eye(4) if map_from_odom is None else map_from_odom
+    odom_from_base = np.linalg.inv(map_from_odom) @ map_from_base
+    base_from_link = np.linalg.inv(map_from_base) @ map_from_camera @ np.linalg.inv(link_from_optical)
+    return [
+        StampedTransform(frames.map, frames.odom, stamp_ns, transform_of(map_from_odom)),
+        StampedTransform(frames.odom, frames.base, stamp_ns, transform_of(odom_from_base)),
+        StampedTransform(frames.base, frames.camera_link, stamp_ns, transform_of(base_from_link)),
+        StampedTransform(frames.camera_link, frames.camera, 0, transform_of(link_from_optical), static=True),
+    ]
+
+
+def yaw_of(matrix: np.ndarray) -> float:
+    """Heading (degrees, counter-clockwise about +z, in (-180, 180]) of a base pose."""
+    yaw = float(np.degrees(np.arctan2(matrix[1, 0], matrix[0, 0])))
+    return 180.0 if yaw == -180.0 else yaw

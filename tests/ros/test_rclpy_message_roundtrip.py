@@ -117,7 +117,7 @@ def test_pose_stamped_round_trip(yaw, pitch):
 def test_odometry_round_trip(yaw):
     agent = AgentStatus((3.25, -1.5, 0.9), yaw, 30.0)
     msg = wire(convert.agent_to_odometry(agent, CLASSES, STAMP))
-    assert (msg.header.frame_id, msg.child_frame_id) == ("map", "base_link")
+    assert (msg.header.frame_id, msg.child_frame_id) == ("odom", "base_link")  # REP 105: odometry in odom
     position, got_yaw = convert.odometry_to_base(msg)
     assert position == agent.position
     assert math.isclose(got_yaw, yaw, abs_tol=1e-9)

@@ -18,9 +18,13 @@ from typing import Any
 
 from std_msgs.msg import String
 
+from rclpy.parameter import Parameter
+
 from sim_bridge.ros.convert import MessageClasses, observation_to_messages
+from sim_bridge.ros.tf import base_matrix, robot_transforms
 from worldmind_ros.memory_node import UPDATES_TOPIC
 from worldmind_ros.runtime import WorldMindNode, main_for, qos
+from worldmind_ros.tf_io import TfPublisher, clock_publisher, frame_names, publish_clock
 
 EVENT_TOPICS = {"belief_update": "belief_updates", "goal_dag": "plan", "critic_directive": "critic"}
 
@@ -36,6 +40,12 @@ class BagPlayerNode(WorldMindNode):
         keys = ("color", "depth", "camera_info", "instance_ids", "instance_labels", "odom", "camera_pose",
                 "agent_status") + tuple(EVENT_TOPICS.values())
         self.pubs = {k: self.publisher(k) for k in keys}
+        # Replay runs on the bag's time: /clock carries each frame's recorded stamp (nodes with
+        # use_sim_time follow it), and TF is rebuilt from the recorded poses at that stamp.
+        self.set_parameters([Parameter("use_sim_time", value=False)])
+        self.frames = frame_names(dict(self.params))
+        self.tf = TfPublisher(self)
+        self.clock_pub = clock_publisher(self)
         self.acked = threading.Condition()
         self.last_ack = -1
         self.create_subscription(String, self.local_topic(UPDATES_TOPIC), self.guarded(UPDATES_TOPIC, self._on_update), qos("reliable"))
@@ -68,7 +78,12 @@ class BagPlayerNode(WorldMindNode):
                     due = first[1] + (item.stamp_ns - first[0]) / 1e9 / rate
                     time.sleep(max(0.0, due - time.monotonic()))
                 if isinstance(item, FrameItem):
-                    for key, msg in observation_to_messages(item.observation, self.classes, item.stamp_ns).items():
+                    obs = item.observation
+                    publish_clock(self.clock_pub, item.stamp_ns)
+                    self.tf.send(robot_transforms(base_matrix(obs.agent.position, obs.agent.yaw_deg),
+                                                  obs.world_from_camera, item.stamp_ns, self.frames))
+                    for key, msg in observation_to_messages(obs, self.classes, item.stamp_ns,
+                                                            frames=self.frames).items():
                         if key in self.pubs:
                             self.pubs[key].publish(msg)
                     frames += 1

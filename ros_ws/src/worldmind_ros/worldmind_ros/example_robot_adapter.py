@@ -21,6 +21,7 @@ ROBOT_NAMES = {t.key: t.default for t in ROBOT_TOPICS}
 
 class ExampleRobotAdapter(WorldMindNode):
     module = "example_robot_adapter"
+    executor_threads = 4
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("example_robot", **kwargs)
@@ -28,7 +29,8 @@ class ExampleRobotAdapter(WorldMindNode):
         self.server = SimServer(self, ROBOT_NAMES, episode_path=p["episode"], data_dir=p["data_dir"],
                                 width=p["width"], height=p["height"], move_step=p["move_step"],
                                 max_steps=p["max_steps"], request_timeout_s=p["request_timeout_s"],
-                                result_file=p["result_file"])
+                                result_file=p["result_file"], skill_action=p["skill_action"],
+                                skill_duration_s=p["skill_duration_s"])
         self.server.start()
 
     def close(self) -> None:

@@ -53,9 +53,26 @@ _COMMON = (
     _p("topic_namespace", "", "prefix for every WorldMind topic that is not remapped (e.g. /robot1)"),
 )
 
+# Frame ids (REP 105), as parameters of every node that publishes or looks up TF.
+_FRAMES = (
+    _p("map_frame", "map", "world frame (REP 105 map)"),
+    _p("odom_frame", "odom", "odometry frame (REP 105 odom)"),
+    _p("base_frame", "base_link", "robot base frame"),
+    _p("camera_frame", "camera_color_optical_frame", "optical frame of the color camera (images, camera info)"),
+)
+# How the sensor consumers get poses.
+_POSES = _FRAMES + (
+    _p("pose_source", "tf", "camera/base poses from TF at each image stamp ('tf') or from the camera_pose and "
+                            "odom topics ('topic')"),
+    _p("tf_timeout_s", 0.5, "a frame waits at most this long for its TF, then is dropped (logged)"),
+)
+_PUBLISHES_TF = _FRAMES + (
+    _p("camera_link_frame", "camera_link", "body-aligned camera frame between base and optical frame"),
+)
+
 # Parameters per node module. Keep descriptions short: they show in `ros2 param describe`.
 NODE_PARAMS: dict[str, tuple[ParamSpec, ...]] = {
-    "sim_bridge_node": _COMMON + (
+    "sim_bridge_node": _COMMON + _PUBLISHES_TF + (
         _p("sim", "embedded", "simulator backend for sim_bridge.factory.make_environment"),
         _p("episode", "", "LongAct episode JSON file to run (empty: the first committed dev episode)"),
         _p("instruction", "detailed", "instruction kind the planner gets: detailed | concise"),
@@ -66,10 +83,12 @@ NODE_PARAMS: dict[str, tuple[ParamSpec, ...]] = {
         _p("max_steps", 0, "step budget (0: the episode's own budget)"),
         _p("request_timeout_s", 120.0, "end the episode if no skill request arrives for this long"),
         _p("publish_ground_truth", False, "evaluation only: publish the THOR-shaped world state per step"),
+        _p("skill_action", "worldmind/execute_skill", "ExecuteSkill action this simulator serves"),
+        _p("skill_duration_s", 0.0, "each skill takes this long (feedback, cancellable) before the step runs"),
         _p("out", "", "write the episode report (report.json/.md/.png) to this folder (empty: none)"),
         _p("result_file", "", "write the episode result JSON to this file (empty: none)"),
     ),
-    "example_robot_adapter": _COMMON + (
+    "example_robot_adapter": _COMMON + _PUBLISHES_TF + (
         _p("episode", "", "LongAct episode JSON file the simulated robot lives in (empty: first dev episode)"),
         _p("data_dir", "", "folder of house files that are not shipped"),
         _p("width", 320, "rendered image width in pixels"),
@@ -77,23 +96,25 @@ NODE_PARAMS: dict[str, tuple[ParamSpec, ...]] = {
         _p("move_step", 0.25, "metres per MoveAhead/Back/Left/Right"),
         _p("max_steps", 0, "step budget (0: the episode's own budget)"),
         _p("request_timeout_s", 120.0, "stop if no skill request arrives for this long"),
+        _p("skill_action", "/robot/execute_skill", "ExecuteSkill action the simulated robot serves"),
+        _p("skill_duration_s", 0.0, "each skill takes this long (feedback, cancellable) before the step runs"),
         _p("result_file", "", "write the episode result JSON here when the planner says Stop"),
     ),
-    "robot_bridge_node": _COMMON + (
+    "robot_bridge_node": _COMMON + _POSES + (
         _p("sync_slop_s", 0.05, "approximate-time sync: max stamp spread of one frame's messages"),
         _p("stale_after_s", 1.0, "warn when a sensor has been silent this long (stale-sensor detection)"),
         _p("skill_timeout_s", 60.0, "fail a skill request the robot has not answered within this time"),
+        _p("robot_skill_action", "/robot/execute_skill", "the robot's ExecuteSkill action server (goals relayed to it)"),
     ),
-    "perception_node": _COMMON + (
+    "perception_node": _COMMON + _POSES + (
         _p("voxel_size", 0.05, "voxel edge in metres (must equal the memory's)"),
         _p("min_pixels", 20, "instances with fewer pixels are ignored"),
         _p("max_depth", 10.0, "depth beyond this (metres) is ignored"),
     ),
-    "memory_node": _COMMON + (
+    "memory_node": _COMMON + _POSES + (
         _p("voxel_size", 0.05, "voxel edge in metres"),
         _p("min_pixels", 20, "instances with fewer pixels are ignored (in-process perception)"),
         _p("marker_period_s", 1.0, "publish the MarkerArray of the map at most this often"),
-        _p("map_frame", "map", "frame id of the markers"),
         _p("save_path", "", "save the memory here on shutdown (empty: do not save)"),
         _p("default_k", 5, "hits per text query when the query does not say"),
     ),
@@ -102,20 +123,24 @@ NODE_PARAMS: dict[str, tuple[ParamSpec, ...]] = {
         _p("self_name", "robot", "the robot's actor name (observer gate)"),
         _p("observation_period_s", 1.0, "turn perceived objects into belief events at most this often"),
     ),
-    "planner_node": _COMMON + (
+    "planner_node": _COMMON + _POSES + (
         _p("agent", "deterministic", "agent for planner.factory.make_agent, or scripted:<actions.json>"),
         _p("episode", "", "episode JSON file: the instruction (its checklist is stripped, never given to the agent)"),
         _p("instruction", "detailed", "instruction kind: detailed | concise"),
         _p("instruction_text", "", "robot mode: the instruction itself (used when episode is empty)"),
         _p("move_step", 0.25, "metres per move the agent assumes"),
         _p("max_steps", 0, "stop after this many actions (0: the episode's budget, or unlimited)"),
-        _p("result_timeout_s", 60.0, "give up on a skill request unanswered for this long"),
+        _p("result_timeout_s", 60.0, "give up on a skill unanswered for this long (the goal is cancelled)"),
+        _p("skill_interface", "action", "how skills are sent: 'action' (ExecuteSkill goals) or 'topic' "
+                                        "(worldmind/skill_request JSON)"),
+        _p("skill_action", "worldmind/execute_skill", "ExecuteSkill action the planner sends goals to"),
         _p("exit_on_stop", True, "exit the node (status 0) once the agent has said Stop"),
+        _p("wait_for_task", False, "idle until a RunTask goal (worldmind/run_task) gives the task; stay up after it"),
     ),
     "critic_node": _COMMON + (
         _p("fail_streak_replan", 3, "this many failed skills in a row: advise Replan"),
     ),
-    "bag_player_node": _COMMON + (
+    "bag_player_node": _COMMON + _PUBLISHES_TF + (
         _p("bag", "", "MCAP or sqlite3 bag to play"),
         _p("rate", 0.0, "playback speed factor (0: as fast as subscribers keep up)"),
         _p("start_delay_s", 1.0, "wait this long for subscribers to match before playing"),

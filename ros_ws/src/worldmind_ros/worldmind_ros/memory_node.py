@@ -31,7 +31,7 @@ from memory.spatial.memory import MemoryConfig, SpatialMemory
 from memory.spatial.store import save_memory
 from sim_bridge.ros.convert import MessageClasses, ns_to_time
 from household.types import Observation
-from worldmind_ros.observation_stream import ObservationStream
+from worldmind_ros.observation_stream import ObservationStream, pose_options
 from worldmind_ros.runtime import WorldMindNode, main_for, qos
 
 UPDATES_TOPIC = "worldmind/memory/updates"
@@ -88,7 +88,8 @@ class MemoryNode(WorldMindNode):
         self.marker_pub = self.publisher("memory_markers")
         self.answer_pub = self.publisher("memory_answer")
         self.subscribe_json("memory_query", self._on_query)
-        self.stream = ObservationStream(self, self.names, self._on_observation, with_status=False)
+        self.stream = ObservationStream(self, self.names, self._on_observation, with_status=False,
+                                        **pose_options(self.params))
         self.dirty = False
         self.last_stamp = 0
         self.timer = self.create_timer(max(float(p["marker_period_s"]), 0.05), self._publish_markers)

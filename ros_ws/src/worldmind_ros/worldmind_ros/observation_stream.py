@@ -10,6 +10,14 @@ a frame without the held object and the feedback of the last action. Frames are 
 stamp order and never twice (a frame republished for late joiners has a new stamp and the same
 step: the planner acts once per step, the memory may integrate it again, which is harmless).
 
+Poses come from TF (``pose_source="tf"``, the default): each frame waits in a ``tf_io.PoseGate``
+until ``map -> camera_frame`` and ``map -> base_frame`` at its stamp can be looked up on
+/tf and /tf_static (tf2 semantics, interpolated), at most ``tf_timeout_s``; then it is dropped with
+the TF error logged. ``pose_source="topic"`` takes the camera pose and odometry topics instead.
+Incoming frame ids are checked (images and camera info in ``camera_frame``, odometry in
+``odom_frame`` -> ``base_frame``): a frame with another frame id is dropped with an error naming
+the topic, the frame id and the expected one.
+
 ``slop_s`` defaults to 0: on WorldMind's own topics every message of a frame carries the SAME
 stamp (the sim bridge and the robot bridge stamp a whole frame once), so matching is exact and a
 subscriber that fell behind can never pair one frame's label table with a neighbour's ids. The
@@ -25,10 +33,12 @@ from typing import Any, Callable, Mapping
 from std_msgs.msg import String
 
 from sim_bridge.ros import payloads
-from sim_bridge.ros.convert import messages_to_observation, stamp_ns_of
+from sim_bridge.ros.convert import check_frame_ids, messages_to_observation, stamp_ns_of
+from sim_bridge.ros.tf import FrameNames
 from sim_bridge.ros.sync import FrameSynchronizer, SyncConfig, SyncedFrame
 from household.types import Observation
 from worldmind_ros.runtime import WorldMindNode, message_class, topic_qos
+from worldmind_ros.tf_io import PoseGate, Poses, TfListener
 
 IMAGE_KEYS = ("color", "depth", "camera_info", "instance_ids", "odom", "camera_pose")
 SENSOR_KEYS = IMAGE_KEYS + ("instance_labels",)
@@ -41,6 +51,14 @@ class _Held:
     since: float
 
 
+def pose_options(params: Mapping[str, Any]) -> dict[str, Any]:
+    """ObservationStream keyword arguments from a node's ``_POSES`` parameters (graph.py)."""
+    from worldmind_ros.tf_io import frame_names
+
+    return {"pose_source": str(params.get("pose_source", "tf")), "frames": frame_names(dict(params)),
+            "tf_timeout_s": float(params.get("tf_timeout_s", 0.5))}
+
+
 class ObservationStream:
     """Subscribe ``node`` to the sensor topics ``names`` and call ``on_observation(obs, stamp_ns)``
     for each complete frame. ``with_status``: pair frames with ``agent_status`` by step."""
@@ -48,13 +66,20 @@ class ObservationStream:
     def __init__(self, node: WorldMindNode, names: Mapping[str, str],
                  on_observation: Callable[[Observation, int], None], *, with_status: bool = True,
                  slop_s: float = 0.0, stale_after_s: float = 2.0, status_wait_s: float = 1.0,
-                 qos_override: Any = None) -> None:
+                 qos_override: Any = None, pose_source: str = "tf", frames: FrameNames = FrameNames(),
+                 tf_timeout_s: float = 0.5) -> None:
+        if pose_source not in ("tf", "topic"):
+            raise ValueError(f"parameter pose_source: 'tf' or 'topic', got {pose_source!r}")
         self.node = node
         self.names = dict(names)
         self.on_observation = on_observation
         self.with_status = with_status
         self.status_wait_s = status_wait_s
-        cfg = SyncConfig(required=IMAGE_KEYS + ("instance_labels",), optional=(), latched=(),
+        self.frames_ids = frames
+        self.pose_source = pose_source
+        self.rejected = 0
+        image_keys = IMAGE_KEYS if pose_source == "topic" else tuple(k for k in IMAGE_KEYS if k != "camera_pose")
+        cfg = SyncConfig(required=image_keys + ("instance_labels",), optional=(), latched=(),
                          slop_ns=int(slop_s * 1e9), stale_after_s=stale_after_s)
         self.sync = FrameSynchronizer(cfg, self.names)
         self.statuses: dict[int, Any] = {}  # step -> agent_status String
@@ -63,7 +88,10 @@ class ObservationStream:
         self.last_stamp = -1
         self.frames = 0
         self.subs = []
-        for key in IMAGE_KEYS:
+        self.tf = TfListener(node) if pose_source == "tf" else None
+        self.gate = (PoseGate(self.tf.buffer, frames, tf_timeout_s, self._finish, self._reject)
+                     if self.tf is not None else None)
+        for key in image_keys:
             self.subs.append(node.create_subscription(
                 message_class(key), self.names[key], node.guarded(self.names[key], self._image_cb(key)),
                 qos_override or topic_qos(key)))
@@ -110,6 +138,8 @@ class ObservationStream:
 
     def _flush_overdue(self) -> None:
         self._release(force=True)
+        if self.gate is not None:
+            self.gate.poll()
 
     def _release(self, force: bool) -> None:
         """Deliver held frames whose status is here (or, past ``status_wait_s``, the latest one)."""
@@ -133,10 +163,30 @@ class ObservationStream:
     def _deliver(self, h: _Held, status: Any) -> None:
         if h.frame.stamp_ns <= self.last_stamp:
             return  # never twice, never backwards
+        f = self.frames_ids
+        problems = check_frame_ids(h.frame.messages, f.camera, f.odom, f.base, self.names)
+        if problems:
+            self._reject((h, status), "; ".join(problems))
+            return
+        if self.gate is not None:
+            self.gate.push((h, status), h.frame.stamp_ns)
+        else:
+            self._finish((h, status), None)
+
+    def _reject(self, item: tuple[_Held, Any], why: str) -> None:
+        self.rejected += 1
+        self.node.get_logger().error(f"frame at {item[0].frame.stamp_ns / 1e9:.3f} (step {item[0].step}) dropped: {why}")
+
+    def _finish(self, item: tuple[_Held, Any], poses: Poses | None) -> None:
+        h, status = item
+        if h.frame.stamp_ns <= self.last_stamp:
+            return
         msgs = dict(h.frame.messages)
         if status is not None:
             msgs["agent_status"] = status
-        obs = messages_to_observation(msgs, topic_of=self.names, step=h.step)
+        obs = messages_to_observation(msgs, topic_of=self.names, step=h.step,
+                                      world_from_camera=poses.map_from_camera if poses else None,
+                                      map_from_base=poses.map_from_base if poses else None)
         if status is not None:
             # The status carries the pose exactly as the bridge knew it; odometry's quaternion
             # round trip turns 30.0 degrees into 29.999999999999996 and 210 into -150, which a

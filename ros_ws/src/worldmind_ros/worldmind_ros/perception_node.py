@@ -22,7 +22,7 @@ from std_msgs.msg import String
 
 from perception.perceive import Perception, PerceptionConfig
 from household.types import Observation
-from worldmind_ros.observation_stream import ObservationStream
+from worldmind_ros.observation_stream import ObservationStream, pose_options
 from worldmind_ros.runtime import WorldMindNode, main_for, qos
 
 OBJECTS_TOPIC = "worldmind/perception/objects"
@@ -49,7 +49,8 @@ class PerceptionNode(WorldMindNode):
         self.perception = Perception(PerceptionConfig(voxel_size=p["voxel_size"], min_pixels=p["min_pixels"],
                                                       max_depth=p["max_depth"]))
         self.pub = self.create_publisher(String, self.local_topic(OBJECTS_TOPIC), qos("reliable"))
-        self.stream = ObservationStream(self, self.names, self._on_observation, with_status=False)
+        self.stream = ObservationStream(self, self.names, self._on_observation, with_status=False,
+                                        **pose_options(self.params))
 
     def _on_observation(self, obs: Observation, stamp_ns: int) -> None:
         frame = self.perception.process(obs)

@@ -22,9 +22,10 @@ from typing import Any
 
 from std_msgs.msg import String
 
-from sim_bridge.ros import payloads
 from household.types import Action, ActionFeedback, Observation
-from worldmind_ros.observation_stream import ObservationStream
+from planner.goal_dag import goal_dag_payload
+from sim_bridge.ros import payloads
+from worldmind_ros.observation_stream import ObservationStream, pose_options
 from worldmind_ros.runtime import WorldMindNode, main_for, topic_qos
 
 PRIVILEGED = ("oracle",)
@@ -50,21 +51,6 @@ def make_planner_agent(spec: str, move_step: float) -> Any:
     # Non-privileged agents take the environment only for its settings; there is none here.
     env_info = SimpleNamespace(config=SimpleNamespace(move_step=move_step, data_dir=None))
     return make_agent(spec, env_info)
-
-
-def goal_dag_payload(agent: Any) -> dict[str, Any] | None:
-    """The agent's goal DAG as a ``worldmind/goal_dag`` payload, if it exposes one (duck-typed:
-    ``agent.dag`` / ``agent.goal_dag`` as a networkx DiGraph of ``planner.roles.Goal`` nodes)."""
-    for attr in ("goal_dag", "dag"):
-        dag = getattr(agent, attr, None)
-        if callable(dag):
-            dag = dag()
-        if dag is not None and hasattr(dag, "nodes") and hasattr(dag, "edges"):
-            from planner.goal_dag import dag_to_dict
-
-            d = dag_to_dict(dag)
-            return {"goals": d["nodes"], "edges": [[e["from"], e["to"]] for e in d["edges"]]}
-    return None
 
 
 def critic_decisions(agent: Any, since: int) -> tuple[list[dict[str, Any]], int]:
@@ -100,8 +86,19 @@ class PlannerNode(WorldMindNode):
         self.req_pub = self.publisher("skill_request")
         self.plan_pub = self.publisher("plan")
         self.critic_pub = self.create_publisher(String, self.local_topic(PLANNER_CRITIC_TOPIC), topic_qos("critic"))
-        self.subscribe_json("skill_result", self._on_result)
-        self.stream = ObservationStream(self, self.names, self._on_observation)
+        # Skills go out as ExecuteSkill goals (feedback, cancel on timeout and on shutdown); a record of
+        # each goal still goes on worldmind/skill_request (record: true) for the belief and critic
+        # nodes, and the executor publishes each result on worldmind/skill_result.
+        if p["skill_interface"] not in ("action", "topic"):
+            raise ValueError(f"parameter skill_interface: 'action' or 'topic', got {p['skill_interface']!r}")
+        self.skill_client = None
+        if p["skill_interface"] == "action":
+            from worldmind_ros.skill_action import SkillActionClient
+
+            self.skill_client = SkillActionClient(self, p["skill_action"], float(p["result_timeout_s"]))
+        else:
+            self.subscribe_json("skill_result", self._on_result)
+        self.stream = ObservationStream(self, self.names, self._on_observation, **pose_options(self.params))
         self.started = False
         self.next_step = 0  # the step of the observation we act on next
         self.pending: tuple[str, Action, int] | None = None  # request id, action, step it was chosen at
@@ -111,7 +108,17 @@ class PlannerNode(WorldMindNode):
         self.stopped = False
         self._plan_text = ""
         self._critic_seen = 0
-        self.get_logger().info(f"agent {getattr(self.agent, 'name', p['agent'])}: {self.instruction!r}")
+        self.latest: Observation | None = None
+        self.tasks = None
+        if p["skill_interface"] == "action":
+            from worldmind_ros.run_task import TaskServer
+
+            self.tasks = TaskServer(self)
+        if p["wait_for_task"]:
+            self.stopped = True  # idle until a RunTask goal gives the task
+            self.get_logger().info(f"agent {getattr(self.agent, 'name', p['agent'])}: waiting for a RunTask goal")
+        else:
+            self.get_logger().info(f"agent {getattr(self.agent, 'name', p['agent'])}: {self.instruction!r}")
 
     def _episode(self, p: dict[str, Any]) -> Any:
         from evaluation.episodes import Episode
@@ -124,8 +131,50 @@ class PlannerNode(WorldMindNode):
                            instructions={p["instruction"]: p["instruction_text"]}, checklist=[], max_steps=0)
         return public_episode(load_episode_param("")[0])
 
+    # -- tasks (RunTask, run_task.py) -------------------------------------------------------------
+    def busy_reason(self) -> str | None:
+        if self.stopped:
+            return None
+        return f"a task is running: {self.instruction!r} ({self.actions} skill(s) so far)"
+
+    @staticmethod
+    def instruction_of(episode: Any) -> str:
+        kinds = episode.instructions or {}
+        return next(iter(kinds.values()), "")
+
+    def episode_for_task(self, instruction: str, episode_path: str) -> Any:
+        from evaluation.episodes import Episode
+        from worldmind_ros.sim_server import load_episode_param
+
+        if episode_path:
+            try:
+                return public_episode(load_episode_param(episode_path)[0])
+            except Exception as exc:  # noqa: BLE001 - any unreadable file is the same bad input
+                raise ValueError(f"field 'episode': {episode_path}: {exc}") from None
+        if not instruction.strip():
+            raise ValueError("field 'instruction': empty (give an instruction or an episode file)")
+        return Episode(id="task", house={"id": "live"}, scenario="live",
+                       instructions={self.params["instruction"]: instruction.strip()}, checklist=[], max_steps=0)
+
+    def begin_task(self, episode: Any, max_steps: int) -> None:
+        """Start a task on the newest frame (the agent is reset with the new episode)."""
+        self.episode = episode
+        self.instruction = episode.instruction(self.params["instruction"]) if episode.instructions else ""
+        self.budget = int(max_steps) or int(episode.max_steps or 0) or None
+        self.started, self.stopped, self.actions, self.pending = False, False, 0, None
+        if self.latest is not None:
+            self.next_step = self.latest.step
+            self.held = self.latest
+        self._maybe_act()
+
+    def cancel_task(self) -> int:
+        self.stopped = True
+        self.pending = None
+        return self.skill_client.cancel_all() if self.skill_client is not None else 0
+
     # -- observations and results -----------------------------------------------------------------
     def _on_observation(self, obs: Observation, stamp_ns: int) -> None:
+        self.latest = obs
         if self.stopped or obs.step < self.next_step:
             return
         self.held = obs
@@ -139,7 +188,9 @@ class PlannerNode(WorldMindNode):
         if action.name == "Stop":
             self.get_logger().info(f"Stop acknowledged after {self.actions} action(s)")
             self.stopped = True
-            if self.params["exit_on_stop"]:
+            if self.tasks is not None:
+                self.tasks.finish(True, f"done: Stop after {self.actions} skill(s)")
+            if self.params["exit_on_stop"] and not self.params["wait_for_task"]:
                 self.done = True
             return
         if not data["success"] and int(data.get("step", step + 1)) <= step and self.last_obs is not None:
@@ -173,8 +224,32 @@ class PlannerNode(WorldMindNode):
         self.next_step = obs.step + 1
         if action.name != "Stop":
             self.actions += 1
-        self.publish_json(self.req_pub, "skill_request", {"id": rid, "skill": action.name, "args": args,
-                                                          "step": obs.step})
+        request = {"id": rid, "skill": action.name, "args": args, "step": obs.step}
+        if self.skill_client is None:
+            self.publish_json(self.req_pub, "skill_request", request)
+            return
+        from sim_bridge.ros import skills
+
+        try:
+            goal = skills.goal_for_action(action.name, action.object_id, action.args, step=obs.step, request_id=rid)
+        except skills.SkillError as exc:  # an action the contract has no skill for: refused, no step
+            self._on_result({"id": rid, "success": False, "error": str(exc), "step": obs.step})
+            return
+        self.publish_json(self.req_pub, "skill_request", {**request, "record": True})
+        if self.tasks is not None:
+            self.tasks.feedback(goal.skill)
+        # A result without a step (timeout, no server) means the robot did not act: the agent
+        # retries on the same frame, told that the skill failed.
+        self.skill_client.send(goal, lambda data, step=obs.step: self._on_result({"step": step, **data}))
+
+    def close(self) -> None:
+        """Shutdown: a skill still running on the robot is cancelled (the robot must not go on)."""
+        if self.tasks is not None:
+            self.tasks.finish(False, "aborted: the planner is shutting down")
+        if self.skill_client is not None:
+            n = self.skill_client.cancel_all()
+            if n:
+                self.get_logger().info(f"shutdown: cancelled {n} ExecuteSkill goal(s) in flight")
 
     def _publish_plan_and_critic(self, step: int) -> None:
         dag = goal_dag_payload(self.agent)

@@ -23,7 +23,7 @@ import traceback
 from typing import Any, Callable, Sequence
 
 import rclpy
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
@@ -78,6 +78,7 @@ class WorldMindNode(Node):
     ``close()`` for work that must happen before the node is destroyed (saving a map, ...)."""
 
     module = ""  # the NODE_PARAMS key
+    executor_threads = 1  # > 1: a MultiThreadedExecutor (nodes whose action servers block while a skill runs)
 
     def __init__(self, node_name: str, **kwargs: Any) -> None:
         super().__init__(node_name, **kwargs)
@@ -184,7 +185,8 @@ def run(factory: Callable[[], WorldMindNode], argv: Sequence[str] | None = None)
         except Exception as exc:  # noqa: BLE001 - a setup error is one line, not a traceback
             print(f"worldmind_ros: cannot start node: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
             return 1
-        executor = SingleThreadedExecutor(context=context)
+        executor = (MultiThreadedExecutor(num_threads=node.executor_threads, context=context)
+                    if node.executor_threads > 1 else SingleThreadedExecutor(context=context))
         executor.add_node(node)
         try:
             while context.ok() and not stop.event.is_set() and not node.done:
@@ -233,6 +235,11 @@ def main_for(cls: type[WorldMindNode]) -> Callable[[Sequence[str] | None], None]
     """A console-script ``main()`` for a node class."""
 
     def main(argv: Sequence[str] | None = None) -> None:
-        sys.exit(run(lambda: cls(context=current_context()), argv))
+        code = run(lambda: cls(context=current_context()), argv)
+        # The node is closed: a signal arriving while the interpreter winds down (a launcher
+        # stopping the graph just as this node finished) must not turn a clean exit into -2.
+        for s in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(s, signal.SIG_IGN)
+        sys.exit(code)
 
     return main

@@ -19,6 +19,7 @@ from worldmind_ros.sim_server import SimServer
 
 class SimBridgeNode(WorldMindNode):
     module = "sim_bridge_node"
+    executor_threads = 4  # a running ExecuteSkill goal blocks one thread while the executor serves cancels
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("sim_bridge", **kwargs)
@@ -30,7 +31,8 @@ class SimBridgeNode(WorldMindNode):
                                 width=p["width"], height=p["height"], move_step=p["move_step"],
                                 max_steps=p["max_steps"], request_timeout_s=p["request_timeout_s"],
                                 publish_ground_truth=p["publish_ground_truth"], instruction=p["instruction"],
-                                out=p["out"], result_file=p["result_file"])
+                                out=p["out"], result_file=p["result_file"], skill_action=p["skill_action"],
+                                skill_duration_s=p["skill_duration_s"])
         self.server.start()
 
     def close(self) -> None:

@@ -28,7 +28,15 @@ from evaluation.episodes import Episode, load_episode
 from sim_bridge.ros import payloads
 from sim_bridge.ros.convert import MessageClasses, observation_to_messages
 from household.types import ACTIONS, Action, Observation, StepResult
+from rclpy.clock import Clock as RosClock
+from rclpy.clock import ClockType
+from rclpy.parameter import Parameter
+
+from sim_bridge.ros.tf import base_matrix, robot_transforms
 from worldmind_ros.runtime import WorldMindNode, topic_qos, message_class
+from sim_bridge.ros import skills
+from worldmind_ros.skill_action import SkillActionServer, SkillCancelled, SkillContext
+from worldmind_ros.tf_io import TfPublisher, clock_publisher, frame_names, publish_clock
 
 
 class EpisodeEnded(BaseException):
@@ -36,6 +44,8 @@ class EpisodeEnded(BaseException):
     run_episode's guard against planner bugs does not record it as an agent error."""
 
 
+SIM_EPOCH_NS = 1_000_000_000  # sim time of the first frame: 1 s, plainly not wall time
+CLOCK_PERIOD_S = 0.05
 REPUBLISH_S = 0.5  # sensor QoS is best-effort and volatile: a late subscriber gets the frame again
 
 
@@ -92,7 +102,7 @@ class SimServer:
     def __init__(self, node: WorldMindNode, names: Mapping[str, str], *, episode_path: str, data_dir: str,
                  width: int, height: int, move_step: float, max_steps: int, request_timeout_s: float,
                  publish_ground_truth: bool = False, instruction: str = "detailed", out: str = "",
-                 result_file: str = "") -> None:
+                 result_file: str = "", skill_action: str = "", skill_duration_s: float = 0.0) -> None:
         from sim_bridge.factory import make_environment
 
         self.node = node
@@ -113,6 +123,15 @@ class SimServer:
         keys = ("color", "depth", "camera_info", "instance_ids", "instance_labels", "odom", "camera_pose",
                 "agent_status", "skill_result") + (("ground_truth",) if publish_ground_truth else ())
         self.pubs = {k: node.create_publisher(message_class(k), self.names[k], topic_qos(k)) for k in keys}
+        # The simulator is the clock: sim time starts at SIM_EPOCH_NS and runs at wall speed; it
+        # never follows /clock itself, and its clock timer runs on the steady clock.
+        node.set_parameters([Parameter("use_sim_time", value=False)])
+        self.frames = frame_names(dict(node.params))
+        self.tf = TfPublisher(node)
+        self.clock_pub = clock_publisher(node)
+        self._t0 = time.monotonic_ns()
+        node.create_timer(CLOCK_PERIOD_S, lambda: publish_clock(self.clock_pub, self.sim_now()),
+                          clock=RosClock(clock_type=ClockType.STEADY_TIME))
         node.subscribe_json("skill_request", self._on_request, name=self.names["skill_request"])
         self.requests: "queue.Queue[Pending]" = queue.Queue()
         self.pending: Pending | None = None
@@ -120,6 +139,12 @@ class SimServer:
         self.closing = threading.Event()
         self.result: Any = None
         self.worker = threading.Thread(target=self._run, name="episode", daemon=True)
+        # ExecuteSkill (worldmind_interfaces): the same steps as the JSON requests, with feedback and
+        # cancel; skill_duration_s > 0 makes each skill take that long (a robot's motion), so a
+        # cancel can arrive mid-skill: the skill then stops before the simulator moves.
+        self.skill_duration_s = float(skill_duration_s)
+        self.waiters: dict[str, tuple[threading.Event, dict[str, Any]]] = {}
+        self.action_server = SkillActionServer(node, skill_action, self._execute_goal) if skill_action else None
 
     def start(self) -> None:
         self.log.info(f"episode {self.episode.id} ({self.episode_path}), house {self.episode.house_label}: "
@@ -128,6 +153,8 @@ class SimServer:
 
     # -- ROS side -------------------------------------------------------------------------------
     def _on_request(self, data: dict[str, Any]) -> None:
+        if data.get("record"):
+            return  # a record of a goal sent over ExecuteSkill, for observers: not to be run twice
         topic = self.names["skill_request"]
         try:
             action = action_from_request(data, topic)
@@ -139,11 +166,49 @@ class SimServer:
 
     def _publish_result(self, data: dict[str, Any]) -> None:
         self.node.publish_json(self.pubs["skill_result"], "skill_result", data)
+        waiter = self.waiters.pop(str(data.get("id")), None)
+        if waiter is not None:
+            waiter[1].update(data)
+            waiter[0].set()
+
+    def _execute_goal(self, rid: str, goal: skills.SkillGoal, ctx: SkillContext) -> dict[str, Any]:
+        """One ExecuteSkill goal: the atomic action it stands for, executed by the episode loop."""
+        try:
+            name, object_id, args = skills.action_for_goal(goal)
+        except skills.SkillError as exc:
+            self.log.error(f"action {self.action_server.name}: goal {rid}: {exc}; aborted")
+            return {"success": False, "error": str(exc), "step": self.step_index, "aborted": True}
+        if self.skill_duration_s > 0 and name != "Stop":
+            start = time.monotonic()
+            while (elapsed := time.monotonic() - start) < self.skill_duration_s:
+                if ctx.cancelled():
+                    raise SkillCancelled(f"{name} stopped after {elapsed * 1000:.0f} ms, before the robot moved")
+                if self.closing.is_set():
+                    return {"success": False, "error": "simulator shutting down", "aborted": True}
+                ctx.feedback("executing", elapsed / self.skill_duration_s)
+                time.sleep(0.005)
+        event: threading.Event = threading.Event()
+        box: dict[str, Any] = {}
+        self.waiters[rid] = (event, box)
+        self.requests.put(Pending(rid, Action(name, object_id, args), time.monotonic()))
+        while not event.wait(0.05):
+            if self.closing.is_set():
+                self.waiters.pop(rid, None)
+                return {"success": False, "error": "simulator shutting down", "aborted": True}
+        return box
+
+    def sim_now(self) -> int:
+        return SIM_EPOCH_NS + time.monotonic_ns() - self._t0
 
     def publish_observation(self, obs: Observation) -> None:
-        stamp = self.node.get_clock().now().nanoseconds
+        """/clock, then the TF tree at the frame's stamp, then the frame: a subscriber that looks
+        the camera pose up at the image stamp finds it (or waits for it, tf_timeout_s)."""
+        stamp = self.sim_now()
+        publish_clock(self.clock_pub, stamp)
+        self.tf.send(robot_transforms(base_matrix(obs.agent.position, obs.agent.yaw_deg), obs.world_from_camera,
+                                      stamp, self.frames))
         world = self.env.ground_truth() if self.publish_ground_truth else None
-        msgs = observation_to_messages(obs, self.classes, stamp, world)
+        msgs = observation_to_messages(obs, self.classes, stamp, world, self.frames)
         for key, msg in msgs.items():
             pub = self.pubs.get(key)
             if pub is not None:
