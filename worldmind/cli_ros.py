@@ -17,7 +17,8 @@ config/worldmind.yaml -p ... -r FROM:=TO``. Their output is streamed line by lin
 ``ends_graph`` exits (the sim episode is over, the bag is played, the robot planner said Stop),
 on Ctrl-C / SIGTERM, when any node fails (non-zero status), or after ``--max-runtime``; another
 node exiting with status 0 has finished its work (the planner after Stop) and the rest go on.
-At the end every node still running gets SIGINT (their clean shutdown), SIGTERM after ``--shutdown-timeout`` and SIGKILL last.
+At the end every node still running gets SIGTERM (their clean shutdown; a node still importing just
+ends) and SIGKILL after ``--shutdown-timeout``.
 
 Exit status: 0 when the graph ended normally and every node exited 0; 1 when any node failed
 (non-zero status, killed, or died early); 130 after Ctrl-C with no failure; 2 for bad usage.
@@ -250,7 +251,10 @@ class Launcher:
 
     def shutdown(self) -> None:
         live = [n for n in self.plan.nodes if n.proc is not None and n.proc.poll() is None]
-        for sig, grace in ((signal.SIGINT, self.shutdown_timeout), (signal.SIGTERM, 3.0), (signal.SIGKILL, 3.0)):
+        # SIGTERM first: a running node handles it like Ctrl-C (runtime.py: a flag, then a clean exit),
+        # and a node still importing (seconds of rclpy/open3d) just ends, where SIGINT printed a
+        # KeyboardInterrupt traceback or "Fatal Python error" from inside its imports.
+        for sig, grace in ((signal.SIGTERM, self.shutdown_timeout), (signal.SIGKILL, 3.0)):
             for n in live:
                 n.signalled = True
                 try:
@@ -270,7 +274,9 @@ class Launcher:
             for n in live:
                 if n.proc.poll() is not None and n.returncode is None:  # type: ignore[union-attr]
                     n.returncode = n.proc.returncode  # type: ignore[union-attr]
-                    if n.returncode != 0:
+                    if sig == signal.SIGTERM and n.returncode == -signal.SIGTERM:
+                        self.say(f"{n.name} was still starting; stopped")
+                    elif n.returncode != 0:
                         self.failures.append(f"{n.name} exited with status {n.returncode} after "
                                              f"{signal.Signals(sig).name}")
             live = still
@@ -322,7 +328,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--max-runtime", type=float, default=None, metavar="S",
                        help="stop the graph (as a failure) after S seconds")
         p.add_argument("--shutdown-timeout", type=float, default=10.0, metavar="S",
-                       help="seconds a node gets to exit after SIGINT before SIGTERM (default: 10)")
+                       help="seconds a node gets to exit after SIGTERM before SIGKILL (default: 10)")
     return parser
 
 

@@ -212,8 +212,29 @@ def test_launcher_ctrl_c_stops_the_whole_graph_cleanly(tmp_path):
     assert "Traceback" not in out, out[-4000:]
     for name in ("sim_bridge", "perception", "memory", "belief", "planner", "critic"):
         assert f"[{name}" in out and (tmp_path / "logs" / f"{name}.log").is_file()
-        assert "SIGINT: shutting down" in (tmp_path / "logs" / f"{name}.log").read_text(), name
+        # the launcher stops its nodes with SIGTERM (see worldmind/cli_ros.py: Launcher.shutdown)
+        assert "SIGTERM: shutting down" in (tmp_path / "logs" / f"{name}.log").read_text(), name
     assert "FAILED" not in out
+
+
+@pytest.mark.timeout(200)
+@isolated(timeout=180)
+def test_ctrl_c_while_the_nodes_are_still_importing_prints_no_traceback(tmp_path):
+    """Issue 16: a node interrupted while importing printed a KeyboardInterrupt traceback."""
+    cmd = [sys.executable, "-u", "-m", "worldmind.cli", "ros", "up", "sim", "--param", "sim_bridge.width:=160",
+           "--param", "sim_bridge.height:=120", "--agent", f"scripted:{tmp_path / 'wait.json'}"]
+    (tmp_path / "wait.json").write_text(json.dumps({"actions": [{"action": "RotateLeft"}] * 1000}))
+    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    seen = []
+    for line in proc.stdout:  # Ctrl-C as soon as the last node is started: all are still importing
+        seen.append(line)
+        if "started critic" in line:
+            break
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=120)
+    out = "".join(seen) + out
+    assert "started critic" in out and "Traceback" not in out and "KeyboardInterrupt" not in out and "Fatal Python error" not in out, out[-3000:]
+    assert proc.returncode == 130 and "FAILED" not in out, out[-3000:]
 
 
 @pytest.mark.timeout(300)
