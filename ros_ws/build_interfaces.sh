@@ -32,7 +32,8 @@ done
 # The *_msgs wheels export the include folders of the machine they were built on; point them at ours.
 PY_INC=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
 NP_INC=$("$PY" -c 'import numpy; print(numpy.get_include())')
-grep -rlE '/opt/python/cp3[0-9]+-cp3[0-9]+' "$VENV/share" --include='*.cmake' 2>/dev/null | while read -r f; do
+# (|| true: on a rebuild the files are already patched and grep finding nothing must not stop the script)
+{ grep -rlE '/opt/python/cp3[0-9]+-cp3[0-9]+' "$VENV/share" --include='*.cmake' 2>/dev/null || true; } | while read -r f; do
   sed -i -E "s#/opt/python/cp3[0-9]+-cp3[0-9]+/include/python3\.[0-9]+#$PY_INC#g; \
 s#/opt/python/cp3[0-9]+-cp3[0-9]+/lib/python3\.[0-9]+/site-packages/numpy/_core/include#$NP_INC#g" "$f"
 done
