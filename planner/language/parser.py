@@ -55,8 +55,8 @@ from planner.language import discourse as D
 from planner.language.goals import _split_slots
 from planner.language.grounding import Grounding, NounGrounder, noun_phrases
 from planner.language.routines import RoutineExpander
-from planner.language.types import (_NEEDS, MAX_INSTRUCTION_CHARS, WHEN, WHY, _TOKEN_RE, Mention, UnparsedClause, _Clause,
-                                    _Pending)
+from planner.language.types import (_NEEDS, MAX_INSTRUCTION_CHARS, WHEN, WHY, _TOKEN_RE, Mention, UnparsedClause,
+                                    _Clause, _Pending)
 from planner.roles import Goal, PlannerContext
 
 
