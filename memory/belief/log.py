@@ -7,9 +7,14 @@ reopening needs nothing but the file. An event counts as *acknowledged* once ``c
 appended but not yet committed may be lost by a crash; that is the documented trade of batching
 acknowledgements, and a caller wanting one fsync per event commits after each.
 
-Reopening tolerates what a crash leaves behind: a torn last line (no newline, or not JSON) is cut
-off; a malformed line in the middle (someone edited the file) is skipped and reported in
-``problems`` with its line number, never fatal, so nothing already stored is lost.
+Reopening tolerates what a crash leaves behind. Every record we write ends with ``\\n`` and is
+fsynced before it is acknowledged, so the last acknowledged record always ends at the last newline
+of the file: recovery scans backwards (in blocks, with no size limit: a record of any length is
+found whole) for that newline and cuts only the bytes after it, the torn tail of an
+unacknowledged write. Nothing that ends in a newline is ever cut, so no number of reopen cycles
+can lose an acknowledged record. A malformed line in the middle (someone edited the file) is
+skipped and reported in ``problems`` with its byte offset, never fatal, so nothing already stored
+is lost. Format problems are ``LogFormatError``: it names the file and the byte offset.
 """
 
 from __future__ import annotations
@@ -18,6 +23,53 @@ import json
 import os
 from pathlib import Path
 from typing import Iterator
+
+#: Largest record the log writes or reads back; a longer line is a format error (not a hang or a
+#: memory blow-up when someone points the log at a huge file).
+MAX_RECORD_BYTES = 16 * 1024 * 1024
+_BLOCK = 1 << 16
+
+
+class LogFormatError(ValueError):
+    """A damaged or oversized belief-log record; names the file and the byte offset."""
+
+    def __init__(self, path: str | os.PathLike[str], offset: int, reason: str) -> None:
+        super().__init__(f"{path}: byte {offset}: {reason}")
+        self.path = str(path)
+        self.offset = offset
+        self.reason = reason
+
+
+def parse_record(line: bytes, path: str | os.PathLike[str], offset: int) -> dict:
+    """One log line as a JSON object, or ``LogFormatError`` naming where it is and why not."""
+    if len(line) > MAX_RECORD_BYTES:
+        raise LogFormatError(path, offset, f"record of {len(line)} bytes is over the {MAX_RECORD_BYTES}-byte limit")
+    try:
+        rec = json.loads(line)
+    except RecursionError:
+        raise LogFormatError(path, offset, "record nested too deeply") from None
+    except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
+        raise LogFormatError(path, offset, f"not a JSON record ({exc})") from None
+    if not isinstance(rec, dict):
+        raise LogFormatError(path, offset, f"record is a JSON {type(rec).__name__}, not an object")
+    return rec
+
+
+def last_newline_end(fh, end: int) -> int:
+    """Offset just past the last ``\\n`` in the first ``end`` bytes of ``fh`` (0 if none).
+
+    Scans backwards block by block, so a final record of any length is found whole.
+    """
+    pos = end
+    while pos > 0:
+        start = max(0, pos - _BLOCK)
+        fh.seek(start)
+        block = fh.read(pos - start)
+        i = block.rfind(b"\n")
+        if i >= 0:
+            return start + i + 1
+        pos = start
+    return 0
 
 
 class DurableLog:
@@ -35,35 +87,35 @@ class DurableLog:
         self._rfh = open(self.path, "rb")
 
     def _recover(self) -> None:
-        """Cut a torn final line left by a crash, so the next append starts on a clean line."""
+        """Cut the torn tail (bytes after the last newline) a crash left, and nothing else."""
         if not self.path.exists():
             return
+        if not self.path.is_file():
+            raise LogFormatError(self.path, 0, "not a regular file")
         with open(self.path, "rb+") as fh:
-            fh.seek(0, os.SEEK_END)
-            end = fh.tell()
-            if end == 0:
-                return
-            # Find the start of the last line.
-            pos = max(0, end - 65536)
-            fh.seek(pos)
-            tail = fh.read()
-            cut = tail.rfind(b"\n", 0, len(tail) - 1) + 1 if tail.endswith(b"\n") else tail.rfind(b"\n") + 1
-            last = tail[cut:]
-            ok = last.endswith(b"\n")
-            if ok:
-                try:
-                    json.loads(last)
-                except ValueError:
-                    ok = False
-            if not ok:
-                fh.truncate(pos + cut)
+            end = fh.seek(0, os.SEEK_END)
+            cut = last_newline_end(fh, end)
+            if cut < end:
+                fh.truncate(cut)
                 fh.flush()
                 os.fsync(fh.fileno())
-                self.problems.append(f"{self.path}: cut a torn final line ({len(last)} bytes) left by a crash")
+                self.problems.append(f"{self.path}: byte {cut}: cut a torn final line ({end - cut} bytes, "
+                                     "no newline: never acknowledged) left by a crash")
+
+    @staticmethod
+    def encode(record: dict) -> bytes:
+        """The record's line as stored: compact JSON, UTF-8, one newline."""
+        return (json.dumps(record, separators=(",", ":"), ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
 
     def append(self, record: dict) -> int:
         """Buffer one record; returns the byte offset its line will have."""
-        line = (json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8")
+        try:
+            line = self.encode(record)
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise LogFormatError(self.path, self._size, f"record cannot be stored as strict JSON ({exc})") from None
+        if len(line) > MAX_RECORD_BYTES:
+            raise LogFormatError(self.path, self._size,
+                                 f"record of {len(line)} bytes is over the {MAX_RECORD_BYTES}-byte limit")
         offset = self._size
         self._pending.append(line)
         self._size += len(line)
@@ -89,19 +141,31 @@ class DurableLog:
                 pos += len(line)
             raise KeyError(offset)
         self._rfh.seek(offset)
-        return json.loads(self._rfh.readline())
+        return parse_record(self._rfh.readline(MAX_RECORD_BYTES + 1), self.path, offset)
 
     def scan(self) -> Iterator[tuple[int, dict]]:
         """(offset, record) for every committed, parseable line; bad lines go to ``problems``."""
         offset = 0
+        lineno = 0
         with open(self.path, "rb") as fh:
-            for lineno, line in enumerate(fh, start=1):
+            while True:
+                line = fh.readline(MAX_RECORD_BYTES + 1)
+                if not line:
+                    break
+                lineno += 1
+                if len(line) > MAX_RECORD_BYTES and not line.endswith(b"\n"):
+                    rest = fh.readline(_BLOCK)  # skip the remainder of the oversized line
+                    while rest and not rest.endswith(b"\n"):
+                        rest = fh.readline(_BLOCK)
+                    self.problems.append(f"{self.path}:{lineno}: skipped malformed log line at byte {offset}: "
+                                         f"record over the {MAX_RECORD_BYTES}-byte limit")
+                    offset = fh.tell()
+                    continue
                 try:
-                    rec = json.loads(line)
-                    if not isinstance(rec, dict):
-                        raise ValueError("not a JSON object")
-                except ValueError as exc:
-                    self.problems.append(f"{self.path}:{lineno}: skipped malformed log line ({exc})")
+                    rec = parse_record(line, self.path, offset)
+                except LogFormatError as exc:
+                    self.problems.append(f"{self.path}:{lineno}: skipped malformed log line at byte {offset}: "
+                                         f"{exc.reason}")
                 else:
                     yield offset, rec
                 offset += len(line)
