@@ -23,6 +23,7 @@ from evaluation.checklist import ChecklistResult
 from evaluation.episodes import Episode
 from evaluation.metrics import DEFAULT_IR_SEGMENTS, ScoreTimeline, StepCounter, improvement_rate
 from evaluation.report_plot import render_episode_png
+from evaluation.secrets import redact
 from sim_bridge.embedded.house_geometry import HouseLayout
 from sim_bridge.types import WorldState
 
@@ -169,7 +170,8 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
-    return atomic_write_bytes(path, text.encode("utf-8"))
+    """The chokepoint for every text file we write: the configured API key is redacted here."""
+    return atomic_write_bytes(path, redact(text).encode("utf-8"))
 
 
 def _json_text(data: Any) -> str:

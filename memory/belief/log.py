@@ -24,6 +24,8 @@ import os
 from pathlib import Path
 from typing import Iterator
 
+from evaluation.secrets import redact
+
 #: Largest record the log writes or reads back; a longer line is a format error (not a hang or a
 #: memory blow-up when someone points the log at a huge file).
 MAX_RECORD_BYTES = 16 * 1024 * 1024
@@ -105,7 +107,8 @@ class DurableLog:
     @staticmethod
     def encode(record: dict) -> bytes:
         """The record's line as stored: compact JSON, UTF-8, one newline."""
-        return (json.dumps(record, separators=(",", ":"), ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+        text = json.dumps(record, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        return (redact(text) + "\n").encode("utf-8")
 
     def append(self, record: dict) -> int:
         """Buffer one record; returns the byte offset its line will have."""

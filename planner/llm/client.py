@@ -35,6 +35,8 @@ from dataclasses import asdict, dataclass, field  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any, Callable, Literal, Sequence  # noqa: E402
 
+from evaluation.secrets import redact, redact_json, register_secret_env  # noqa: E402
+
 CacheMode = Literal["off", "read_write", "replay_only"]
 ResponseFormatMode = Literal["auto", "json_schema", "json_object", "prompt"]
 FailureKind = Literal["empty", "truncated", "not_json", "refusal", "schema", "semantic", "api_error"]
@@ -108,6 +110,7 @@ class LLMConfig:
             # Never echo the value: a user may have pasted the key itself here.
             raise ValueError("LLMConfig.api_key_env must be the NAME of an environment variable "
                              "(e.g. OPENAI_API_KEY), not the key itself; the given value is not shown")
+        register_secret_env(self.api_key_env)  # every writer redacts its value from now on
         if self.cache_mode not in CACHE_MODES:
             raise ValueError(f"LLMConfig.cache_mode must be one of {CACHE_MODES}, got {self.cache_mode!r}")
         if self.cache_mode == "replay_only" and self.cache_dir is None:
@@ -267,10 +270,7 @@ class LLMClient:
         return value or None
 
     def _redact(self, text: str) -> str:
-        key = self._api_key()
-        if key and len(key) >= 4:
-            text = text.replace(key, "***")
-        return text
+        return redact(text)
 
     def _supports_schema(self) -> bool:
         mode = self.config.response_format
@@ -533,7 +533,7 @@ def _atomic_write_json(path: Path, data: dict[str, Any]) -> None:
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, ensure_ascii=False, sort_keys=True, indent=1)
+            json.dump(redact_json(data), fh, ensure_ascii=False, sort_keys=True, indent=1)  # no key in a cache
         os.replace(tmp, path)
     except BaseException:
         try:
