@@ -211,7 +211,7 @@ def load_memory(path: str | os.PathLike[str], encoders: Encoders | None = None, 
            "header.max_hits", f"expected an integer in 1..127, got {max_hits!r}")
     regions = _regions(header.get("regions", []), path)
 
-    n = len(data["table/status"]) if "table/status" in data else 0
+    n = len(_array(data, path, "table/status", COLUMNS["status"][0], (None,)))
     _check(n < (1 << OBJ_BITS), path, "table", "too many objects")
     columns = {name: _array(data, path, f"table/{name}", dtype, (n,) + shape)
                for name, (dtype, shape, _) in COLUMNS.items()}
