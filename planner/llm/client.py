@@ -72,6 +72,16 @@ class LLMConfigError(ValueError):
     echoes a value that could be a key."""
 
 
+def _shown(value: Any) -> str:
+    """A bad config value for an error message: numbers as they are, text never (it may be a key
+    pasted into the wrong field), unless it is one short word such as a misspelt mode."""
+    if value is None or isinstance(value, (bool, int, float)):
+        return repr(value)
+    if isinstance(value, str) and len(value) <= 12 and value.isalpha():
+        return repr(value)
+    return f"a {type(value).__name__}" + (f" of {len(value)} characters" if isinstance(value, str) else "")
+
+
 class LLMCacheMissError(RuntimeError):
     """``cache_mode="replay_only"`` and no cached answer for this call. Deliberately not an
     ``LLMRoleError``: a replay that silently fell back would no longer be a replay."""
@@ -120,23 +130,23 @@ class LLMConfig:
         if self.api_base is not None and not isinstance(self.api_base, str):
             raise LLMConfigError(f"LLMConfig.api_base must be a URL string, got {type(self.api_base).__name__}")
         if self.cache_mode not in CACHE_MODES:
-            raise LLMConfigError(f"LLMConfig.cache_mode must be one of {CACHE_MODES}, got {self.cache_mode!r}")
+            raise LLMConfigError(f"LLMConfig.cache_mode must be one of {CACHE_MODES}, got {_shown(self.cache_mode)}")
         if self.cache_dir is not None and not isinstance(self.cache_dir, (str, Path)):
             raise LLMConfigError(f"LLMConfig.cache_dir must be a path string, got {type(self.cache_dir).__name__}")
         if self.cache_mode == "replay_only" and self.cache_dir is None:
             raise LLMConfigError("LLMConfig.cache_mode='replay_only' needs a cache_dir to replay from")
         if self.response_format not in RESPONSE_FORMATS:
             raise LLMConfigError(f"LLMConfig.response_format must be one of {RESPONSE_FORMATS}, "
-                                 f"got {self.response_format!r}")
+                                 f"got {_shown(self.response_format)}")
         for name, lo, hi in (("max_repairs", 0, 20), ("max_tokens", 1, 1_000_000),
                              ("max_objects_in_prompt", 0, 100_000), ("max_history_in_prompt", 0, 100_000)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-                raise LLMConfigError(f"LLMConfig.{name} must be an integer in [{lo}, {hi}], got {value!r}")
+                raise LLMConfigError(f"LLMConfig.{name} must be an integer in [{lo}, {hi}], got {_shown(value)}")
         for name, lo, hi in (("temperature", 0.0, 2.0), ("timeout", 1e-3, 86_400.0)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not lo <= value <= hi:
-                raise LLMConfigError(f"LLMConfig.{name} must be a finite number in [{lo}, {hi}], got {value!r}")
+                raise LLMConfigError(f"LLMConfig.{name} must be a finite number in [{lo}, {hi}], got {_shown(value)}")
         if self.mock_responses is not None and not isinstance(self.mock_responses, (list, tuple)):
             raise LLMConfigError("LLMConfig.mock_responses must be a list")
         if self.cache_dir is not None:
