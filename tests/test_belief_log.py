@@ -106,9 +106,11 @@ def test_duplicate_event_ids_are_rejected_naming_the_id(tmp_path):
     assert rep.duplicates == 1 and not rep.acknowledged
     tr.close()
     # A log edited (or two logs concatenated) so that an id appears twice: the first copy wins.
-    line = path.read_text().splitlines()[0]
-    with open(path, "a") as fh:
-        fh.write(line.replace('"t_1"', '"elsewhere"') + "\n")
+    rec = json.loads(path.read_text().splitlines()[0])
+    rec.pop("_crc")
+    rec["effects"][0][2] = "elsewhere"
+    with open(path, "a") as fh:  # a hand-written line (no checksum) repeating the id
+        fh.write(json.dumps(rec) + "\n")
     tr = BeliefTracker.open(path)
     assert len(tr) == 1 and tr.state.current("mug_1", "location").value == "t_1"
     assert any("duplicate event id 'e1'" in p and "byte" in p for p in tr.log.problems)
@@ -192,3 +194,17 @@ def test_kill_9_at_seeded_random_times_keeps_every_acknowledged_event_once(tmp_p
         survived.append((run, last + 1, n))
         first = stored + 1
     assert len(BeliefTracker.open(log)) == survived[-1][2] + 1
+
+
+def test_a_flipped_bit_inside_a_value_is_detected_not_read_back_as_another_event(tmp_path):
+    path = tmp_path / "log.jsonl"
+    tr = BeliefTracker(path)
+    tr.ingest([_ev(1), _ev(2)])
+    tr.close()
+    raw = path.read_bytes()
+    at = raw.index(b"t_1")
+    path.write_bytes(raw[:at] + b"t_7" + raw[at + 3:])  # still valid JSON, different content
+    tr = BeliefTracker.open(path)
+    assert tr.event_by_id("e1") is None and tr.event_by_id("e2") is not None
+    assert any("byte 0" in p and "checksum mismatch" in p for p in tr.log.problems)
+    assert "_crc" not in tr.event_by_id("e2").to_dict()

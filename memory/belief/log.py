@@ -14,13 +14,17 @@ found whole) for that newline and cuts only the bytes after it, the torn tail of
 unacknowledged write. Nothing that ends in a newline is ever cut, so no number of reopen cycles
 can lose an acknowledged record. A malformed line in the middle (someone edited the file) is
 skipped and reported in ``problems`` with its byte offset, never fatal, so nothing already stored
-is lost. Format problems are ``LogFormatError``: it names the file and the byte offset.
+is lost. Each line ends with its CRC-32 (``_crc``), so damage inside a value is reported, never
+read back as a different event. Format problems are ``LogFormatError``: it names the file and
+the byte offset.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import zlib
 from pathlib import Path
 from typing import Iterator
 
@@ -30,6 +34,7 @@ from evaluation.secrets import redact
 #: memory blow-up when someone points the log at a huge file).
 MAX_RECORD_BYTES = 16 * 1024 * 1024
 _BLOCK = 1 << 16
+_CRC_TAIL = re.compile(rb',"_crc":"([0-9a-f]{8})"\}\r?\n?\Z')
 
 
 class LogFormatError(ValueError):
@@ -42,10 +47,27 @@ class LogFormatError(ValueError):
         self.reason = reason
 
 
+def encode_record(record: dict) -> bytes:
+    """The record's line as stored: compact JSON (secrets redacted), its CRC-32 as the last field
+    ``_crc`` (so a flipped bit inside a value is detected, not read back as a different event), one
+    newline."""
+    body = redact(json.dumps(record, separators=(",", ":"), ensure_ascii=False, allow_nan=False)).encode("utf-8")
+    if body == b"{}":
+        return b"{}\n"
+    return body[:-1] + b',"_crc":"%08x"}\n' % zlib.crc32(body)
+
+
 def parse_record(line: bytes, path: str | os.PathLike[str], offset: int) -> dict:
-    """One log line as a JSON object, or ``LogFormatError`` naming where it is and why not."""
+    """One log line as a JSON object, or ``LogFormatError`` naming where it is and why not.
+
+    Lines without a ``_crc`` tail (logs written before checksums) are read as plain JSON."""
     if len(line) > MAX_RECORD_BYTES:
         raise LogFormatError(path, offset, f"record of {len(line)} bytes is over the {MAX_RECORD_BYTES}-byte limit")
+    tail = _CRC_TAIL.search(line)
+    if tail is not None:
+        line = line[:tail.start()] + b"}"
+        if zlib.crc32(line) != int(tail.group(1), 16):
+            raise LogFormatError(path, offset, "checksum mismatch: the record was altered after it was written")
     try:
         rec = json.loads(line)
     except RecursionError:
@@ -106,9 +128,7 @@ class DurableLog:
 
     @staticmethod
     def encode(record: dict) -> bytes:
-        """The record's line as stored: compact JSON, UTF-8, one newline."""
-        text = json.dumps(record, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-        return (redact(text) + "\n").encode("utf-8")
+        return encode_record(record)
 
     def append(self, record: dict) -> int:
         """Buffer one record; returns the byte offset its line will have."""
@@ -140,7 +160,7 @@ class DurableLog:
             pos = self._committed
             for line in self._pending:
                 if pos == offset:
-                    return json.loads(line)
+                    return parse_record(line, self.path, offset)
                 pos += len(line)
             raise KeyError(offset)
         self._rfh.seek(offset)
