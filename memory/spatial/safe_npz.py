@@ -83,6 +83,8 @@ def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path, name: s
             raw = fh.read(nbytes)
             if len(raw) != nbytes:
                 raise ValueError(f"data ends after {len(raw)} of {nbytes} bytes")
+            if fh.read(1):  # reading to the end also makes zipfile verify the member's CRC-32
+                raise ValueError("the member holds more bytes than its header describes")
             return np.frombuffer(raw, dtype=dtype).reshape(shape, order="F" if fortran else "C").copy()
     except Exception as exc:  # zipfile, zlib and numpy's header parser (tokenize, ast) each raise their own
         # types on hostile bytes; all of them mean the same thing here: this member is damaged.

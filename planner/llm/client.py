@@ -404,7 +404,8 @@ class LLMClient:
             usage.cost_known_calls += 1
             usage.cost_usd += cost
         if path is not None and self.config.cache_mode == "read_write":
-            _atomic_write_json(path, {"key": key, "role": role, "model": self.config.model, "text": text,
+            _atomic_write_json(path, {"key": key, "role": role, "model": self.config.model, "text": redact(text),
+                                      "text_sha256": hashlib.sha256(redact(text).encode("utf-8")).hexdigest(),
                                       "finish_reason": finish, "refusal": refusal})
         return _Answer(text, finish, refusal, False)
 
@@ -601,6 +602,9 @@ def _read_cache_entry(path: Path) -> tuple[dict[str, Any] | None, str]:
         return None, f"{path}: not a JSON cache entry ({type(exc).__name__})"
     if not isinstance(entry, dict) or not isinstance(entry.get("text"), str):
         return None, f"{path}: field 'text' missing or not a string"
+    digest = entry.get("text_sha256")  # absent in entries written before checksums
+    if digest is not None and digest != hashlib.sha256(entry["text"].encode("utf-8", "surrogatepass")).hexdigest():
+        return None, f"{path}: field 'text' does not match its checksum (the entry was altered)"
     for key in ("finish_reason", "refusal"):
         if entry.get(key) is not None and not isinstance(entry[key], str):
             return None, f"{path}: field {key!r} must be a string or null"
