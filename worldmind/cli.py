@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence, TextIO
 
 import evaluation
+from worldmind.cli_executor import add_executor_options
 
 PROG = "worldmind"
 PLANNERS = ("oracle", "deterministic")  # plus "llm:<model>" (LLM_PREFIX + any litellm model string)
@@ -433,10 +434,7 @@ def cmd_eval_longact(args: argparse.Namespace) -> int:
     check_choices(args)
     if args.limit is not None and args.limit < 1:
         raise CliError(f"--limit must be at least 1, got {args.limit}")
-    from evaluation import runner
-    from evaluation.episodes import EpisodeError, load_episodes, validate_episode
-    from evaluation.report import write_episode_report, write_summary
-    from sim_bridge.embedded.house_data import HouseError, load_asset_database
+    from evaluation.episodes import load_episodes
 
     episodes, errors = load_episodes(args.episodes)
     for err in errors:
@@ -449,83 +447,12 @@ def cmd_eval_longact(args: argparse.Namespace) -> int:
     episodes = episodes[:: args.every]
     if args.limit is not None:
         episodes = episodes[: args.limit]
-    if args.shard is not None:
+    if args.shard is not None:  # a selection only: shard I of N runs through the same executor
         k, n = args.shard
         episodes = episodes[k::n]
-    out = Path(args.out)
-    n = len(episodes)
-    label = _planner_label(args)
-    # The pool persists across this run's episodes and across reruns into the same --out (none for
-    # the oracle, and none under --ablate episodic: that agent neither loads nor saves one).
-    experience_path = None if is_privileged(args.planner) or "episodic" in (args.ablate or ()) else (
-        Path(args.experience) if args.experience else out / EXPERIENCE_FILE)
-    # Look at every earlier report before running anything, so a wrong --out fails at once.
-    done = {ep.id: _existing_result(out / safe_dir_name(ep.id) / "report.json", label, args.instruction)
-            for ep in episodes}
-    resumed = sum(r is not None for r in done.values())
-    print(f"LongAct eval: {n} episode(s) from {args.episodes}, planner {label}, {args.instruction} "
-          f"instruction -> {out}" + (f" ({resumed} already done, resuming)" if resumed else "")
-          + (f"; experience pool {experience_path}" if experience_path is not None else ""))
-    sys.stdout.flush()
-    asset_db = load_asset_database()
-    env = None
-    results = []
-    failed: list[str] = []
-    bar = _episode_bar(n)
-    try:
-        for i, episode in enumerate(episodes, start=1):
-            tag = f"[{i}/{n}] {episode.id}"
-            result = done[episode.id]
-            if result is None:
-                try:
-                    episode.instruction(args.instruction)
-                    validate_episode(episode, episode.resolve_house(args.data_dir), asset_db)
-                    env = env or _make_env(args)
-                    # A fresh agent per episode; what it learned reaches the next one through the pool file.
-                    agent = _agent_for(args, env, experience_path)
-                    reporter = StepReporter(label=tag if bar is None else episode.id, bar=bar)
-                    try:
-                        result, world = runner.run_episode(env, agent, episode, instruction_kind=args.instruction,
-                                                           progress=reporter)
-                    finally:
-                        reporter.close()
-                    _save_experience(agent)
-                except (EpisodeError, HouseError, FileNotFoundError) as exc:
-                    for line in str(exc).splitlines():
-                        print(f"{PROG}: skipped: {line}", file=sys.stderr)
-                    failed.append(episode.id)
-                    if bar is not None:
-                        bar.update(1)
-                    continue
-                write_episode_report(out / safe_dir_name(episode.id), result, report_layout(env, world), world)
-                how = f"{result.wall_time_s:.1f} s"
-            else:
-                how = "done earlier"
-            results.append(result)
-            write_summary(out, results)  # after every episode: an interrupted run still leaves a summary
-            mean_gc = sum(r.gc for r in results) / len(results)
-            mean_sr = sum(r.sr for r in results) / len(results)
-            line = (f"{tag}: GC {result.gc:.3f} SR {result.sr:.0f} steps {result.steps_total:.1f} ({how})   "
-                    f"mean GC {mean_gc:.3f} SR {mean_sr:.3f} over {len(results)}")
-            if bar is not None:
-                bar.write(line, file=sys.stdout)  # clears the bar first, so the line is not written through it
-                sys.stdout.flush()
-                bar.set_postfix_str(f"GC {mean_gc:.3f} SR {mean_sr:.3f}", refresh=False)
-                bar.update(1)
-            else:
-                print(line, flush=True)
-    finally:
-        if bar is not None:
-            bar.close()
-    paths = write_summary(out, results)
-    print(f"Summary of {len(results)} episode(s)" + (f" ({len(failed)} skipped: {', '.join(failed)})" if failed else "")
-          + ": " + ", ".join(str(paths[k]) for k in ("json", "md")))
-    if results:
-        m = {k: sum(float(getattr(r, k)) for r in results) / len(results)
-             for k in ("gc", "sr", "steps_nav", "steps_manip", "steps_total", "ir")}
-        print(f"  mean GC {m['gc']:.3f}   SR {m['sr']:.3f}   Steps nav {m['steps_nav']:.2f} / manip "
-              f"{m['steps_manip']:.2f} / total {m['steps_total']:.2f}   IR {m['ir']:+.5f}")
-    return EXIT_OK
+    from worldmind.cli_longact import run_longact_eval
+
+    return run_longact_eval(args, episodes)
 
 
 # --- parser and entry point ----------------------------------------------------------------------
@@ -606,6 +533,7 @@ def build_parser() -> argparse.ArgumentParser:
     la.add_argument("--shard", type=_parse_shard, default=None, metavar="I/N",
                     help="run only shard I of N of the selection (parallel runs into the same --out; rerun "
                          "without --shard afterwards to resume nothing and write the full summary)")
+    add_executor_options(la, experience=True)
     la.add_argument("--experience", default=None, metavar="FILE",
                     help=f"deterministic/llm: experience pool file shared by the episodes and reruns "
                          f"(default: <out>/{EXPERIENCE_FILE})")
