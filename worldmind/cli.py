@@ -603,4 +603,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run the importable module's main, not this __main__ copy: helpers such as cli_longact import
+    # worldmind.cli, and its CliError must be the class main() catches.
+    from worldmind.cli import main as _main
+
+    sys.exit(_main())
