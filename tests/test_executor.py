@@ -298,3 +298,25 @@ def test_simulated_cluster_head_and_worker_joined_with_ray_address(tmp_path):
     reports = per_episode(tmp_path / "out")
     assert sorted(reports) == sorted(SHORT[:2])
     assert json.loads((tmp_path / "out" / "summary.json").read_text())["count"] == 2
+
+
+def test_generate_records_a_crashed_pair_as_failed_not_infeasible(tmp_path, monkeypatch):
+    """A task that crashes is a failure of this run (retried by the next), never written to the
+    manifest as infeasible; the other pairs are generated."""
+    import evaluation.generator as generator
+    from evaluation.episodes import Episode
+
+    def fake(house, ref, scenario, seed, eid, opts=None, asset_db=None):
+        if eid == "dev-000-1":
+            raise MemoryError("simulated crash")
+        return Episode.from_dict({"id": eid, "house": ref, "scenario": scenario,
+                                  "instructions": {"detailed": "Turn on the lamp.", "concise": "Lamp."},
+                                  "checklist": [{"object": {"type": "FloorLamp"}, "predicate": "isToggled"}],
+                                  "max_steps": 300, "oracle": {"steps_total": 10}})
+
+    monkeypatch.setattr(generator, "generate_for_house", fake)
+    written, failed = generator.generate_set("houses_dev.jsonl.gz", [0], tmp_path, per_house=3, seed=1)
+    assert [p.name for p in written] == ["dev-000-0.json", "dev-000-2.json"]
+    assert len(failed) == 1 and "MemoryError" in failed[0] and "simulated crash" in failed[0]
+    manifest = tmp_path / generator.MANIFEST
+    assert not manifest.exists() or "dev-000-1" not in manifest.read_text()

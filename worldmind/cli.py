@@ -371,6 +371,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _executor_or_exit(args: argparse.Namespace) -> Any:
+    """The executor --workers/--ray-address ask for (default: this process); CliError if it cannot start."""
+    from evaluation.executor import ExecutorError
+    from worldmind.cli_executor import executor_from_args
+
+    try:
+        return executor_from_args(args)
+    except ExecutorError as exc:
+        raise CliError(str(exc)) from None
+
+
 # --- worldmind generate --------------------------------------------------------------------------
 
 def cmd_generate(args: argparse.Namespace) -> int:
@@ -394,8 +405,12 @@ def cmd_generate(args: argparse.Namespace) -> int:
         count[0] += 1
         print(f"[{count[0]}/{total}] {message} ({time.monotonic() - started:.0f} s)", flush=True)
 
-    written, failed = generate_set(str(houses), indices, out, per_house=args.per_house, seed=args.seed,
-                                   prefix=args.prefix, progress=progress)
+    executor = _executor_or_exit(args)
+    try:
+        written, failed = generate_set(str(houses), indices, out, per_house=args.per_house, seed=args.seed,
+                                       prefix=args.prefix, progress=progress, executor=executor)
+    finally:
+        executor.close()
     print(f"Wrote {len(written)} episode(s) to {out}; {len(failed)} (house, scenario) pair(s) had no feasible episode"
           + (": " + "; ".join(failed) if failed else ""))
     return EXIT_OK if written or not total else EXIT_FAILED
@@ -512,6 +527,7 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--out", default=None, metavar="DIR", help="output folder (default: runs/episodes_<prefix>)")
     gen.add_argument("--prefix", default="dev", help="episode id prefix (default: dev)")
     gen.add_argument("--data-dir", default=None, help="folder holding the houses file (also: $WORLDMIND_DATA_DIR)")
+    add_executor_options(gen, unit="(house, episode) pair")
     gen.set_defaults(func=cmd_generate)
 
     me = sub.add_parser("memory-eval", add_help=False,
