@@ -263,7 +263,10 @@ def summary_lines(result: dict[str, Any]) -> list[str]:
 
 def main_memory_eval(argv: Sequence[str] | None = None) -> int:
     """``worldmind memory-eval``: exit 0 on success, 2 on bad input."""
+    from evaluation.executor import ExecutorError, Task
+    from evaluation.memory_eval_job import MemoryEvalJob, encoders_for, run_memory_eval_job, write_outputs
     from worldmind.cli import CliError, parse_indices
+    from worldmind.cli_executor import add_executor_options, executor_from_args
 
     ap = argparse.ArgumentParser(prog="worldmind memory-eval", description=__doc__.split("\n\n")[0])
     ap.add_argument("--house", default="houses_dev.jsonl.gz", help="houses file (.jsonl[.gz])")
@@ -279,29 +282,39 @@ def main_memory_eval(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--clip-model", default=None, help="open_clip model name (needs worldmind[clip])")
     ap.add_argument("--clip-weights", default=None, help="checkpoint file, or 'random' (speed only)")
     ap.add_argument("--save-memory", action="store_true", help="also write memory.npz")
+    add_executor_options(ap, unit="house")
     args = ap.parse_args(argv)
+    failed = 0
     try:
         indices = parse_indices(args.index)
         horizons = tuple(float(h) for h in args.horizons.split(","))
         if not args.grid_step > 0 or not args.voxel_size > 0 or not all(math.isfinite(h) for h in horizons):
             raise CliError("--grid-step and --voxel-size must be positive, --horizons finite numbers")
-        encoders = make_encoders(args.text_encoder, args.clip_model, args.clip_weights)
+        spec = (args.text_encoder, args.clip_model, args.clip_weights)
+        encoders_for(spec)  # bad encoder options fail here, before any house runs
         cfg = MemoryEvalConfig(grid_step=args.grid_step, horizons=horizons, move_objects=args.move, seed=args.seed)
-        results = []
-        for i in indices:
-            out = Path(args.out) / f"house_{i:03d}" if len(indices) > 1 else Path(args.out)
-            res = run_memory_eval(args.house, i, out, config=cfg, memory_config=MemoryConfig(voxel_size=args.voxel_size),
-                                  encoders=encoders, data_dir=args.data_dir, save_memory=args.save_memory,
-                                  progress=lambda msg, i=i: print(f"[house {i}] {msg}", file=sys.stderr))
-            print("\n".join(summary_lines(res)), flush=True)
-            results.append(res)
-    except (CliError, HouseError, FileNotFoundError, IndexError, ValueError, RuntimeError) as exc:
+        tasks = [Task(n, f"house {i}", MemoryEvalJob(args.house, i, cfg, args.voxel_size, spec, args.data_dir,
+                                                      args.save_memory)) for n, i in enumerate(indices)]
+        executor = executor_from_args(args)
+        try:
+            for outcome in executor.run(run_memory_eval_job, tasks, progress=lambda t: (
+                    lambda msg, i=t.payload.index: print(f"[house {i}] {msg}", file=sys.stderr))):
+                i = outcome.task.payload.index
+                if not outcome.ok:
+                    failed += 1
+                    print(f"worldmind memory-eval: error: house {i}: {outcome.error}", file=sys.stderr, flush=True)
+                    continue
+                write_outputs(Path(args.out) / f"house_{i:03d}" if len(indices) > 1 else Path(args.out),
+                              outcome.value["files"])
+                print("\n".join(summary_lines(outcome.value["result"])), flush=True)
+        finally:
+            executor.close()
+    except (CliError, ExecutorError, HouseError, FileNotFoundError, IndexError, ValueError, RuntimeError) as exc:
         problems = exc.problems if isinstance(exc, CliError) else [str(exc)]
         for p in problems:
             print(f"worldmind memory-eval: error: {p}", file=sys.stderr)
         return 2
-    return 0
-
+    return 2 if failed else 0
 
 if __name__ == "__main__":
     sys.exit(main_memory_eval())

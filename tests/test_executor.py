@@ -342,3 +342,35 @@ def test_worldlines_on_two_workers_equals_in_process(tmp_path):
     for house in range(3):
         name = f"samples/house{house:03d}_qa.jsonl"
         assert (tmp_path / "here" / name).read_text() == (tmp_path / "ray" / name).read_text()
+
+
+MEMORY_EVAL = """
+import json, sys
+from evaluation.executor import InProcessExecutor, RayExecutor, Task
+from evaluation.memory_eval import MemoryEvalConfig
+from evaluation.memory_eval_job import MemoryEvalJob, run_memory_eval_job
+cfg = MemoryEvalConfig(max_viewpoints=2, move_objects=1, rotations=4, width=160, height=120)
+tasks = [Task(0, "house 0", MemoryEvalJob("houses_dev.jsonl.gz", 0, cfg, 0.05, ("hash", None, None)))]
+here = next(InProcessExecutor().run(run_memory_eval_job, tasks)).value
+ex = RayExecutor(workers=1)
+try:
+    there = next(ex.run(run_memory_eval_job, tasks)).value
+finally:
+    ex.close()
+for got in (here, there):
+    got["result"].pop("wall_time_s")
+    for phase in ("explored", "after_move"):
+        got["result"][phase].pop("timing")
+print("RESULT " + json.dumps({"same_result": here["result"] == there["result"],
+                              "files": sorted(there["files"]),
+                              "same_png": here["files"]["memory_topdown.png"] == there["files"]["memory_topdown.png"]}))
+"""
+
+
+@needs_ray
+def test_memory_eval_house_on_a_ray_worker_equals_in_process(tmp_path):
+    r = in_netns([sys.executable, "-c", MEMORY_EVAL], tmp_path, timeout=240)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-4000:]
+    out = json.loads(r.stdout.split("RESULT ", 1)[1])
+    assert out == {"same_result": True, "same_png": True,
+                   "files": ["memory_eval.json", "memory_topdown.png", "memory_topdown_moved.png"]}
