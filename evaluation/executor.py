@@ -74,6 +74,10 @@ class Executor(Protocol):
 
 
 def _describe(exc: BaseException) -> str:
+    """One line: a Ray task error is described by the exception the task raised."""
+    cause = getattr(exc, "cause", None)
+    if isinstance(cause, BaseException):
+        exc = cause
     return f"{type(exc).__name__}: {exc}".strip().splitlines()[0][:500]
 
 
@@ -204,8 +208,7 @@ class RayExecutor:
                 except WorkerCrashedError as exc:
                     yield Outcome(task, error=f"worker died twice (retried once): {_describe(exc)}")
                 except RayTaskError as exc:
-                    cause = exc.cause if isinstance(getattr(exc, "cause", None), BaseException) else exc
-                    yield Outcome(task, error=f"task raised {_describe(cause)}")
+                    yield Outcome(task, error=f"task raised {_describe(exc)}")
                 except (TaskCancelledError, GetTimeoutError) as exc:
                     yield Outcome(task, error=f"task lost: {_describe(exc)}")
                 except Exception as exc:  # OutOfMemoryError, ObjectLostError, NodeDiedError, ...

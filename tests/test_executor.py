@@ -374,3 +374,61 @@ def test_memory_eval_house_on_a_ray_worker_equals_in_process(tmp_path):
     out = json.loads(r.stdout.split("RESULT ", 1)[1])
     assert out == {"same_result": True, "same_png": True,
                    "files": ["memory_eval.json", "memory_topdown.png", "memory_topdown_moved.png"]}
+
+
+def test_a_crashing_episode_is_recorded_failed_and_retried_by_the_rerun(tmp_path, monkeypatch, capsys):
+    from worldmind import cli_longact, longact_job
+
+    src = short_episodes(tmp_path / "eps", ids=SHORT[:2], steps=5)
+    out = tmp_path / "out"
+    real = longact_job.run_longact_job
+
+    def crashing(job, progress=None):
+        if job.episode.id == SHORT[0]:
+            raise MemoryError("simulated out of memory")
+        return real(job, progress=progress)
+
+    monkeypatch.setattr(cli_longact, "run_longact_job", crashing)
+    argv = ["eval", "longact", "--episodes", str(src), "--out", str(out), "--no-render"]
+    assert cli.main(argv) == 1  # the run finishes, and says that it is incomplete
+    record = json.loads((out / SHORT[0] / "failed.json").read_text())
+    assert record["episode"] == SHORT[0] and "MemoryError" in record["reason"] and record["executor"] == "in-process"
+    assert json.loads((out / "summary.json").read_text())["count"] == 1
+    assert f"1 failed: {SHORT[0]}" in capsys.readouterr().out
+
+    monkeypatch.setattr(cli_longact, "run_longact_job", real)
+    assert cli.main(argv) == 0  # the rerun runs only the failed episode, and clears its record
+    assert not (out / SHORT[0] / "failed.json").exists()
+    assert json.loads((out / "summary.json").read_text())["count"] == 2
+
+
+NO_IMPORT = """
+import os, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[2])  # the checkout, for this driver only
+import evaluation.executor as executor
+shadow = Path(sys.argv[1])
+os.environ["PYTHONPATH"] = str(shadow)
+(shadow / "evaluation").mkdir(parents=True)
+(shadow / "evaluation" / "__init__.py").write_text("raise ImportError('this node has no worldmind')")
+executor.REPO_ROOT = shadow  # the workers' path now starts with a checkout that cannot be imported
+try:
+    executor.RayExecutor(workers=1, connect_timeout_s=90)
+except executor.ExecutorError as exc:
+    print("RESULT " + str(exc))
+"""
+
+
+@needs_ray
+def test_workers_that_cannot_import_the_project_give_a_clear_error(tmp_path):
+    started = time.monotonic()
+    env = netns_env(tmp_path)
+    env.pop("PYTHONPATH")
+    r = subprocess.run(["unshare", "-n", "sh", "-c", NETNS_SH, "sh", sys.executable, "-c", NO_IMPORT,
+                        str(tmp_path / "shadow"), str(REPO)], env=env, cwd=tmp_path, capture_output=True, text=True,
+                       timeout=200)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-4000:]
+    message = r.stdout.split("RESULT ", 1)[1]
+    assert "Ray workers cannot import the project" in message and str(tmp_path / "shadow") in message
+    assert "failed to import on the worker" in message  # Ray's own words for the probe it could not load
+    assert time.monotonic() - started < 150
