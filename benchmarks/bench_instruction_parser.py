@@ -147,7 +147,8 @@ def score_set(parser: InstructionParser, rows: list[tuple[str, str, list[Checkli
 
 def _line(name: str, r: dict[str, float]) -> None:
     print(f"  {name:34s} n={r['n']:3d}  P {r['P']:.3f}  R {r['R']:.3f}  strict P {r['strict_P']:.3f}  "
-          f"strict R {r['strict_R']:.3f}  fully right {r['perfect']}/{r['n']}  ({r['parsed']} parsed, {r['gold']} gold)")
+          f"strict R {r['strict_R']:.3f}  fully right {r['perfect']}/{r['n']}  "
+          f"({r['parsed']} parsed, {r['gold']} gold)")
 
 
 def freeform_report(parser: InstructionParser, db, args) -> None:

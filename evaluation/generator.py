@@ -214,30 +214,65 @@ def _read_manifest(path: Path, seed: int) -> set[str]:
     return out
 
 
+@dataclass(frozen=True)
+class GenerateJob:
+    """One (house, j) pair for an executor task; everything about it is fixed by (index, j, seed)."""
+
+    houses_file: str
+    index: int
+    j: int
+    scenario: str
+    episode_id: str
+    seed: int
+    opts: GeneratorOptions | None = None
+
+
+_HOUSE_CACHE: dict[tuple[str, int], Any] = {}  # per process: the last house read (pairs come in house order)
+_ASSETS: list[dict] = []  # per process: the asset database, read once
+
+
+def run_generate_job(job: GenerateJob) -> tuple[Episode | HouseError | None, list[str]]:
+    """Generate one episode (None: infeasible; a HouseError: the house line is unusable), with
+    the generator's notes (why an episode is infeasible, the goals the oracle dropped)."""
+    key = (job.houses_file, job.index)
+    if key not in _HOUSE_CACHE:
+        _HOUSE_CACHE.clear()
+        try:
+            _HOUSE_CACHE[key] = load_house(job.houses_file, job.index)
+        except HouseError as exc:  # a malformed line costs its own house only
+            _HOUSE_CACHE[key] = exc
+    house = _HOUSE_CACHE[key]
+    if isinstance(house, HouseError):
+        return house, []
+    if not _ASSETS:
+        _ASSETS.append(load_asset_database())
+    ref = {"file": Path(job.houses_file).name, "index": job.index}
+    notes: list[str] = []
+    episode = generate_for_house(house, ref, job.scenario, job.seed, job.episode_id, job.opts, _ASSETS[0], notes=notes)
+    return episode, notes
+
+
 def generate_set(houses_file: str, indices: list[int], out_dir: str | Path, *, per_house: int = 1, seed: int = 0,
                  prefix: str = "dev", opts: GeneratorOptions | None = None, resume: bool = True,
-                 progress: Callable[[str], None] | None = None) -> tuple[list[Path], list[str]]:
+                 progress: Callable[[str], None] | None = None, executor: Any = None) -> tuple[list[Path], list[str]]:
     """Generate episodes over houses, cycling through the scenarios by house index; writes one
     JSON per episode (atomically) and returns the paths written and the (house, scenario) pairs
     that failed. Everything about an episode (scenario, seed, id) depends only on (house index,
     j), so a split or resumed run equals one whole run: with ``resume``, episode files already
     there are kept and (house, j) pairs the manifest records as infeasible for this seed are not
-    tried again."""
+    tried again. ``executor`` (evaluation/executor.py; default: in this process) runs one task
+    per (house, j) pair; only this function writes files, in whatever order the tasks finish."""
+    from evaluation.executor import InProcessExecutor, Task
+
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     manifest = out / MANIFEST
     infeasible = _read_manifest(manifest, seed) if resume else set()
-    asset_db = load_asset_database()
+    name = Path(houses_file).name
     written: list[Path] = []
     failed: list[str] = []
+    tasks: list[Task] = []
     for index in indices:
-        try:
-            house = load_house(houses_file, index)
-        except HouseError as exc:  # a malformed line costs its own house only
-            failed.append(f"{Path(houses_file).name}#{index}: {exc}")
-            if progress:
-                progress(f"{prefix}-{index:03d}: skipped: {exc}")
-            continue
         for j in range(per_house):
             # Keyed on the house index, so a split run gives the same episodes as a whole one.
             scenario = SCENARIOS[(index + j) % len(SCENARIOS)]
@@ -247,24 +282,39 @@ def generate_set(houses_file: str, indices: list[int], out_dir: str | Path, *, p
                 written.append(path)
                 continue
             if eid in infeasible:
-                failed.append(f"{Path(houses_file).name}#{index} {scenario} (manifest)")
+                failed.append(f"{name}#{index} {scenario} (manifest)")
                 continue
-            ref = {"file": Path(houses_file).name, "index": index}
-            notes: list[str] = []
-            episode = generate_for_house(house, ref, scenario, seed * 100_003 + index * 101 + j, eid, opts, asset_db,
-                                         notes=notes)
-            if episode is None:
-                why = next((n[len("episode: "):] for n in notes if n.startswith("episode: ")), "no feasible episode")
-                failed.append(f"{ref['file']}#{index} {scenario}: {why}")
-                with open(manifest, "a", encoding="utf-8") as fh:
-                    # Columns: id, status, seed, scenario, why, then the goals the oracle dropped.
-                    fh.write("\t".join([eid, "infeasible", f"seed={seed}", scenario, why,
-                                        *(n for n in notes if not n.startswith("episode: "))]) + "\n")
+            job = GenerateJob(houses_file, index, j, scenario, eid, seed * 100_003 + index * 101 + j, opts)
+            tasks.append(Task(len(tasks), eid, job))
+    bad_houses: set[int] = set()
+    for outcome in (executor or InProcessExecutor()).run(run_generate_job, tasks):
+        job = outcome.task.payload
+        episode, notes = outcome.value if outcome.ok else (None, [])
+        if isinstance(episode, HouseError):
+            if job.index not in bad_houses:
+                bad_houses.add(job.index)
+                failed.append(f"{name}#{job.index}: {episode}")
                 if progress:
-                    progress(f"{eid}: {scenario}: no feasible episode ({why})")
-                continue
-            atomic_write_text(path, json.dumps(episode.to_dict(), indent=1) + "\n")
-            written.append(path)
+                    progress(f"{prefix}-{job.index:03d}: skipped: {episode}")
+            continue
+        if not outcome.ok:  # the task crashed or its worker died twice: not recorded as infeasible
+            failed.append(f"{name}#{job.index} {job.scenario}: {outcome.error}")
             if progress:
-                progress(f"{eid}: {scenario}: {len(episode.checklist)} items, oracle {episode.oracle['steps_total']:.0f} steps")
-    return written, failed
+                progress(f"{job.episode_id}: {job.scenario}: failed: {outcome.error}")
+            continue
+        if episode is None:
+            why = next((n[len("episode: "):] for n in notes if n.startswith("episode: ")), "no feasible episode")
+            failed.append(f"{name}#{job.index} {job.scenario}: {why}")
+            with open(manifest, "a", encoding="utf-8") as fh:
+                # Columns: id, status, seed, scenario, why, then the goals the oracle dropped.
+                fh.write("\t".join([job.episode_id, "infeasible", f"seed={seed}", job.scenario, why,
+                                    *(n for n in notes if not n.startswith("episode: "))]) + "\n")
+            if progress:
+                progress(f"{job.episode_id}: {job.scenario}: no feasible episode ({why})")
+            continue
+        path = atomic_write_text(out / f"{job.episode_id}.json", json.dumps(episode.to_dict(), indent=1) + "\n")
+        written.append(path)
+        if progress:
+            progress(f"{job.episode_id}: {job.scenario}: {len(episode.checklist)} items, "
+                     f"oracle {episode.oracle['steps_total']:.0f} steps")
+    return sorted(written), failed

@@ -76,6 +76,8 @@ NOUNS: dict[str, tuple[str, ...]] = {
     "HousePlant": ("plant", "houseplant"),
 }
 
+# Nouns that are plural in the singular ("the keys ... put them").
+PLURAL_NOUNS = frozenset({"keys"})
 PLURALS = {"knife": "knives", "butter knife": "butter knives", "glass": "glasses", "box": "boxes",
            "potato": "potatoes", "tomato": "tomatoes", "watch": "watches", "keys": "sets of keys",
            "salt": "salt shakers", "pepper": "pepper shakers", "lettuce": "heads of lettuce",
@@ -169,7 +171,7 @@ class Mention:
 
     @property
     def pronoun(self) -> str:
-        return "them" if self.count > 1 else "it"
+        return "them" if self.count > 1 or self.noun in PLURAL_NOUNS else "it"
 
 
 @dataclass
@@ -265,11 +267,12 @@ STATE_TAILS = ("on", "off", "open", "washed", "sliced", "toasted", "cooked", "in
                "of wine", "watered")
 
 
-def _concise_text(title: str, phrases: list[Phrase], by_category: bool) -> str:
+def _concise_text(title: str, phrases: list[Phrase], by_category: bool, put_away: bool = False) -> str:
     groups: dict[str, list[str]] = {}
     for p in phrases:
         name = p.category if by_category and p.category else p.concise_obj
-        names = groups.setdefault(p.concise_tail, [])
+        tail = p.concise_tail if not put_away or p.concise_tail in STATE_TAILS else "put away"
+        names = groups.setdefault(tail, [])
         if name not in names:
             names.append(name)
     frags = []
@@ -287,14 +290,8 @@ def compose_concise(title: str, phrases: list[Phrase]) -> str:
     if len(text.split()) > CONCISE_MAX_WORDS:
         text = _concise_text(title, phrases, by_category=True)
     if len(text.split()) > CONCISE_MAX_WORDS:
-        # Categories with their state change only ("dishes washed, lights off"); where things go
-        # is left to be inferred.
-        frags: list[str] = []
-        for p in phrases:
-            tail = p.concise_tail if p.concise_tail in STATE_TAILS else ""
-            frag = f"{p.category or p.concise_obj} {tail}".strip()
-            if frag not in frags:
-                frags.append(frag)
-        text = f"{title}: " + ", ".join(frags) + "."
+        # Categories with their state change only ("dishes washed; books and toys put away"):
+        # where things go is left to be inferred.
+        text = _concise_text(title, phrases, by_category=True, put_away=True)
     words_ = text.split()
     return text if len(words_) <= CONCISE_MAX_WORDS else " ".join(words_[:CONCISE_MAX_WORDS]).rstrip(",;") + "."

@@ -18,6 +18,7 @@ import argparse
 import json
 import math
 import sys
+import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -27,7 +28,7 @@ import numpy as np
 
 from evaluation.memory_metrics import GTObject, make_queries, match, object_metrics, query_metrics
 from evaluation.report import scrub
-from household.atomic_io import atomic_write_text
+from household.atomic_io import atomic_write_bytes, atomic_write_text
 from memory.pipeline import MemoryPipeline
 from memory.spatial.memory import MemoryConfig, SpatialMemory
 from memory.spatial import store as memory_store
@@ -257,10 +258,57 @@ def summary_lines(result: dict[str, Any]) -> list[str]:
     return lines
 
 
+# --- one house as an executor task (evaluation/executor.py) --------------------------------------
+# The task runs run_memory_eval into a private temporary folder and hands back the result and the
+# bytes of every file it wrote; the driver writes them into the house's output folder atomically,
+# so a Ray worker on another node never writes into the driver's folder and a run killed mid-house
+# leaves that house's earlier files whole.
+
+_ENCODERS: dict[tuple[Any, ...], Any] = {}  # per process: encoders by spec (a CLIP model loads once)
+
+
+@dataclass(frozen=True)
+class MemoryEvalJob:
+    house_file: str
+    index: int
+    config: Any  # MemoryEvalConfig
+    voxel_size: float
+    encoders: tuple[str, str | None, str | None]  # (text encoder, clip model, clip weights)
+    data_dir: str | None = None
+    save_memory: bool = False
+
+
+def encoders_for(spec: tuple[str, str | None, str | None]) -> Any:
+    """make_encoders(*spec), built once per process (the driver seeds it with the ones it checked)."""
+    from perception.encoders import make_encoders
+
+    if spec not in _ENCODERS:
+        _ENCODERS[spec] = make_encoders(*spec)
+    return _ENCODERS[spec]
+
+
+def run_memory_eval_job(job: MemoryEvalJob, progress: Any = None) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="worldmind-memeval-") as tmp:
+        result = run_memory_eval(job.house_file, job.index, tmp, config=job.config,
+                                 memory_config=MemoryConfig(voxel_size=job.voxel_size),
+                                 encoders=encoders_for(job.encoders), data_dir=job.data_dir,
+                                 save_memory=job.save_memory, progress=progress)
+        files = {p.name: p.read_bytes() for p in sorted(Path(tmp).iterdir()) if p.is_file()}
+    return {"result": result, "files": files}
+
+
+def write_outputs(out_dir: Path, files: dict[str, bytes]) -> None:
+    """memory_eval.json last, so its presence means the house's files are complete."""
+    for name in sorted(files, key=lambda n: n == "memory_eval.json"):
+        atomic_write_bytes(out_dir / name, files[name])
+
+
 def main_memory_eval(argv: Sequence[str] | None = None) -> int:
     """``worldmind memory-eval``: exit 0 on success, 2 on bad input."""
     from household.errors import InputError as CliError
     from household.selection import parse_indices
+    from evaluation.executor import ExecutorError, Task
+    from evaluation.executor_options import add_executor_options, executor_from_args
 
     ap = argparse.ArgumentParser(prog="worldmind memory-eval", description=__doc__.split("\n\n")[0])
     ap.add_argument("--house", default="houses_dev.jsonl.gz", help="houses file (.jsonl[.gz])")
@@ -276,29 +324,39 @@ def main_memory_eval(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--clip-model", default=None, help="open_clip model name (needs worldmind[clip])")
     ap.add_argument("--clip-weights", default=None, help="checkpoint file, or 'random' (speed only)")
     ap.add_argument("--save-memory", action="store_true", help="also write memory.npz")
+    add_executor_options(ap, unit="house")
     args = ap.parse_args(argv)
+    failed = 0
     try:
         indices = parse_indices(args.index)
         horizons = tuple(float(h) for h in args.horizons.split(","))
         if not args.grid_step > 0 or not args.voxel_size > 0 or not all(math.isfinite(h) for h in horizons):
             raise CliError("--grid-step and --voxel-size must be positive, --horizons finite numbers")
-        encoders = make_encoders(args.text_encoder, args.clip_model, args.clip_weights)
+        spec = (args.text_encoder, args.clip_model, args.clip_weights)
+        encoders_for(spec)  # bad encoder options fail here, before any house runs
         cfg = MemoryEvalConfig(grid_step=args.grid_step, horizons=horizons, move_objects=args.move, seed=args.seed)
-        results = []
-        for i in indices:
-            out = Path(args.out) / f"house_{i:03d}" if len(indices) > 1 else Path(args.out)
-            res = run_memory_eval(args.house, i, out, config=cfg, memory_config=MemoryConfig(voxel_size=args.voxel_size),
-                                  encoders=encoders, data_dir=args.data_dir, save_memory=args.save_memory,
-                                  progress=lambda msg, i=i: print(f"[house {i}] {msg}", file=sys.stderr))
-            print("\n".join(summary_lines(res)), flush=True)
-            results.append(res)
-    except (CliError, HouseError, FileNotFoundError, IndexError, ValueError, RuntimeError) as exc:
+        tasks = [Task(n, f"house {i}", MemoryEvalJob(args.house, i, cfg, args.voxel_size, spec, args.data_dir,
+                                                      args.save_memory)) for n, i in enumerate(indices)]
+        executor = executor_from_args(args)
+        try:
+            for outcome in executor.run(run_memory_eval_job, tasks, progress=lambda t: (
+                    lambda msg, i=t.payload.index: print(f"[house {i}] {msg}", file=sys.stderr))):
+                i = outcome.task.payload.index
+                if not outcome.ok:
+                    failed += 1
+                    print(f"worldmind memory-eval: error: house {i}: {outcome.error}", file=sys.stderr, flush=True)
+                    continue
+                write_outputs(Path(args.out) / f"house_{i:03d}" if len(indices) > 1 else Path(args.out),
+                              outcome.value["files"])
+                print("\n".join(summary_lines(outcome.value["result"])), flush=True)
+        finally:
+            executor.close()
+    except (CliError, ExecutorError, HouseError, FileNotFoundError, IndexError, ValueError, RuntimeError) as exc:
         problems = exc.problems if isinstance(exc, CliError) else [str(exc)]
         for p in problems:
             print(f"worldmind memory-eval: error: {p}", file=sys.stderr)
         return 2
-    return 0
-
+    return 2 if failed else 0
 
 if __name__ == "__main__":
     sys.exit(main_memory_eval())

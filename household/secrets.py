@@ -1,42 +1,94 @@
-"""Secret values this process knows (API keys), and their removal from anything written.
+"""Keeping the configured API key out of everything the project writes.
 
-An API key is read from the environment variable a config names, at call time; the reader
-registers its value here. ``redact`` replaces every registered value with "***". It is applied
-where text leaves the process: model answers as they arrive (so goal texts, plans, bag payloads
-and ROS messages derived from them never hold a key) and every text file written through
-``household.atomic_io`` (reports, summaries, caches, traces, experience pools), so a key that
-reaches a file by any other path is still not written.
+Why a registry instead of per-field scrubbing: a secret reaches output through paths nobody plans
+for (a model that echoes its key into a goal text, then the report, the LLM cache and a bag). So
+the LLM configuration registers the *name* of its key's environment variable here, and each kind
+of output redacts at its one chokepoint: ``household.atomic_io.atomic_write_text`` (reports,
+summaries, episodes, replay results), the LLM cache writer, the belief log's record encoder, the
+bag writer (same-length masking, so CDR length prefixes stay valid) and the ROS launcher's node
+logs. Values are read from the environment at redaction time, so a key set after the config was
+built is still caught; values shorter than ``MIN_SECRET_LEN`` are ignored (they would mask
+ordinary words).
 """
+
 from __future__ import annotations
 
+import json
+import os
 import threading
+from typing import Any
 
 MASK = "***"
-_MIN_LENGTH = 4  # shorter values would mask ordinary words
+MIN_SECRET_LEN = 4
+MIN_BINARY_SECRET_LEN = 8  # binary payloads (images) could contain a short value by chance
+
+_names: set[str] = set()
 _lock = threading.Lock()
-_secrets: set[str] = set()
 
 
-def register_secret(value: str | None) -> None:
-    """Remember a secret value so ``redact`` removes it from everything written from now on."""
-    if value and len(value) >= _MIN_LENGTH:
+def register_secret_env(name: str | None) -> None:
+    """Treat the value of environment variable ``name`` as a secret from now on."""
+    if name:
         with _lock:
-            _secrets.add(value)
+            _names.add(name)
+
+
+def registered_names() -> list[str]:
+    with _lock:
+        return sorted(_names)
+
+
+def secret_values(min_len: int = MIN_SECRET_LEN) -> list[str]:
+    """Current values of the registered variables, longest first (so a key containing another wins)."""
+    values = {os.environ.get(n) or "" for n in registered_names()}
+    return sorted((v for v in values if len(v) >= min_len), key=len, reverse=True)
+
+
+def _forms(value: str) -> list[str]:
+    """The value as it may appear in text: raw, and escaped inside a JSON string."""
+    forms = {value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]}
+    return sorted(forms, key=len, reverse=True)
 
 
 def redact(text: str) -> str:
-    """``text`` with every registered secret replaced by "***" (longest first)."""
-    if not _secrets:
-        return text
-    with _lock:
-        values = sorted(_secrets, key=len, reverse=True)
-    for value in values:
-        if value in text:
-            text = text.replace(value, MASK)
+    """``text`` with every registered secret (raw or JSON-escaped) replaced by ``***``."""
+    for value in secret_values():
+        if value in text or any(f in text for f in _forms(value)):
+            for form in _forms(value):
+                text = text.replace(form, MASK)
     return text
 
 
-def forget_secrets() -> None:
-    """Drop every registered value (tests)."""
-    with _lock:
-        _secrets.clear()
+def redact_json(value: Any) -> Any:
+    """A copy of a JSON-like value with secrets redacted from every string (keys included)."""
+    if not secret_values():
+        return value
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {redact_json(k) if isinstance(k, str) else k: redact_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [redact_json(v) for v in value]
+    return value
+
+
+def redact_bytes(data: Any) -> Any:
+    """Binary payloads: each secret's bytes replaced by as many ``*``, so lengths and offsets hold.
+
+    ``data`` is returned as it came (no copy) when no secret is configured."""
+    values = secret_values(MIN_BINARY_SECRET_LEN)
+    if not values:
+        return data
+    data = bytes(data)
+    for value in values:
+        raw = value.encode("utf-8")
+        if raw in data:
+            data = data.replace(raw, b"*" * len(raw))
+    return data
+
+
+def contains_secret(text: str | bytes) -> bool:
+    """True when a registered secret appears in ``text`` (for tests and the bad-input benchmark)."""
+    if isinstance(text, bytes):
+        return any(v.encode("utf-8") in text for v in secret_values())
+    return any(v in text for v in secret_values())

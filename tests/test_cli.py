@@ -249,7 +249,7 @@ def test_missing_system_library_is_explained(tmp_path, monkeypatch, capsys):
     def no_libusb(args):
         raise ImportError("libusb-1.0.so.0: cannot open shared object file: No such file or directory")
 
-    monkeypatch.setattr(cli, "_make_env", no_libusb)
+    monkeypatch.setattr(cli, "make_env", no_libusb)
     assert cli.main(["run", "--episode", str(ep), "--out", str(tmp_path / "o")]) == 1
     err = capsys.readouterr().err
     assert "libusb-1.0-0" in err and "libgomp1" in err and "Traceback" not in err

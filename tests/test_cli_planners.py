@@ -23,7 +23,7 @@ from evaluation.episodes import Episode  # noqa: E402
 from evaluation.metrics import ScoreTimeline, StepCounter  # noqa: E402
 from evaluation.report import EpisodeResult, write_summary  # noqa: E402
 from household.types import WorldState  # noqa: E402
-from worldmind import cli  # noqa: E402
+from worldmind import cli, cli_common  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 EPISODES_DEV = REPO / "evaluation" / "data" / "episodes_dev"
@@ -334,11 +334,11 @@ def test_episode_bar_only_on_a_terminal_and_step_text_goes_to_its_postfix(monkey
     import sys
 
     monkeypatch.setattr(sys, "stderr", io.StringIO())
-    assert cli._episode_bar(3) is None  # piped or logged: plain lines only
+    assert cli_common.episode_bar(3) is None  # piped or logged: plain lines only
 
     tty = _Tty()
     monkeypatch.setattr(sys, "stderr", tty)
-    bar = cli._episode_bar(3)
+    bar = cli_common.episode_bar(3)
     assert bar is not None
     reporter = cli.StepReporter(label="ep-1", bar=bar)
     reporter(runner.StepProgress(5, 5, 0.5, "MoveAhead", True))

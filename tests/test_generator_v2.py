@@ -180,7 +180,9 @@ def test_composition_merges_shared_verbs_and_keeps_concise_short() -> None:
     assert any("the lamp by the sofa and the TV" in t or "and the TV too" in t for t in texts)  # ellipsis
     many = [Phrase([f"put the thing{i} on the desk"], f"thing{i} with a long name", f"on the desk number {i}",
                    category="stuff") for i in range(12)]
-    assert len(compose_concise("Tidy-up", many).split()) <= CONCISE_MAX_WORDS
+    assert compose_concise("Tidy-up", many) == "Tidy-up: stuff put away."  # where is left to be inferred
+    assert len(compose_concise("Tidy-up", many + [lamp]).split()) <= CONCISE_MAX_WORDS
+    assert Mention("KeyChain", "keys").pronoun == "them" and Mention("Mug", "mug").pronoun == "it"
     assert compose_concise("Movie night", [lamp, tv]) == "Movie night: lamp and TV off."
 
 

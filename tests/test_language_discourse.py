@@ -184,3 +184,15 @@ def test_partly_understood_clause_is_reported(parser: InstructionParser) -> None
 
 def test_placed_and_left_in_a_state(parser: InstructionParser) -> None:
     assert got(parser, "Leave the laptop open on the desk.") == ["Laptop in Desk", "Laptop is open"]
+
+
+# Classes found on the held-out part at the end (fixed as classes, with sentences of our own;
+# the held-out figures in the report are the ones measured before these fixes).
+@pytest.mark.parametrize("text,expected", [
+    ("Put the mug on the side table in the bedroom — sorry, the bathroom one.", ["Mug in SideTable (Bathroom)"]),
+    ("Put the vase in the dresser. The remote goes in there too.", ["RemoteControl in Dresser", "Vase in Dresser"]),
+    ("Take the laptop off the desk and into the kitchen.", ["Laptop is in the Kitchen"]),
+])
+def test_room_corrections_there_after_a_placement_and_motion_into_a_room(parser: InstructionParser, text: str,
+                                                                          expected: list[str]) -> None:
+    assert got(parser, text) == expected

@@ -53,7 +53,8 @@ def test_huge_instruction_refused_fast_with_limit_named(capsys) -> None:
     assert rc == 2 and str(MAX_INSTRUCTION_CHARS) in err and "too long" in err
 
 
-@pytest.mark.parametrize("text", ["Mets la tasse dans l'évier, s'il te plaît.", "Stell die Tasse in die Spüle bitte.",
+@pytest.mark.parametrize("text", ["Mets la tasse dans l'évier, s'il te plaît.",
+                                  "Stell die Tasse in die Spüle bitte.",
                                   "把杯子放进水槽里"])
 def test_non_english_yields_no_goal_and_says_so(capsys, text: str) -> None:
     rc, out, err = run(capsys, text, "--json")

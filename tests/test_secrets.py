@@ -1,75 +1,110 @@
-"""An API key never reaches a file (issue 16, item 4), even when a model's answer contains it.
+"""The configured API key never reaches a file: a model answer that contains it is redacted in the
+LLM cache, the episode report (report.json / report.md goal texts), summaries, the belief log and
+recorded bags. The key's value comes from the environment variable the LLM config names."""
 
-Before, only error messages were redacted: a goal text echoing the key went into report.json,
-report.md and the LLM cache. Now answers are redacted as they arrive and every text file written
-through household.atomic_io is redacted too.
-"""
 from __future__ import annotations
 
 import json
 import os
 from pathlib import Path
 
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+import pytest
+from test_llm_roles import MOCK_MODEL, VALID, FakeFallback, client, ctx, run_role  # noqa: F401
+from test_report import layout, make_result, world  # noqa: F401  (fixtures)
 
-import pytest  # noqa: E402
+from evaluation.report import write_episode_report, write_summary
+from household.secrets import contains_secret, redact, redact_bytes, redact_json, register_secret_env
+from memory.belief import BeliefTracker
 
-from household.atomic_io import atomic_write_text  # noqa: E402
-from household.secrets import forget_secrets, redact, register_secret  # noqa: E402
-from planner.llm import LLMConfig, LLMDecomposer  # noqa: E402
-from planner.llm.client import LLMClient  # noqa: E402
-from planner.roles import PlannerContext  # noqa: E402
+KEY = "sk-test-9f8e7d6c5b4a39281706"
+ENV = "WORLDMIND_SECRET_TEST_KEY"
 
-KEY = "sk-worldmind-SECRET-51c0ffee9d"
-LEAKY_ANSWER = json.dumps({"goals": [
+
+@pytest.fixture
+def key(monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv(ENV, KEY)
+    return KEY
+
+
+def all_bytes(root: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file())
+
+
+def test_a_model_answer_with_the_key_is_redacted_from_cache_and_reports(tmp_path: Path, key: str, layout,
+                                                                        world) -> None:
+    leaky = json.loads(VALID["decompose"])
+    leaky["goals"][0]["text"] = f"put a mug in the sink (my key is {key})"
+    c = client([json.dumps(leaky)], cache_dir=tmp_path / "cache", api_key_env=ENV)
+    goals = run_role("decompose", c, FakeFallback())
+    assert key not in goals[0].text  # removed when the answer is received ...
+    assert all_bytes(tmp_path / "cache") and key.encode() not in all_bytes(tmp_path / "cache")  # ... and cached
+    extra = {"goals": {g.id: {"text": g.text} for g in goals}, "llm": c.usage()}
+    result = make_result(world, extra=extra)
+    result.extra["note"] = f"escaped form: {json.dumps(key)}"  # reaching a writer another way: still masked
+    result.extra["leak"] = f"raw {key}"
+    write_episode_report(tmp_path / "ep", result, layout, world)
+    write_summary(tmp_path / "ep", [result])
+    written = all_bytes(tmp_path / "ep")
+    assert b"***" in written and key.encode() not in written
+    report = json.loads((tmp_path / "ep" / "report.json").read_text())
+    assert report["extra"]["goals"]["g1"]["text"] == "put a mug in the sink (my key is ***)"
+
+
+def test_the_belief_log_never_stores_the_key(tmp_path: Path, key: str) -> None:
+    register_secret_env(ENV)
+    tr = BeliefTracker(tmp_path / "log.jsonl")
+    tr.ingest([{"id": "u1", "t": 1.0, "actor": "alice", "kind": "utterance", "action": "say", "observers": ["robot"],
+                "text": f"the wifi password is {key}"}])
+    tr.close()
+    assert key.encode() not in (tmp_path / "log.jsonl").read_bytes()
+    assert BeliefTracker.open(tmp_path / "log.jsonl").event_by_id("u1").text == "the wifi password is ***"
+
+
+def test_recorded_bags_mask_the_key_and_stay_readable(tmp_path: Path, key: str) -> None:
+    pytest.importorskip("rosbags")
+    from rosbags.highlevel import AnyReader
+
+    from sim_bridge.replay.bag import BagWriter
+
+    register_secret_env(ENV)
+    path = tmp_path / "run.mcap"
+    with BagWriter(path) as bag:
+        bag.write_text("/worldmind/instruction", f"go, key={key}", 1)
+    assert key.encode() not in all_bytes(tmp_path)
+    assert b"go, key=" + b"*" * len(key) in all_bytes(tmp_path)  # same length: the CDR string stays valid
+    with AnyReader([path]) as reader:  # and the masked message still deserialises
+        texts = [reader.deserialize(raw, con.msgtype).data for con, _, raw in reader.messages()]
+    assert texts == ["go, key=" + "*" * len(key)]
+
+
+def test_redaction_helpers(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(ENV, "k\u00e9y\"with-quote-1234")
+    register_secret_env(ENV)
+    secret = os.environ[ENV]
+    for text in (secret, json.dumps(secret), json.dumps(secret, ensure_ascii=False), f"a {secret} b"):
+        assert not contains_secret(redact(text)) and "***" in redact(text)
+    assert redact_json({secret: [secret, 1, None]}) == {"***": ["***", 1, None]}
+    assert redact_bytes(b"x" + secret.encode() + b"y") == b"x" + b"*" * len(secret.encode()) + b"y"
+    monkeypatch.setenv(ENV, "ab")  # too short to redact without masking ordinary words
+    assert redact("ab abc") == "ab abc"
+# ---- redaction at receipt (the goal texts themselves) and at every text write -------------------
+LEAKY_DECOMPOSE = json.dumps({"goals": [
     {"id": "g1", "text": f"put a mug in the sink (key {KEY})", "items": [
         {"object": {"type": "Mug"}, "predicate": "inReceptacle", "target": {"type": "Sink"}}]}]})
 
 
-@pytest.fixture(autouse=True)
-def clean_registry():
-    forget_secrets()
-    yield
-    forget_secrets()
+def test_a_key_in_a_model_answer_reaches_no_goal_text(tmp_path: Path, key: str) -> None:
+    from planner.llm import LLMDecomposer
+
+    c = client([LEAKY_DECOMPOSE], cache_dir=tmp_path, api_key_env=ENV)
+    goals = LLMDecomposer(c).decompose("put a mug in the sink", ctx())
+    assert goals and "***" in goals[0].text and KEY not in goals[0].text  # redacted as it arrived
+    assert KEY.encode() not in all_bytes(tmp_path)
 
 
-def _context() -> PlannerContext:
-    return PlannerContext(step=0, held_object_id=None, held_object_type=None, known_objects=[], rooms_seen=[],
-                          history=[], experience=[], object_types=["Mug", "Sink"])
+def test_every_text_file_written_atomically_is_redacted(tmp_path: Path, key: str) -> None:
+    from household.atomic_io import atomic_write_text
 
-
-def test_a_key_in_a_model_answer_reaches_no_goal_and_no_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv("WORLDMIND_TEST_KEY", KEY)
-    client = LLMClient(LLMConfig(model="openai/worldmind-mock", mock_responses=[LEAKY_ANSWER], cache_dir=tmp_path,
-                                 api_key_env="WORLDMIND_TEST_KEY"))
-    goals = LLMDecomposer(client).decompose("put a mug in the sink", _context())
-    assert goals and "***" in goals[0].text and KEY not in goals[0].text
-    files = [p for p in tmp_path.rglob("*") if p.is_file()]
-    assert files and all(KEY not in p.read_text() for p in files)
-    # a report written later from those goals holds no key either
-    report = tmp_path / "report.json"
-    atomic_write_text(report, json.dumps({"goals": [g.text for g in goals]}))
-    assert KEY not in report.read_text()
-
-
-def test_every_text_file_written_is_redacted(tmp_path: Path):
-    register_secret(KEY)
+    register_secret_env(ENV)
     path = atomic_write_text(tmp_path / "summary.md", f"| goal | {KEY} |\n")
     assert path.read_text() == "| goal | *** |\n"
-
-
-def test_a_stale_cache_entry_holding_a_key_is_redacted_on_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv("WORLDMIND_TEST_KEY", KEY)
-    client = LLMClient(LLMConfig(model="openai/worldmind-mock", mock_responses=[], cache_dir=tmp_path,
-                                 cache_mode="replay_only", api_key_env="WORLDMIND_TEST_KEY"))
-    messages = client._with_format_instruction([{"role": "user", "content": "q"}], {"type": "object"})
-    path = client._cache_path(client.cache_key(messages, {"type": "object"}))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"text": json.dumps({"note": KEY})}))  # written by an older version
-    value = client.call_json("x", [{"role": "user", "content": "q"}], {"type": "object"})
-    assert value == {"note": "***"}
-
-
-def test_short_values_are_not_treated_as_secrets():
-    register_secret("ab")
-    assert redact("a cab") == "a cab"

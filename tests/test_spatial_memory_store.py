@@ -149,3 +149,78 @@ def test_empty_memory_round_trips(tmp_path: Path) -> None:
     box = Box("b", "Cabinet", (2.0, 0.0, 1.5), (0.4, 0.6, 0.5))
     loaded.integrate(Perception().process(render([box], (0.0, 0.0, 1.5), 0.0, 0.0)))
     assert len(loaded) == 1
+
+
+def _header_edit(**changes: object):
+    def edit(data: dict) -> None:
+        header = json.loads(data["header"].tobytes())
+        for key, value in changes.items():
+            target = header
+            *parents, last = key.split(".")
+            for p in parents:
+                target = target[p]
+            target[last] = value
+        data["header"] = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
+    return edit
+
+
+def _set(key: str, fn):
+    return lambda d: d.__setitem__(key, fn(d[key].copy()))
+
+
+def _nan_first(a: np.ndarray) -> np.ndarray:
+    a.reshape(-1)[0] = np.nan
+    return a
+
+
+@pytest.mark.parametrize("name,edit,match", [
+    ("neglabel", _set("table/label_id", lambda a: a * 0 - 3), "table/label_id: values must be in"),
+    ("biglabel", _set("table/label_id", lambda a: a + 10_000), "table/label_id: values must be in"),
+    ("voxel0", _header_edit(**{"config.voxel_size": 0}), "header.config.voxel_size: must be > 0"),
+    ("voxelneg", _header_edit(**{"config.voxel_size": -0.05}), "header.config.voxel_size"),
+    ("nanbox", _set("table/aabb_min", _nan_first), "table/aabb_min: holds NaN"),
+    ("inverted", lambda d: d.update({"table/aabb_min": d["table/aabb_max"] + 1}), "table/aabb_min: a box has min > max"),
+    ("nanindex", _set("index/text", _nan_first), "index/text: holds NaN"),
+    ("badtype", _header_edit(**{"config.max_views": "three"}), "header.config.max_views"),
+    ("unknowncfg", _header_edit(**{"config.evil": 1}), r"header.config: unknown fields \['evil'\]"),
+    ("labels", _header_edit(labels=[1, 2]), "header.labels"),
+    ("regions", _header_edit(regions=[{"name": "r", "kind": "k", "polygon": [[0, "x"]]}]), "header.regions"),
+    ("header", lambda d: d.update({"header": np.frombuffer(b"[" * 100_000, np.uint8)}), "header: JSON nested"),
+    ("hits", _set("voxels/hits", lambda a: a * 0 + 100), "voxels/hits: values must be in"),
+    ("views", _set("views/shape", lambda a: a * 0 + 10**9), "views/shape"),
+    ("distinct", _set("distinct", lambda a: a - 10**6), "distinct: values must be in"),
+    ("extra", lambda d: d.update({"payload": np.zeros(10, np.uint8)}), "member 'payload.npy': not part of"),
+    ("objdtype", lambda d: d.update({"distinct": np.array([[1, 2]], dtype=object)}), "member 'distinct'"),
+    ("dtype", _set("table/area", lambda a: a.astype(np.float32)), "table/area: expected float64"),
+])
+def test_every_bad_field_is_a_memory_file_error_naming_it(built: SpatialMemory, tmp_path: Path, name: str, edit,
+                                                           match: str) -> None:
+    good = save_memory(built, tmp_path / "good.npz")
+    with np.load(good, allow_pickle=False) as npz:
+        data = {k: npz[k] for k in npz.files}
+    edit(data)
+    bad = tmp_path / f"{name}.npz"
+    with open(bad, "wb") as fh:
+        np.savez(fh, **data)  # np.savez pickles object arrays: the loader must refuse, never unpickle
+    with pytest.raises(MemoryFileError, match=match) as err:
+        load_memory(bad)
+    assert f"{name}.npz" in str(err.value)
+
+
+def test_sizes_are_checked_from_the_zip_directory_before_anything_is_inflated(built: SpatialMemory,
+                                                                              tmp_path: Path) -> None:
+    good = save_memory(built, tmp_path / "good.npz")
+    with pytest.raises(MemoryFileError, match="over the 1000-byte limit per member"):
+        load_memory(good, max_member_bytes=1000)
+    with pytest.raises(MemoryFileError, match="over the 5000-byte limit"):
+        load_memory(good, max_total_bytes=5000)
+    # An .npy header claiming a huge shape with a few bytes of data: refused, nothing allocated.
+    import io
+    buf = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buf, {"descr": "<i8", "fortran_order": False, "shape": (10**12, 2)})
+    with zipfile.ZipFile(good) as src, zipfile.ZipFile(tmp_path / "liar.npz", "w") as dst:
+        for info in src.infolist():
+            body = buf.getvalue() + b"\0" * 16 if info.filename == "distinct.npy" else src.read(info)
+            dst.writestr(info.filename, body)
+    with pytest.raises(MemoryFileError, match="member 'distinct': unreadable .*header claims"):
+        load_memory(tmp_path / "liar.npz")

@@ -25,193 +25,35 @@ the command that needs them, so ``worldmind --help`` is instant.
 from __future__ import annotations
 
 import argparse
-import json
-import re
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence, TextIO
+from typing import Any, Sequence
 
 from evaluation.dev_set import DEFAULT_EPISODES_DIR, default_episode_file
+from evaluation.executor_options import add_executor_options
 from evaluation.layout import report_layout
 from household.errors import InputError as CliError  # bad input from any layer: one line each, exit 2
 from household.selection import parse_indices
-from planner.factory import ABLATIONS, LLM_PREFIX, PLANNER_HELP, check_planner, is_privileged, make_agent
-
-PROG = "worldmind"
-EXPERIENCE_FILE = "experience_pool.json"  # eval longact's default pool, inside --out
-SIMULATORS = ("embedded", "thor", "habitat")
-INSTRUCTION_KINDS = ("detailed", "concise")
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
-
-
-# --- small helpers -------------------------------------------------------------------------------
-
-def safe_dir_name(episode_id: str) -> str:
-    """An episode id as a single folder name (ids are normally already safe: "dev-003-0")."""
-    name = re.sub(r"[^A-Za-z0-9._-]", "_", episode_id).strip(".")
-    return name or "episode"
-
-
-def check_choices(args: argparse.Namespace) -> None:
-    """Checked by hand (not argparse ``choices``) so the message says what exists and main()
-    returns 2 instead of raising SystemExit."""
-    planner = getattr(args, "planner", None)
-    check_planner(planner)
-    ablate = getattr(args, "ablate", None) or []
-    unknown = sorted(set(ablate) - set(ABLATIONS))
-    if unknown:
-        raise CliError(f"--ablate: unknown ablation {', '.join(map(repr, unknown))} (available: {', '.join(ABLATIONS)})")
-    if ablate and is_privileged(planner):
-        raise CliError(f"--ablate applies to the deterministic and llm: planners, not to {planner}")
-    if getattr(args, "no_render", False) and not is_privileged(planner):
-        raise CliError(f"--no-render: planner {planner} sees only rendered observations; drop --no-render "
-                       "(only the privileged oracle runs without rendering)")
-    if getattr(args, "llm_config", None) and not planner.startswith(LLM_PREFIX):
-        raise CliError(f"--llm-config is for llm:<model> planners, not {planner}")
-    if getattr(args, "experience", None) and is_privileged(planner):
-        raise CliError(f"--experience: planner {planner} keeps no experience pool; it is for deterministic and llm:")
-    if getattr(args, "sim", "embedded") not in SIMULATORS:
-        raise CliError(f"unknown simulator {args.sim!r} (available: {', '.join(SIMULATORS)})")
-    move_step = getattr(args, "move_step", None)
-    if move_step is not None and not move_step > 0:
-        raise CliError(f"--move-step must be a positive number of metres, got {move_step}")
-
-
-class StepReporter:
-    """Progress of one episode. On a terminal: one line rewritten in place (at most 10 times a
-    second) showing step/max, GC and the last action. Otherwise: a plain line every
-    ``every_steps`` steps or ``every_s`` seconds, whichever comes first. With ``bar`` (eval
-    longact's tqdm bar over episodes, which owns the terminal's last line) the step text becomes
-    the bar's postfix instead, so two writers never fight over one line."""
-
-    def __init__(self, stream: TextIO | None = None, label: str = "", every_steps: int = 100,
-                 every_s: float = 10.0, bar: Any = None) -> None:
-        self.stream = stream if stream is not None else sys.stderr
-        self.bar = bar
-        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.label = f"{label} " if label else ""
-        self.every_steps = every_steps
-        self.every_s = every_s
-        self._last = 0.0 if self.tty else time.monotonic()
-        self._shown = False
-
-    def __call__(self, p: Any) -> None:
-        now = time.monotonic()
-        ok = "" if p.success else " (failed)"
-        text = f"{self.label}step {p.step}/{p.max_steps}  GC {p.gc:.3f}  {p.action}{ok}"
-        if self.bar is not None:
-            if now - self._last >= 0.1 or p.step == p.max_steps:
-                self.bar.set_postfix_str(text)
-                self._last = now
-        elif self.tty:
-            if now - self._last >= 0.1 or p.step == p.max_steps:
-                self.stream.write("\r" + text + "\x1b[K")
-                self.stream.flush()
-                self._last = now
-                self._shown = True
-        elif p.step % self.every_steps == 0 or p.step == p.max_steps or now - self._last >= self.every_s:
-            self.stream.write(text + "\n")
-            self.stream.flush()
-            self._last = now
-
-    def close(self) -> None:
-        if self.tty and self._shown:
-            self.stream.write("\r\x1b[K")
-            self.stream.flush()
-            self._shown = False
-
-
-def _load_valid_episode(path: Path, data_dir: str | None) -> Any:
-    from evaluation.episodes import EpisodeError, load_episode, validate_episode
-    from household.house_data import load_asset_database
-
-    if not path.exists():
-        raise CliError(f"episode file {path} does not exist")
-    if not path.is_file():
-        raise CliError(f"episode file {path} is not a file")
-    episode = load_episode(path)  # its errors already start with the path
-    try:
-        validate_episode(episode, episode.resolve_house(data_dir), load_asset_database())
-    except EpisodeError as exc:
-        raise EpisodeError([f"{path}: {m}" for m in exc.problems]) from None
-    return episode
-
-
-def _make_env(args: argparse.Namespace) -> Any:
-    from sim_bridge.factory import make_environment
-
-    options: dict[str, Any] = {"move_step": args.move_step}
-    if args.sim == "embedded":
-        options.update(render=not args.no_render, data_dir=args.data_dir)
-    elif args.sim == "thor":
-        options.update(data_dir=args.data_dir, local_executable_path=args.thor_build, platform=args.thor_platform)
-    else:
-        options.update(dataset=args.habitat_dataset)
-    return make_environment(args.sim, **{k: v for k, v in options.items() if v is not None})
-
-
-def _fmt_result(result: Any) -> list[str]:
-    extra = result.extra or {}
-    return [
-        f"  GC {result.gc:.3f}   SR {result.sr:.0f}   Steps nav {result.steps_nav:.2f} / manip "
-        f"{result.steps_manip:.0f} / total {result.steps_total:.2f}   IR {result.ir:+.3f} (GC %, t/T; "
-        f"{result.ir_per_step:+.6f} per step)",
-        f"  {result.num_actions} actions ({result.failed_actions} failed), stop reason: "
-        f"{extra.get('stop_reason', '?')}, {result.wall_time_s:.1f} s",
-    ]
-
-
-def _agent_for(args: argparse.Namespace, env: Any, experience_path: str | Path | None) -> Any:
-    """make_agent with the planner options of ``run`` / ``eval longact``."""
-    return make_agent(args.planner, env, instruction_kind=args.instruction, ablate=args.ablate or (),
-                      experience_path=experience_path, llm_config=args.llm_config)
-
-
-def _save_experience(agent: Any) -> None:
-    """Persist the agent's experience pool now: the agent saves it when its goal loop ends, but an
-    episode cut off by its step budget never reaches that point, and the next episode (or rerun)
-    should still start from what this one learned. A pool without a file is a no-op."""
-    pool = getattr(agent, "experience", None)
-    if pool is not None and callable(getattr(pool, "save", None)):
-        pool.save()
-
-
-def _planner_label(args: argparse.Namespace) -> str:
-    """The label the agent writes into its reports (``agent.name``, e.g. "deterministic-no-critic"),
-    known before any simulator starts so that resume checks can run first. Built the way
-    make_agent builds it, with no environment (only the oracle needs one, and it is "oracle")."""
-    if is_privileged(args.planner):
-        return args.planner
-    return str(_agent_for(args, None, None).name)
-
-
-def _episode_bar(total: int) -> Any:
-    """A tqdm bar over episodes on stderr when stderr is a terminal, else None: piped or logged
-    output keeps only the plain per-episode lines on stdout."""
-    if not sys.stderr.isatty():
-        return None
-    from tqdm import tqdm
-
-    return tqdm(total=total, desc="episodes", unit="ep", file=sys.stderr, dynamic_ncols=True,
-                leave=True)
-
+from planner.factory import ABLATIONS, LLM_PREFIX, PLANNER_HELP, check_planner, make_agent  # noqa: F401 (tests)
+from worldmind.cli_common import (PROG, EXPERIENCE_FILE, SIMULATORS, INSTRUCTION_KINDS, EXIT_OK, EXIT_FAILED,
+                                  EXIT_USAGE, EXIT_INTERRUPTED, safe_dir_name, check_choices, StepReporter,
+                                  load_valid_episode, make_env, fmt_result, agent_for, save_experience)
 
 # --- worldmind run -------------------------------------------------------------------------------
 
 def cmd_run(args: argparse.Namespace) -> int:
     check_choices(args)
     path = Path(args.episode) if args.episode else default_episode_file()
-    episode = _load_valid_episode(path, args.data_dir)
+    episode = load_valid_episode(path, args.data_dir)
     episode.instruction(args.instruction)
     out = Path(args.out) if args.out else Path("runs") / safe_dir_name(episode.id)
 
     from evaluation import runner
     from evaluation.report import write_episode_report
 
-    env = _make_env(args)
-    agent = _agent_for(args, env, args.experience)
+    env = make_env(args)
+    agent = agent_for(args, env, args.experience)
     print(f"Episode {episode.id} ({path}): house {episode.house_label}, scenario {episode.scenario}, "
           f"{len(episode.checklist)} checklist items, budget {episode.max_steps} steps")
     print(f"Planner {agent.name}, {args.instruction} instruction: {episode.instruction(args.instruction)}")
@@ -221,13 +63,24 @@ def cmd_run(args: argparse.Namespace) -> int:
         result, world = runner.run_episode(env, agent, episode, instruction_kind=args.instruction, progress=reporter)
     finally:
         reporter.close()
-    _save_experience(agent)
+    save_experience(agent)
     paths = write_episode_report(out, result, report_layout(env, world), world)
     print(f"Episode {episode.id} done:")
-    for line in _fmt_result(result):
+    for line in fmt_result(result):
         print(line)
     print("Report: " + "\n        ".join(str(paths[k]) for k in ("json", "md", "png")))
     return EXIT_OK
+
+
+def _executor_or_exit(args: argparse.Namespace) -> Any:
+    """The executor --workers/--ray-address ask for (default: this process); CliError if it cannot start."""
+    from evaluation.executor import ExecutorError
+    from evaluation.executor_options import executor_from_args
+
+    try:
+        return executor_from_args(args)
+    except ExecutorError as exc:
+        raise CliError(str(exc)) from None
 
 
 # --- worldmind generate --------------------------------------------------------------------------
@@ -253,40 +106,18 @@ def cmd_generate(args: argparse.Namespace) -> int:
         count[0] += 1
         print(f"[{count[0]}/{total}] {message} ({time.monotonic() - started:.0f} s)", flush=True)
 
-    written, failed = generate_set(str(houses), indices, out, per_house=args.per_house, seed=args.seed,
-                                   prefix=args.prefix, progress=progress)
+    executor = _executor_or_exit(args)
+    try:
+        written, failed = generate_set(str(houses), indices, out, per_house=args.per_house, seed=args.seed,
+                                       prefix=args.prefix, progress=progress, executor=executor)
+    finally:
+        executor.close()
     print(f"Wrote {len(written)} episode(s) to {out}; {len(failed)} (house, scenario) pair(s) had no feasible episode"
           + (": " + "; ".join(failed) if failed else ""))
     return EXIT_OK if written or not total else EXIT_FAILED
 
 
 # --- worldmind eval longact ----------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class DamagedReport:
-    """An earlier report.json that cannot be read back: the episode is skipped, not rerun over it."""
-
-    reason: str
-
-
-def _existing_result(report: Path, planner: str, instruction: str) -> Any | None:
-    """The stored result of an earlier (interrupted) run, or None when there is none. A report
-    from another planner or instruction kind is refused, never overwritten."""
-    from evaluation.report import EpisodeResult
-
-    if not report.is_file():
-        return None
-    try:
-        result = EpisodeResult.from_dict(json.loads(report.read_text(encoding="utf-8")))
-    except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
-        # Damaged: neither read as a result nor overwritten by a rerun; named in the summary.
-        return DamagedReport(f"{report}: unreadable earlier report ({type(exc).__name__}: {exc}); "
-                             "move it away to rerun this episode")
-    if result.planner != planner or result.instruction_kind != instruction:
-        raise CliError(f"{report}: holds a {result.planner}/{result.instruction_kind} run, not "
-                       f"{planner}/{instruction}; use another --out")
-    return result
-
 
 def _parse_shard(text: str) -> tuple[int, int]:
     try:
@@ -302,10 +133,7 @@ def cmd_eval_longact(args: argparse.Namespace) -> int:
     check_choices(args)
     if args.limit is not None and args.limit < 1:
         raise CliError(f"--limit must be at least 1, got {args.limit}")
-    from evaluation import runner
-    from evaluation.episodes import EpisodeError, load_episodes, validate_episode
-    from evaluation.report import write_episode_report, write_summary
-    from household.house_data import HouseError, load_asset_database
+    from evaluation.episodes import load_episodes
 
     episodes, errors = load_episodes(args.episodes)
     for err in errors:
@@ -318,93 +146,12 @@ def cmd_eval_longact(args: argparse.Namespace) -> int:
     episodes = episodes[:: args.every]
     if args.limit is not None:
         episodes = episodes[: args.limit]
-    if args.shard is not None:
+    if args.shard is not None:  # a selection only: shard I of N runs through the same executor
         k, n = args.shard
         episodes = episodes[k::n]
-    out = Path(args.out)
-    n = len(episodes)
-    label = _planner_label(args)
-    # The pool persists across this run's episodes and across reruns into the same --out (none for
-    # the oracle, and none under --ablate episodic: that agent neither loads nor saves one).
-    experience_path = None if is_privileged(args.planner) or "episodic" in (args.ablate or ()) else (
-        Path(args.experience) if args.experience else out / EXPERIENCE_FILE)
-    # Look at every earlier report before running anything, so a wrong --out fails at once.
-    done = {ep.id: _existing_result(out / safe_dir_name(ep.id) / "report.json", label, args.instruction)
-            for ep in episodes}
-    skipped = {eid: r.reason for eid, r in done.items() if isinstance(r, DamagedReport)}
-    for reason in skipped.values():
-        print(f"{PROG}: skipped: {reason}", file=sys.stderr)
-    resumed = sum(r is not None and not isinstance(r, DamagedReport) for r in done.values())
-    print(f"LongAct eval: {n} episode(s) from {args.episodes}, planner {label}, {args.instruction} "
-          f"instruction -> {out}" + (f" ({resumed} already done, resuming)" if resumed else "")
-          + (f"; experience pool {experience_path}" if experience_path is not None else ""))
-    sys.stdout.flush()
-    asset_db = load_asset_database()
-    env = None
-    results = []
-    failed: list[str] = []
-    bar = _episode_bar(n)
-    try:
-        for i, episode in enumerate(episodes, start=1):
-            tag = f"[{i}/{n}] {episode.id}"
-            result = done[episode.id]
-            if isinstance(result, DamagedReport):
-                failed.append(episode.id)
-                if bar is not None:
-                    bar.update(1)
-                continue
-            if result is None:
-                try:
-                    episode.instruction(args.instruction)
-                    validate_episode(episode, episode.resolve_house(args.data_dir), asset_db)
-                    env = env or _make_env(args)
-                    # A fresh agent per episode; what it learned reaches the next one through the pool file.
-                    agent = _agent_for(args, env, experience_path)
-                    reporter = StepReporter(label=tag if bar is None else episode.id, bar=bar)
-                    try:
-                        result, world = runner.run_episode(env, agent, episode, instruction_kind=args.instruction,
-                                                           progress=reporter)
-                    finally:
-                        reporter.close()
-                    _save_experience(agent)
-                except (EpisodeError, HouseError, FileNotFoundError) as exc:
-                    for line in str(exc).splitlines():
-                        print(f"{PROG}: skipped: {line}", file=sys.stderr)
-                    failed.append(episode.id)
-                    skipped[episode.id] = " ".join(str(exc).splitlines())
-                    if bar is not None:
-                        bar.update(1)
-                    continue
-                write_episode_report(out / safe_dir_name(episode.id), result, report_layout(env, world), world)
-                how = f"{result.wall_time_s:.1f} s"
-            else:
-                how = "done earlier"
-            results.append(result)
-            write_summary(out, results, skipped)  # after every episode: an interrupted run still leaves a summary
-            mean_gc = sum(r.gc for r in results) / len(results)
-            mean_sr = sum(r.sr for r in results) / len(results)
-            line = (f"{tag}: GC {result.gc:.3f} SR {result.sr:.0f} steps {result.steps_total:.1f} ({how})   "
-                    f"mean GC {mean_gc:.3f} SR {mean_sr:.3f} over {len(results)}")
-            if bar is not None:
-                bar.write(line, file=sys.stdout)  # clears the bar first, so the line is not written through it
-                sys.stdout.flush()
-                bar.set_postfix_str(f"GC {mean_gc:.3f} SR {mean_sr:.3f}", refresh=False)
-                bar.update(1)
-            else:
-                print(line, flush=True)
-    finally:
-        if bar is not None:
-            bar.close()
-    paths = write_summary(out, results, skipped)
-    print(f"Summary of {len(results)} episode(s)" + (f" ({len(failed)} skipped: {', '.join(failed)})" if failed else "")
-          + ": " + ", ".join(str(paths[k]) for k in ("json", "md")))
-    if results:
-        m = {k: sum(float(getattr(r, k)) for r in results) / len(results)
-             for k in ("gc", "sr", "steps_nav", "steps_manip", "steps_total", "ir", "ir_per_step")}
-        print(f"  mean GC {m['gc']:.3f}   SR {m['sr']:.3f}   Steps nav {m['steps_nav']:.2f} / manip "
-              f"{m['steps_manip']:.2f} / total {m['steps_total']:.2f}   IR {m['ir']:+.3f} (GC %, t/T; "
-              f"{m['ir_per_step']:+.6f} per step)")
-    return EXIT_OK
+    from worldmind.cli_longact import run_longact_eval
+
+    return run_longact_eval(args, episodes)
 
 
 # --- parser and entry point ----------------------------------------------------------------------
@@ -464,6 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--out", default=None, metavar="DIR", help="output folder (default: runs/episodes_<prefix>)")
     gen.add_argument("--prefix", default="dev", help="episode id prefix (default: dev)")
     gen.add_argument("--data-dir", default=None, help="folder holding the houses file (also: $WORLDMIND_DATA_DIR)")
+    add_executor_options(gen, unit="(house, episode) pair")
     gen.set_defaults(func=cmd_generate)
 
     me = sub.add_parser("memory-eval", add_help=False,
@@ -485,6 +233,7 @@ def build_parser() -> argparse.ArgumentParser:
     la.add_argument("--shard", type=_parse_shard, default=None, metavar="I/N",
                     help="run only shard I of N of the selection (parallel runs into the same --out; rerun "
                          "without --shard afterwards to resume nothing and write the full summary)")
+    add_executor_options(la, experience=True)
     la.add_argument("--experience", default=None, metavar="FILE",
                     help=f"deterministic/llm: experience pool file shared by the episodes and reruns "
                          f"(default: <out>/{EXPERIENCE_FILE})")
@@ -559,4 +308,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run the importable module's main, not this __main__ copy: helpers such as cli_longact import
+    # worldmind.cli, and its CliError must be the class main() catches.
+    from worldmind.cli import main as _main
+
+    sys.exit(_main())

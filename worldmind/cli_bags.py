@@ -25,8 +25,10 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-from worldmind.cli import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, LLM_PREFIX, PLANNER_HELP, PROG,
-                           CliError, StepReporter, check_planner, default_episode_file, make_agent)
+from evaluation.dev_set import default_episode_file
+from planner.factory import LLM_PREFIX, PLANNER_HELP, check_planner, make_agent
+from worldmind.cli_common import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, PROG, CliError, StepReporter,
+                                  load_valid_episode)
 
 EVENT_KINDS = ("plan", "critic", "belief")
 
@@ -146,8 +148,6 @@ def _record_parser() -> argparse.ArgumentParser:
 
 
 def _episode(args: argparse.Namespace) -> tuple[Any, Path]:
-    from worldmind.cli import _load_valid_episode
-
     if args.episode and args.episodes:
         raise CliError("give --episode FILE or --episodes DIR --index N, not both")
     if args.episodes:
@@ -166,7 +166,7 @@ def _episode(args: argparse.Namespace) -> tuple[Any, Path]:
         validate_episode(ep, ep.resolve_house(args.data_dir), load_asset_database())
         return ep, path
     path = Path(args.episode) if args.episode else default_episode_file()
-    return _load_valid_episode(path, args.data_dir), path
+    return load_valid_episode(path, args.data_dir), path
 
 
 def cmd_record(args: argparse.Namespace) -> int:

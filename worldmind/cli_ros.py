@@ -43,6 +43,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Sequence
 
+from household.secrets import redact
+
 PROG = "worldmind ros"
 REPO = Path(__file__).resolve().parents[1]
 ROS_PACKAGE_SRC = REPO / "ros_ws" / "src" / "worldmind_ros"
@@ -198,7 +200,7 @@ class Launcher:
         assert node.proc is not None and node.proc.stdout is not None
         width = max(len(n.name) for n in self.plan.nodes)
         for line in node.proc.stdout:
-            line = line.rstrip("\n")
+            line = redact(line.rstrip("\n"))  # node logs may echo the configured API key
             with self._lock:
                 self.out.write(f"[{node.name:<{width}}] {line}\n")
                 self.out.flush()

@@ -15,6 +15,7 @@ import json
 import os
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -93,33 +94,71 @@ def summarise(rows: list[dict], prow: list[dict]) -> dict:
                          ("state_consistency", "precondition_validity", "memory_use", "action_order")} | {"n": len(prow)}}
 
 
+@dataclass(frozen=True)
+class HouseJob:
+    """One house of a WorldLines run, as an executor task (evaluation/executor.py)."""
+
+    houses_file: str
+    index: int
+    days: int
+    seed: int
+    memory: str
+    n_per_family: int
+    n_plans: int
+    judge: Judge | None = None
+    encoder: TextEncoder | None = None
+
+
+def run_house_job(job: HouseJob) -> dict[str, Any]:
+    """Trace, samples and the memory's answers for one house; the driver writes the files."""
+    trace = generate_house_trace(job.houses_file, job.index, days=job.days, seed=job.seed)
+    qa, plans = generate_samples(trace, n_per_family=job.n_per_family, n_plans=job.n_plans, seed=job.seed)
+    rows, prow, timing = evaluate_trace(trace, qa, plans, job.memory, judge=job.judge, encoder=job.encoder)
+    return {"trace": trace, "qa": [s.to_dict() for s in qa], "plans": [p.to_dict() for p in plans],
+            "rows": rows, "prow": prow, "timing": timing}
+
+
 def run_worldlines_eval(houses: Sequence[int], days: int, seed: int, memory: str, out_dir: str | os.PathLike[str], *,
                         houses_file: str = "houses_dev.jsonl.gz", n_per_family: int = 25, n_plans: int = 10,
                         judge: Judge | None = None, encoder: TextEncoder | None = None,
-                        progress: bool = True) -> dict:
-    """Evaluate one memory on ``days``-long traces of the given houses; writes JSON + Markdown."""
+                        progress: bool = True, executor: Any = None) -> dict:
+    """Evaluate one memory on ``days``-long traces of the given houses; writes JSON + Markdown.
+    ``executor`` (default: this process) runs one task per house; rows are concatenated in house
+    order whatever order the tasks finish in, and a house whose task failed is listed under
+    ``failed_houses`` with the reason while the others are scored."""
+    from evaluation.executor import InProcessExecutor, Task
+
     if memory not in MEMORIES:
         raise ValueError(f"unknown memory {memory!r} (available: {', '.join(MEMORIES)})")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    rows, prow, timings = [], [], []
-    for n, idx in enumerate(houses, start=1):
-        trace = generate_house_trace(houses_file, idx, days=days, seed=seed)
-        qa, plans = generate_samples(trace, n_per_family=n_per_family, n_plans=n_plans, seed=seed)
-        trace.save(out / "traces" / f"house{idx:03d}.jsonl")
-        _write_jsonl(out / "samples" / f"house{idx:03d}_qa.jsonl", [s.to_dict() for s in qa])
-        _write_jsonl(out / "samples" / f"house{idx:03d}_plans.jsonl", [p.to_dict() for p in plans])
-        r, p, t = evaluate_trace(trace, qa, plans, memory, judge=judge, encoder=encoder)
-        rows += r
-        prow += p
-        timings.append({"house": idx, **t})
+    tasks = [Task(n, f"house {idx}", HouseJob(houses_file, idx, days, seed, memory, n_per_family, n_plans, judge, encoder))
+             for n, idx in enumerate(houses)]
+    done: dict[int, dict[str, Any]] = {}
+    failed: list[dict[str, Any]] = []
+    for count, outcome in enumerate((executor or InProcessExecutor()).run(run_house_job, tasks), start=1):
+        idx = outcome.task.payload.index
+        if not outcome.ok:
+            failed.append({"house": idx, "reason": outcome.error})
+            print(f"[worldlines {memory}] house {idx} ({count}/{len(houses)}): failed: {outcome.error}",
+                  file=sys.stderr, flush=True)
+            continue
+        got = done[outcome.task.index] = outcome.value
+        got["trace"].save(out / "traces" / f"house{idx:03d}.jsonl")
+        _write_jsonl(out / "samples" / f"house{idx:03d}_qa.jsonl", got["qa"])
+        _write_jsonl(out / "samples" / f"house{idx:03d}_plans.jsonl", got["plans"])
         if progress:
-            acc = mean([float(x["correct"]) for x in r])
-            print(f"[worldlines {memory}] house {idx} ({n}/{len(houses)}): {len(trace.events)} events, "
-                  f"{len(qa)} questions, accuracy {acc:.3f}", file=sys.stderr, flush=True)
+            acc = mean([float(x["correct"]) for x in got["rows"]])
+            print(f"[worldlines {memory}] house {idx} ({count}/{len(houses)}): {len(got['trace'].events)} events, "
+                  f"{len(got['qa'])} questions, accuracy {acc:.3f}", file=sys.stderr, flush=True)
+    rows = [r for n in sorted(done) for r in done[n]["rows"]]
+    prow = [p for n in sorted(done) for p in done[n]["prow"]]
+    timings = [{"house": houses[n], **done[n]["timing"]} for n in sorted(done)]
     result = {"memory": memory, "houses_file": houses_file, "houses": list(houses), "days": days, "seed": seed,
               "embedding": "hashed bag-of-words (crc32, 1024-d)" if memory == "embedding" and encoder is None else None,
               "judge_configured": judge is not None, **summarise(rows, prow), "timings": timings}
+    if failed:
+        result["failed_houses"] = sorted(failed, key=lambda f: f["house"])
     _write_json(out / f"worldlines_{memory}.json", {**result, "rows": rows, "plans": prow})
     (out / f"worldlines_{memory}.md").write_text(to_markdown([result]))
     return result
@@ -163,6 +202,8 @@ def main_worldlines(argv: Sequence[str] | None = None) -> int:
     """``worldlines --houses 0-4 --days 30 --seed 0 --memory belief,bm25,... --out DIR``."""
     from household.errors import InputError as CliError
     from household.selection import parse_indices
+    from evaluation.executor import ExecutorError
+    from evaluation.executor_options import add_executor_options, executor_from_args
 
     ap = argparse.ArgumentParser(prog="worldmind eval worldlines", description=__doc__.splitlines()[0])
     ap.add_argument("--houses", default="0-2", help="house indices in the houses file, e.g. 0-4,7")
@@ -173,6 +214,7 @@ def main_worldlines(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--per-family", type=int, default=25)
     ap.add_argument("--plans", type=int, default=10)
     ap.add_argument("--out", default="runs/worldlines")
+    add_executor_options(ap, unit="house")
     args = ap.parse_args(argv)
     try:
         houses = parse_indices(args.houses)
@@ -180,9 +222,14 @@ def main_worldlines(argv: Sequence[str] | None = None) -> int:
         bad = [k for k in kinds if k not in MEMORIES]
         if bad or args.days < 1:
             raise CliError(f"--memory: unknown {bad} (available: {', '.join(MEMORIES)})" if bad else "--days must be >= 1")
-        results = [run_worldlines_eval(houses, args.days, args.seed, k, args.out, houses_file=args.houses_file,
-                                       n_per_family=args.per_family, n_plans=args.plans) for k in kinds]
-    except (CliError, FileNotFoundError, ValueError) as exc:
+        executor = executor_from_args(args)
+        try:
+            results = [run_worldlines_eval(houses, args.days, args.seed, k, args.out, houses_file=args.houses_file,
+                                           n_per_family=args.per_family, n_plans=args.plans, executor=executor)
+                       for k in kinds]
+        finally:
+            executor.close()
+    except (CliError, ExecutorError, FileNotFoundError, ValueError) as exc:
         print(f"worldmind: error: {exc}", file=sys.stderr)
         return 2
     md = to_markdown(results)

@@ -14,6 +14,7 @@ plain JSON dicts so traces and the durable log are data, not code.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -112,7 +113,7 @@ class Event:
             raise EventError(f"event {eid!r}: field 'id' must be a non-empty string")
         try:
             t = float(d["t"])
-        except (KeyError, TypeError, ValueError):
+        except (KeyError, TypeError, ValueError, OverflowError):
             raise EventError(f"event {eid}: field 't' must be a number of seconds") from None
         if not math.isfinite(t) or t < 0:
             raise EventError(f"event {eid}: field 't' must be finite and >= 0, got {d.get('t')!r}")
@@ -124,17 +125,36 @@ class Event:
         observers = d.get("observers", [])
         if not isinstance(observers, list) or not all(isinstance(o, str) for o in observers):
             raise EventError(f"event {eid}: field 'observers' must be a list of actor names")
+        for key in ("target", "room", "speech_act"):
+            if d.get(key) is not None and not isinstance(d[key], str):
+                raise EventError(f"event {eid}: field {key!r} must be a string or null")
+        for key in ("error", "text", "session"):
+            if d.get(key) is not None and not isinstance(d[key], (str, int, float)):
+                raise EventError(f"event {eid}: field {key!r} must be a string")
+        if not isinstance(d.get("success", True), bool):
+            raise EventError(f"event {eid}: field 'success' must be true or false")
+        args = d.get("args") or {}
+        if not isinstance(args, dict):
+            raise EventError(f"event {eid}: field 'args' must be a JSON object")
+        try:  # args are stored verbatim: they must be strict JSON (no NaN/Infinity, not too deep)
+            json.dumps(args, allow_nan=False)
+        except (TypeError, ValueError, RecursionError):
+            raise EventError(f"event {eid}: field 'args' must hold finite JSON values only") from None
         com = d.get("commitment")
         commitment = None
         if com is not None:
             if not isinstance(com, dict) or com.get("kind") not in COMMITMENT_KINDS or not isinstance(com.get("owner"), str):
                 raise EventError(f"event {eid}: field 'commitment' needs kind in {COMMITMENT_KINDS} and an owner")
             due = com.get("due")
+            if due is not None and (isinstance(due, bool) or not isinstance(due, (int, float)) or not math.isfinite(due)):
+                raise EventError(f"event {eid}: field 'commitment.due' must be a finite number of seconds or null")
+            if com.get("target") is not None and not isinstance(com["target"], str):
+                raise EventError(f"event {eid}: field 'commitment.target' must be a string or null")
             commitment = Commitment(com["kind"], com["owner"], str(com.get("text", "")),
                                     float(due) if due is not None else None, com.get("target"))
         return cls(
             id=eid, t=t, actor=d["actor"], kind=d["kind"], action=d["action"], observers=tuple(observers),
-            target=d.get("target"), args=dict(d.get("args") or {}), room=d.get("room"),
+            target=d.get("target"), args=dict(args), room=d.get("room"),
             effects=_atoms(d.get("effects"), eid, "effects"), claims=_atoms(d.get("claims"), eid, "claims"),
             success=bool(d.get("success", True)), error=str(d.get("error", "")), text=str(d.get("text", "")),
             session=str(d.get("session", "")), speech_act=d.get("speech_act"), commitment=commitment,

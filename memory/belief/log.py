@@ -7,15 +7,24 @@ reopening needs nothing but the file. An event counts as *acknowledged* once ``c
 appended but not yet committed may be lost by a crash; that is the documented trade of batching
 acknowledgements, and a caller wanting one fsync per event commits after each.
 
-Reopening tolerates what a crash leaves behind: a torn last line (no newline, or not JSON) is cut
-off; a malformed line in the middle (someone edited the file) is skipped and reported in
-``problems`` with its line number, never fatal, so nothing already stored is lost.
+Reopening tolerates what a crash leaves behind. Every record we write ends with ``\\n`` and is
+fsynced before it is acknowledged, so the last acknowledged record always ends at the last newline
+of the file: recovery scans backwards (in blocks, with no size limit: a record of any length is
+found whole) for that newline and cuts only the bytes after it, the torn tail of an
+unacknowledged write. Nothing that ends in a newline is ever cut, so no number of reopen cycles
+can lose an acknowledged record. A malformed line in the middle (someone edited the file) is
+skipped and reported in ``problems`` with its byte offset, never fatal, so nothing already stored
+is lost. Each line ends with its CRC-32 (``_crc``), so damage inside a value is reported, never
+read back as a different event. Format problems are ``LogFormatError``: it names the file and
+the byte offset.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import zlib
 from pathlib import Path
 from typing import BinaryIO, Iterator
 
@@ -36,6 +45,73 @@ def _last_line_start(fh: BinaryIO, end: int) -> int:
         pos = lo
     return 0
 
+from household.secrets import redact
+
+#: Largest record the log writes or reads back; a longer line is a format error (not a hang or a
+#: memory blow-up when someone points the log at a huge file).
+MAX_RECORD_BYTES = 16 * 1024 * 1024
+_BLOCK = 1 << 16
+_CRC_TAIL = re.compile(rb',"_crc":"([0-9a-f]{8})"\}\r?\n?\Z')
+
+
+class LogFormatError(ValueError):
+    """A damaged or oversized belief-log record; names the file and the byte offset."""
+
+    def __init__(self, path: str | os.PathLike[str], offset: int, reason: str) -> None:
+        super().__init__(f"{path}: byte {offset}: {reason}")
+        self.path = str(path)
+        self.offset = offset
+        self.reason = reason
+
+
+def encode_record(record: dict) -> bytes:
+    """The record's line as stored: compact JSON (secrets redacted), its CRC-32 as the last field
+    ``_crc`` (so a flipped bit inside a value is detected, not read back as a different event), one
+    newline."""
+    body = redact(json.dumps(record, separators=(",", ":"), ensure_ascii=False, allow_nan=False)).encode("utf-8")
+    if body == b"{}":
+        return b"{}\n"
+    return body[:-1] + b',"_crc":"%08x"}\n' % zlib.crc32(body)
+
+
+def parse_record(line: bytes, path: str | os.PathLike[str], offset: int) -> dict:
+    """One log line as a JSON object, or ``LogFormatError`` naming where it is and why not.
+
+    Lines without a ``_crc`` tail (logs written before checksums) are read as plain JSON."""
+    if len(line) > MAX_RECORD_BYTES:
+        raise LogFormatError(path, offset, f"record of {len(line)} bytes is over the {MAX_RECORD_BYTES}-byte limit")
+    tail = _CRC_TAIL.search(line)
+    if tail is not None:
+        line = line[:tail.start()] + b"}"
+        if zlib.crc32(line) != int(tail.group(1), 16):
+            raise LogFormatError(path, offset, "checksum mismatch: the record was altered after it was written")
+    try:
+        rec = json.loads(line)
+    except RecursionError:
+        raise LogFormatError(path, offset, "record nested too deeply") from None
+    except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
+        raise LogFormatError(path, offset, f"not a JSON record ({exc})") from None
+    if not isinstance(rec, dict):
+        raise LogFormatError(path, offset, f"record is a JSON {type(rec).__name__}, not an object")
+    return rec
+
+
+def last_newline_end(fh, end: int) -> int:
+    """Offset just past the last ``\\n`` in the first ``end`` bytes of ``fh`` (0 if none).
+
+    Scans backwards block by block, so a final record of any length is found whole.
+    """
+    pos = end
+    while pos > 0:
+        start = max(0, pos - _BLOCK)
+        fh.seek(start)
+        block = fh.read(pos - start)
+        i = block.rfind(b"\n")
+        if i >= 0:
+            return start + i + 1
+        pos = start
+    return 0
+
 
 class DurableLog:
     """Append-only JSONL file. ``append`` buffers, ``commit`` makes the buffer durable."""
@@ -52,36 +128,34 @@ class DurableLog:
         self._rfh = open(self.path, "rb")
 
     def _recover(self) -> None:
-        """Cut a torn final line left by a crash, so the next append starts on a clean line.
-
-        The last line is found by scanning backwards for the newline before it, however long the
-        line is: reading a fixed-size tail once cut acknowledged records longer than the tail."""
+        """Cut the torn tail (bytes after the last newline) a crash left, and nothing else."""
         if not self.path.exists():
             return
+        if not self.path.is_file():
+            raise LogFormatError(self.path, 0, "not a regular file")
         with open(self.path, "rb+") as fh:
-            fh.seek(0, os.SEEK_END)
-            end = fh.tell()
-            if end == 0:
-                return
-            start = _last_line_start(fh, end)
-            fh.seek(start)
-            last = fh.read(end - start)
-            ok = last.endswith(b"\n")
-            if ok:
-                try:
-                    json.loads(last)
-                except ValueError:
-                    ok = False
-            if not ok:
-                fh.truncate(start)
+            end = fh.seek(0, os.SEEK_END)
+            cut = last_newline_end(fh, end)
+            if cut < end:
+                fh.truncate(cut)
                 fh.flush()
                 os.fsync(fh.fileno())
-                self.problems.append(f"{self.path}: cut a torn final line ({len(last)} bytes at byte {start}) "
-                                     "left by a crash")
+                self.problems.append(f"{self.path}: byte {cut}: cut a torn final line ({end - cut} bytes, "
+                                     "no newline: never acknowledged) left by a crash")
+
+    @staticmethod
+    def encode(record: dict) -> bytes:
+        return encode_record(record)
 
     def append(self, record: dict) -> int:
         """Buffer one record; returns the byte offset its line will have."""
-        line = (json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8")
+        try:
+            line = self.encode(record)
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise LogFormatError(self.path, self._size, f"record cannot be stored as strict JSON ({exc})") from None
+        if len(line) > MAX_RECORD_BYTES:
+            raise LogFormatError(self.path, self._size,
+                                 f"record of {len(line)} bytes is over the {MAX_RECORD_BYTES}-byte limit")
         offset = self._size
         self._pending.append(line)
         self._size += len(line)
@@ -103,23 +177,35 @@ class DurableLog:
             pos = self._committed
             for line in self._pending:
                 if pos == offset:
-                    return json.loads(line)
+                    return parse_record(line, self.path, offset)
                 pos += len(line)
             raise KeyError(offset)
         self._rfh.seek(offset)
-        return json.loads(self._rfh.readline())
+        return parse_record(self._rfh.readline(MAX_RECORD_BYTES + 1), self.path, offset)
 
     def scan(self) -> Iterator[tuple[int, dict]]:
         """(offset, record) for every committed, parseable line; bad lines go to ``problems``."""
         offset = 0
+        lineno = 0
         with open(self.path, "rb") as fh:
-            for lineno, line in enumerate(fh, start=1):
+            while True:
+                line = fh.readline(MAX_RECORD_BYTES + 1)
+                if not line:
+                    break
+                lineno += 1
+                if len(line) > MAX_RECORD_BYTES and not line.endswith(b"\n"):
+                    rest = fh.readline(_BLOCK)  # skip the remainder of the oversized line
+                    while rest and not rest.endswith(b"\n"):
+                        rest = fh.readline(_BLOCK)
+                    self.problems.append(f"{self.path}:{lineno}: skipped malformed log line at byte {offset}: "
+                                         f"record over the {MAX_RECORD_BYTES}-byte limit")
+                    offset = fh.tell()
+                    continue
                 try:
-                    rec = json.loads(line)
-                    if not isinstance(rec, dict):
-                        raise ValueError("not a JSON object")
-                except ValueError as exc:
-                    self.problems.append(f"{self.path}:{lineno}: skipped malformed log line ({exc})")
+                    rec = parse_record(line, self.path, offset)
+                except LogFormatError as exc:
+                    self.problems.append(f"{self.path}:{lineno}: skipped malformed log line at byte {offset}: "
+                                         f"{exc.reason}")
                 else:
                     yield offset, rec
                 offset += len(line)

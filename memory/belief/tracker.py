@@ -27,7 +27,7 @@ from memory.belief.causal import CausalGraph
 from memory.belief.commitments import CommitmentTrack
 from memory.belief.episodes import Consolidator
 from memory.belief.events import Event, EventError, perceived_by
-from memory.belief.log import DurableLog
+from memory.belief.log import DurableLog, LogFormatError
 from memory.belief.retrieval import EvidenceSelector, QueryPlanner, RulePlanner, RuleSelector
 from memory.belief.state import ABSENT, OBSERVED, REPORTED, StateEntry, StateTrack
 
@@ -76,9 +76,10 @@ class BeliefTracker:
                 except EventError as exc:
                     self.log.problems.append(f"{self.log.path}: byte {offset}: skipped stored event: {exc}")
                     continue
-                if event.id in self._ids:  # ingest never writes one: an edited or concatenated log
-                    self.log.problems.append(f"{self.log.path}: byte {offset}: skipped stored event {event.id!r}: "
-                                             "duplicate id (the first one is kept)")
+                if event.id in self._ids:  # an edited or concatenated log: the first copy wins
+                    self.log.problems.append(f"{self.log.path}: byte {offset}: skipped stored event {event.id}: "
+                                             f"duplicate event id {event.id!r} (first stored at byte "
+                                             f"{self._where[self._ids[event.id]]})")
                     continue
                 self._store(event, offset)
 
@@ -105,7 +106,11 @@ class BeliefTracker:
             elif problem:
                 report.rejected.append(problem)
             else:
-                offset = self.log.append(event.to_dict()) if self.log is not None else len(self._mem)
+                try:
+                    offset = self.log.append(event.to_dict()) if self.log is not None else len(self._mem)
+                except LogFormatError as exc:
+                    report.rejected.append(f"event {event.id}: {exc.reason}")
+                    continue
                 if self.log is None:
                     self._mem.append(event)
                 self._store(event, offset)

@@ -80,7 +80,8 @@ class ClauseSplitting:
             if w in (WHY, WHEN):  # "so they don't distract me": a purpose clause starts here
                 pieces.append((w, [t]))
                 continue
-            if w in (",", DASH) or (w == "then" and pieces[-1][1]) or (w in ("and", "or") and follows_verb and pieces[-1][1]) \
+            if w in (",", DASH) or (w == "then" and pieces[-1][1]) or \
+                    (w in ("and", "or") and follows_verb and pieces[-1][1]) \
                     or by_gerund:
                 if pieces[-1][1]:
                     pieces.append((w, []))

@@ -120,6 +120,9 @@ class GoalBuilding:
                     m.hints.setdefault(k, v)
         r.consumed = used_pending
         if verb is None:
+            # "The remote goes in there too": "there" is the last destination, never a room named "there".
+            groups = [(g[0], g[1], last_place) if g[2] == "there" else g for g in groups if g[2] != "there"
+                      or last_place is not None]
             return self._read_state(resolved, groups, states, liquids, unknown, r, objects, chunks)
         return self._read_verb(verb, resolved, groups, states, liquids, unknown, chunks, r, last_place, objects,
                                clause)
@@ -493,7 +496,8 @@ def _split_slots(chunks: list[_Chunk]) -> tuple[list[Mention], list[tuple[str, s
             if role == "of":
                 continue
             # "the TV stand in the living room": a room right after a noun narrows that noun.
-            if isinstance(what, str) and what not in ("there", "me") and role in ("in", "at", "on"):
+            if isinstance(what, str) and what not in ("there", "me") and role in ("in", "at", "on") and \
+                    phrase not in ("into", "onto", "in to", "on to"):  # "off the desk and into the kitchen"
                 prev_np = groups[-1][2] if groups and isinstance(groups[-1][2], Mention) else None
                 if isinstance(prev_np, Mention) and prev_np.room is None and not prev_np.pronoun:
                     prev_np.room = what

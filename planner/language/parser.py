@@ -55,8 +55,8 @@ from planner.language import discourse as D
 from planner.language.goals import _split_slots
 from planner.language.grounding import Grounding, NounGrounder, noun_phrases
 from planner.language.routines import RoutineExpander
-from planner.language.types import (_NEEDS, MAX_INSTRUCTION_CHARS, WHEN, WHY, _TOKEN_RE, Mention, UnparsedClause, _Clause,
-                                    _Pending)
+from planner.language.types import (_NEEDS, MAX_INSTRUCTION_CHARS, WHEN, WHY, _TOKEN_RE, Mention, UnparsedClause,
+                                    _Clause, _Pending)
 from planner.roles import Goal, PlannerContext
 
 
@@ -281,7 +281,7 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
             spliced = rest  # "no, put it in the fridge": a new request replaces the old one
             ants = st.antecedents  # whose "it" is the corrected request's object
         else:
-            spliced = _splice(prev_clause.tokens, rest, self._is_prep, self._prep_role)
+            spliced = _splice(prev_clause.tokens, rest, self._is_prep, self._prep_role, self._room_at)
         if spliced is None:
             if not k:
                 return False
@@ -432,7 +432,7 @@ class _State:
     last: tuple[_Clause, tuple[list[Mention], Mention | str | None, tuple[str, ...] | None], int, str] | None = None
 
 
-def _splice(prev: list[tuple[str, int, int]], rest: list[tuple[str, int, int]], is_prep, prep_role
+def _splice(prev: list[tuple[str, int, int]], rest: list[tuple[str, int, int]], is_prep, prep_role, room_at=None
             ) -> list[tuple[str, int, int]] | None:
     """The previous clause with its matching part replaced by a correction: a state word replaces
     the last state word of the same kind ("on" -> "off"); a destination ("on the counter")
@@ -447,7 +447,16 @@ def _splice(prev: list[tuple[str, int, int]], rest: list[tuple[str, int, int]], 
             if w in V.STATE_WORDS and V.STATE_WORDS[w][0] == pred:
                 return prev[:i] + [rest[0]] + prev[i + 1:]
         return None
-    if is_prep(first) and prep_role(first) in ("on", "in", "to"):
+    if room_at is not None:  # "— sorry, the bathroom one": the last room said is replaced
+        k = 1 if first == "the" else 0
+        hit = room_at(words, k)
+        if hit is not None and words[k + hit[0]:] in (["one"], []):
+            new_room = rest[k:k + hit[0]]
+            for i in range(len(prev) - 1, 0, -1):
+                old = room_at(pwords, i)
+                if old is not None:
+                    return prev[:i] + new_room + prev[i + old[0]:]
+            return None
         for i in range(len(prev) - 1, 0, -1):
             if is_prep(pwords[i]) and prep_role(pwords[i]) in ("on", "in", "to"):
                 return prev[:i] + rest

@@ -9,7 +9,7 @@ Importing this package does not import litellm (the client imports it lazily, af
 LITELLM_LOCAL_MODEL_COST_MAP so that nothing reaches the network unless a remote model is used).
 """
 
-from planner.llm.client import LLMCacheMissError, LLMClient, LLMConfig, LLMRoleError
+from planner.llm.client import LLMCacheMissError, LLMClient, LLMConfig, LLMConfigError, LLMRoleError
 from planner.llm.factory import ROLE_NAMES, load_llm_config, make_llm_roles, model_spec_from_planner
 from planner.llm.roles import LLMCritic, LLMDecomposer, LLMGrounder, LLMRefiner, LLMTranslator
 
@@ -17,6 +17,7 @@ __all__ = [
     "LLMCacheMissError",
     "LLMClient",
     "LLMConfig",
+    "LLMConfigError",
     "LLMCritic",
     "LLMDecomposer",
     "LLMGrounder",

@@ -35,7 +35,7 @@ from pathlib import Path  # noqa: E402
 from typing import Any, Callable, Literal, Sequence  # noqa: E402
 
 from household.atomic_io import atomic_write_text  # noqa: E402
-from household.secrets import redact, register_secret  # noqa: E402
+from household.secrets import redact, redact_json, register_secret_env  # noqa: E402
 
 CacheMode = Literal["off", "read_write", "replay_only"]
 ResponseFormatMode = Literal["auto", "json_schema", "json_object", "prompt"]
@@ -65,6 +65,21 @@ class LLMRoleError(RuntimeError):
         self.kind = kind
         self.detail = message
         self.attempts = attempts
+
+
+class LLMConfigError(ValueError):
+    """A bad LLM configuration (file, environment or override); names the file or field. Never
+    echoes a value that could be a key."""
+
+
+def _shown(value: Any) -> str:
+    """A bad config value for an error message: numbers as they are, text never (it may be a key
+    pasted into the wrong field), unless it is one short word such as a misspelt mode."""
+    if value is None or isinstance(value, (bool, int, float)):
+        return repr(value)
+    if isinstance(value, str) and len(value) <= 12 and value.isalpha():
+        return repr(value)
+    return f"a {type(value).__name__}" + (f" of {len(value)} characters" if isinstance(value, str) else "")
 
 
 class LLMCacheMissError(RuntimeError):
@@ -105,22 +120,35 @@ class LLMConfig:
 
     def __post_init__(self) -> None:
         if not isinstance(self.model, str) or not self.model.strip():
-            raise ValueError("LLMConfig.model must be a non-empty litellm model string, e.g. 'openai/gpt-4o-mini'")
-        if self.api_key_env is not None and not _ENV_NAME.fullmatch(self.api_key_env):
+            raise LLMConfigError("LLMConfig.model must be a non-empty litellm model string, e.g. 'openai/gpt-4o-mini'")
+        if self.api_key_env is not None and not (isinstance(self.api_key_env, str)
+                                                 and _ENV_NAME.fullmatch(self.api_key_env)):
             # Never echo the value: a user may have pasted the key itself here.
-            raise ValueError("LLMConfig.api_key_env must be the NAME of an environment variable "
-                             "(e.g. OPENAI_API_KEY), not the key itself; the given value is not shown")
+            raise LLMConfigError("LLMConfig.api_key_env must be the NAME of an environment variable "
+                                 "(e.g. OPENAI_API_KEY), not the key itself; the given value is not shown")
+        register_secret_env(self.api_key_env)  # every writer redacts its value from now on
+        if self.api_base is not None and not isinstance(self.api_base, str):
+            raise LLMConfigError(f"LLMConfig.api_base must be a URL string, got {type(self.api_base).__name__}")
         if self.cache_mode not in CACHE_MODES:
-            raise ValueError(f"LLMConfig.cache_mode must be one of {CACHE_MODES}, got {self.cache_mode!r}")
+            raise LLMConfigError(f"LLMConfig.cache_mode must be one of {CACHE_MODES}, got {_shown(self.cache_mode)}")
+        if self.cache_dir is not None and not isinstance(self.cache_dir, (str, Path)):
+            raise LLMConfigError(f"LLMConfig.cache_dir must be a path string, got {type(self.cache_dir).__name__}")
         if self.cache_mode == "replay_only" and self.cache_dir is None:
-            raise ValueError("LLMConfig.cache_mode='replay_only' needs a cache_dir to replay from")
+            raise LLMConfigError("LLMConfig.cache_mode='replay_only' needs a cache_dir to replay from")
         if self.response_format not in RESPONSE_FORMATS:
-            raise ValueError(f"LLMConfig.response_format must be one of {RESPONSE_FORMATS}, "
-                             f"got {self.response_format!r}")
-        if isinstance(self.max_repairs, bool) or not isinstance(self.max_repairs, int) or self.max_repairs < 0:
-            raise ValueError(f"LLMConfig.max_repairs must be an integer >= 0, got {self.max_repairs!r}")
-        if self.max_tokens < 1 or self.timeout <= 0:
-            raise ValueError("LLMConfig.max_tokens must be >= 1 and timeout > 0")
+            raise LLMConfigError(f"LLMConfig.response_format must be one of {RESPONSE_FORMATS}, "
+                                 f"got {_shown(self.response_format)}")
+        for name, lo, hi in (("max_repairs", 0, 20), ("max_tokens", 1, 1_000_000),
+                             ("max_objects_in_prompt", 0, 100_000), ("max_history_in_prompt", 0, 100_000)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+                raise LLMConfigError(f"LLMConfig.{name} must be an integer in [{lo}, {hi}], got {_shown(value)}")
+        for name, lo, hi in (("temperature", 0.0, 2.0), ("timeout", 1e-3, 86_400.0)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not lo <= value <= hi:
+                raise LLMConfigError(f"LLMConfig.{name} must be a finite number in [{lo}, {hi}], got {_shown(value)}")
+        if self.mock_responses is not None and not isinstance(self.mock_responses, (list, tuple)):
+            raise LLMConfigError("LLMConfig.mock_responses must be a list")
         if self.cache_dir is not None:
             self.cache_dir = Path(self.cache_dir)
         if self.mock_responses is not None:
@@ -266,11 +294,9 @@ class LLMClient:
         if self.config.api_key_env is None:
             return None
         value = os.environ.get(self.config.api_key_env)
-        register_secret(value)  # from now on it is removed from everything written
         return value or None
 
     def _redact(self, text: str) -> str:
-        self._api_key()
         return redact(text)
 
     def _supports_schema(self) -> bool:
@@ -318,12 +344,12 @@ class LLMClient:
         usage = self._role(role)
         key = self.cache_key(messages, schema)
         path = self._cache_path(key)
-        entry = _read_cache_entry(path) if path is not None else None
+        entry, problem = _read_cache_entry(path) if path is not None and path.is_file() else (None, "")
         if entry is not None:
             usage.cache_hits += 1
-            refusal = entry.get("refusal")
-            return _Answer(self._redact(str(entry.get("text") or "")), entry.get("finish_reason"),
-                           self._redact(refusal) if isinstance(refusal, str) else None, True)
+            return _Answer(redact(entry["text"]), entry.get("finish_reason"), entry.get("refusal"), True)
+        if problem and self.config.cache_mode == "replay_only":
+            raise LLMCacheMissError(f"replay_only: the cached answer for role {role!r} is damaged: {problem}")
         if self.config.cache_mode == "replay_only":
             raise LLMCacheMissError(
                 f"replay_only: no cached answer for role {role!r} (key {key}) under {self.config.cache_dir}. "
@@ -359,9 +385,9 @@ class LLMClient:
             usage.calls += 1
         choice = response.choices[0]
         message = choice.message
-        # A model may echo the key: it is removed before anything (cache, goals, reports) sees the answer.
-        text = self._redact(getattr(message, "content", None) or "")
-        refusal = self._redact(getattr(message, "refusal", None) or "") or None
+        # A model may echo the key: it is removed before anything (goals, reports, bags) sees the answer.
+        text = redact(getattr(message, "content", None) or "")
+        refusal = redact(getattr(message, "refusal", None) or "") or None
         finish = getattr(choice, "finish_reason", None)
         tokens = getattr(response, "usage", None)
         if tokens is not None:
@@ -379,7 +405,8 @@ class LLMClient:
             usage.cost_known_calls += 1
             usage.cost_usd += cost
         if path is not None and self.config.cache_mode == "read_write":
-            _atomic_write_json(path, {"key": key, "role": role, "model": self.config.model, "text": text,
+            _atomic_write_json(path, {"key": key, "role": role, "model": self.config.model, "text": redact(text),
+                                      "text_sha256": hashlib.sha256(redact(text).encode("utf-8")).hexdigest(),
                                       "finish_reason": finish, "refusal": refusal})
         return _Answer(text, finish, refusal, False)
 
@@ -401,6 +428,8 @@ class LLMClient:
         value, problem = parse_json_answer(answer.text, answer.finish_reason, answer.refusal)
         if problem is not None:
             return None, problem
+        if _depth_over(value, MAX_ANSWER_DEPTH):
+            return None, ("schema", f"the JSON is nested deeper than {MAX_ANSWER_DEPTH} levels")
         errors = schema_errors(value, schema)
         if errors:
             return None, ("schema", "; ".join(errors))
@@ -422,7 +451,11 @@ def parse_json_answer(text: str, finish_reason: str | None = None,
     """The JSON object in a model's answer, or (kind, message). Tolerates code fences and prose
     around one object (small local models add both); classifies empty, truncated and refusals."""
     if refusal:
-        return None, ("refusal", f"the model refused: {refusal[:200]!r}")
+        return None, ("refusal", f"the model refused: {str(refusal)[:200]!r}")
+    if text is not None and not isinstance(text, str):
+        return None, ("not_json", f"the answer is a {type(text).__name__}, not text")
+    if text and len(text) > MAX_ANSWER_CHARS:
+        return None, ("not_json", f"the answer has {len(text)} characters, over the {MAX_ANSWER_CHARS} limit")
     s = (text or "").strip()
     if not s:
         return None, ("truncated" if finish_reason == "length" else "empty",
@@ -432,6 +465,8 @@ def parse_json_answer(text: str, finish_reason: str | None = None,
         s = fenced.group(1)
     try:
         value = json.loads(s)
+    except RecursionError:
+        return None, ("not_json", "the JSON is nested too deeply")
     except json.JSONDecodeError as exc:
         value = _outermost_object(s)
         if value is None:
@@ -445,13 +480,29 @@ def parse_json_answer(text: str, finish_reason: str | None = None,
     return value, None
 
 
+MAX_ANSWER_CHARS = 200_000  # ~50k tokens: far above max_tokens; a longer "answer" is not one
+MAX_ANSWER_DEPTH = 32  # role schemas nest 4-5 levels; deeper JSON would only stress the validators
+
+
+def _depth_over(value: Any, limit: int) -> bool:
+    """True when ``value`` nests deeper than ``limit`` (iterative: no recursion on hostile input)."""
+    stack = [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, (dict, list)):
+            if d > limit:
+                return True
+            stack.extend((c, d + 1) for c in (v.values() if isinstance(v, dict) else v))
+    return False
+
+
 def _outermost_object(s: str) -> Any:
     i, j = s.find("{"), s.rfind("}")
     if i < 0 or j <= i:
         return None
     try:
         value = json.loads(s[i:j + 1])
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
 
@@ -531,16 +582,36 @@ def _usage_dict(u: RoleUsage) -> dict[str, Any]:
     }
 
 
-def _read_cache_entry(path: Path) -> dict[str, Any] | None:
-    """A cached answer, or None when there is none or the file is damaged (then the call is made
-    again, or is a cache miss in replay_only mode): a bad cache file never stops a run."""
+MAX_CACHE_ENTRY_BYTES = 4 << 20
+
+
+def _read_cache_entry(path: Path) -> tuple[dict[str, Any] | None, str]:
+    """(entry, "") for a well-formed cache file, else (None, problem naming the file).
+
+    A damaged entry (a crash cannot leave one: writes are atomic, but a disk or a person can) is a
+    cache miss in read_write mode, so the call is made again and the entry rewritten.
+    """
     try:
-        entry = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
-        return None
-    return entry if isinstance(entry, dict) else None
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_CACHE_ENTRY_BYTES + 1)
+        if len(raw) > MAX_CACHE_ENTRY_BYTES:
+            return None, f"{path}: over the {MAX_CACHE_ENTRY_BYTES}-byte limit for a cache entry"
+        entry = json.loads(raw.decode("utf-8"))
+    except RecursionError:
+        return None, f"{path}: nested too deeply"
+    except (OSError, ValueError) as exc:
+        return None, f"{path}: not a JSON cache entry ({type(exc).__name__})"
+    if not isinstance(entry, dict) or not isinstance(entry.get("text"), str):
+        return None, f"{path}: field 'text' missing or not a string"
+    digest = entry.get("text_sha256")  # absent in entries written before checksums
+    if digest is not None and digest != hashlib.sha256(entry["text"].encode("utf-8", "surrogatepass")).hexdigest():
+        return None, f"{path}: field 'text' does not match its checksum (the entry was altered)"
+    for key in ("finish_reason", "refusal"):
+        if entry.get(key) is not None and not isinstance(entry[key], str):
+            return None, f"{path}: field {key!r} must be a string or null"
+    return entry, ""
 
 
 def _atomic_write_json(path: Path, data: dict[str, Any]) -> None:
-    """A cache entry is written whole or not at all (household.atomic_io)."""
-    atomic_write_text(path, json.dumps(data, ensure_ascii=False, sort_keys=True, indent=1))
+    """A cache entry is written whole or not at all, with no key in it (household.atomic_io)."""
+    atomic_write_text(path, json.dumps(redact_json(data), ensure_ascii=False, sort_keys=True, indent=1))

@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
-from planner.llm.client import LLMClient, LLMConfig
+from planner.llm.client import LLMClient, LLMConfig, LLMConfigError
 from planner.llm.roles import LLMCritic, LLMDecomposer, LLMGrounder, LLMRefiner, LLMTranslator
 
 ROLE_NAMES: tuple[str, ...] = ("decomposer", "refiner", "grounder", "translator", "critic")
@@ -36,26 +36,55 @@ def model_spec_from_planner(planner: str) -> str | None:
     return spec
 
 
+MAX_CONFIG_BYTES = 1 << 20  # a config file is a few lines; a bigger one is a wrong path
+
+
 def _read_config_file(path: str | Path) -> dict[str, Any]:
+    """The file's mapping of LLMConfig fields; every problem is an LLMConfigError naming the file."""
     p = Path(path)
     if not p.is_file():
         raise FileNotFoundError(f"LLM config file not found: {p}")
-    text = p.read_text(encoding="utf-8")
-    if p.suffix.lower() == ".json":
-        data = json.loads(text)
-    else:
-        import yaml
+    try:
+        with open(p, "rb") as fh:
+            raw = fh.read(MAX_CONFIG_BYTES + 1)
+        if len(raw) > MAX_CONFIG_BYTES:
+            raise LLMConfigError(f"{p}: over the {MAX_CONFIG_BYTES}-byte limit for an LLM config file")
+        text = raw.decode("utf-8")
+        if p.suffix.lower() == ".json":
+            data = json.loads(text)
+        else:
+            import yaml
 
-        data = yaml.safe_load(text)
-    data = data or {}
+            data = yaml.safe_load(text)
+    except LLMConfigError:
+        raise
+    except RecursionError:
+        raise LLMConfigError(f"{p}: nested too deeply") from None
+    except UnicodeDecodeError as exc:
+        raise LLMConfigError(f"{p}: not UTF-8 text (byte {exc.start})") from None
+    except Exception as exc:  # json.JSONDecodeError, yaml.YAMLError (never echo the text: it may hold a key)
+        where = getattr(exc, "problem_mark", None) or getattr(exc, "lineno", None)
+        raise LLMConfigError(f"{p}: not valid {'JSON' if p.suffix.lower() == '.json' else 'YAML'}"
+                             f"{f' (at {where})' if where is not None else ''}".replace("\n", " ")) from None
+    data = data if data is not None else {}
     if not isinstance(data, dict):
-        raise ValueError(f"{p}: expected a mapping of LLMConfig fields, got {type(data).__name__}")
+        raise LLMConfigError(f"{p}: expected a mapping of LLMConfig fields, got {type(data).__name__}")
     if isinstance(data.get("llm"), dict):  # allow a section inside a larger run config
         data = data["llm"]
-    bad = [k for k in data if k in _FORBIDDEN_KEYS]
+    if not all(isinstance(k, str) for k in data):
+        raise LLMConfigError(f"{p}: field names must be strings")
+    bad = [k for k in data if k.lower() in _FORBIDDEN_KEYS]
     if bad:
-        raise ValueError(f"{p}: {bad[0]!r} is not accepted in a config file; put the key in an environment "
-                         "variable and name that variable in api_key_env")
+        raise LLMConfigError(f"{p}: {bad[0]!r} is not accepted in a config file; put the key in an environment "
+                             "variable and name that variable in api_key_env")
+    fields = {f.name for f in dataclasses.fields(LLMConfig)} - {"model", "mock_responses"}
+    unknown = sorted(set(data) - fields)
+    if unknown:
+        raise LLMConfigError(f"{p}: unknown LLM config field(s) {unknown} (known: {sorted(fields)})")
+    try:
+        LLMConfig(model="check", **{**data, "cache_dir": data.get("cache_dir") or "."})  # types and ranges
+    except LLMConfigError as exc:
+        raise LLMConfigError(f"{p}: {exc}") from None
     return dict(data)
 
 
@@ -76,7 +105,7 @@ def load_llm_config(model_spec: str, config_path: str | Path | None = None,
     merged["model"] = model_spec
     unknown = sorted(set(merged) - fields)
     if unknown:
-        raise ValueError(f"unknown LLM config field(s) {unknown} (known: {sorted(fields)})")
+        raise LLMConfigError(f"unknown LLM config field(s) {unknown} (known: {sorted(fields)})")
     return LLMConfig(**merged)
 
 

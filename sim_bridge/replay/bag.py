@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
+from household.secrets import redact_bytes
 from sim_bridge.replay.salvage import SalvageError, salvage_mcap, salvage_sqlite3
 from sim_bridge.ros import convert as cv
 from sim_bridge.ros import payloads
@@ -145,7 +146,8 @@ class BagWriter:
 
     def write_message(self, topic: str, msgtype: str, msg: Any, stamp_ns: int, typestore: Any = None) -> None:
         ts = typestore or self.typestore
-        self._writer.write(self._connection(topic, msgtype, ts), int(stamp_ns), ts.serialize_cdr(msg, msgtype))
+        data = redact_bytes(ts.serialize_cdr(msg, msgtype))  # same-length mask: CDR stays valid
+        self._writer.write(self._connection(topic, msgtype, ts), int(stamp_ns), data)
         self._last_stamp = max(self._last_stamp, int(stamp_ns))
 
     def write_text(self, topic: str, text: str, stamp_ns: int) -> None:

@@ -46,7 +46,7 @@ class BeliefNode(WorldMindNode):
         p = self.params
         self.robot = p["self_name"]
         self.tracker = BeliefTracker(p["log_path"] or None, self_name=self.robot)
-        self.t0 = time.time()
+        self.msg_t: float | None = None  # newest message time seen (seconds): the tracker's clock
         self.seq = 0
         self.last_obs_t = -1e9
         self.requests = PendingRequests()
@@ -61,17 +61,23 @@ class BeliefNode(WorldMindNode):
                                  self.guarded(self.query_topic, self._on_query), qos("reliable"))
         self.answer_pub = self.create_publisher(String, self.answer_topic, qos("reliable"))
 
-    def _t(self) -> float:
-        return max(time.time() - self.t0, self.tracker.last_t)
+    def _t(self, stamp_ns: int | None = None) -> float:
+        """Event time = message time: a frame's stamp where the event comes from one, else the
+        newest message time seen (sim or bag time under use_sim_time, never this host's wall
+        clock mixed in), else the node's ROS clock."""
+        if stamp_ns:
+            self.msg_t = max(self.msg_t or 0.0, stamp_ns / 1e9)
+        base = self.msg_t if self.msg_t is not None else self.get_clock().now().nanoseconds / 1e9
+        return max(base, self.tracker.last_t)
 
     def _ingest(self, events: list[dict[str, Any]], topic: str) -> None:
         report = self.tracker.ingest(events)
         for line in report.rejected:
             self.get_logger().error(f"topic {topic}: {line}")
 
-    def _event(self, kind: str, action: str, **fields: Any) -> dict[str, Any]:
+    def _event(self, kind: str, action: str, stamp_ns: int | None = None, **fields: Any) -> dict[str, Any]:
         self.seq += 1
-        return {"id": f"{self.robot}-{self.seq}", "t": self._t(), "actor": self.robot, "kind": kind,
+        return {"id": f"{self.robot}-{self.seq}", "t": self._t(stamp_ns), "actor": self.robot, "kind": kind,
                 "action": action, "observers": [self.robot], **fields}
 
     def _on_updates(self, data: dict[str, Any]) -> None:
@@ -82,7 +88,8 @@ class BeliefNode(WorldMindNode):
         data = json.loads(msg.data)
         if not isinstance(data, dict) or data.get("schema") != OBJECTS_SCHEMA or not isinstance(data.get("objects"), list):
             raise payloads.PayloadError(topic, "schema", f"expected {OBJECTS_SCHEMA} with an objects list")
-        now = time.monotonic()
+        stamp = int(data.get("stamp_ns") or 0)
+        now = stamp / 1e9 if stamp else time.monotonic()
         if now - self.last_obs_t < float(self.params["observation_period_s"]):
             return
         self.last_obs_t = now
@@ -91,7 +98,8 @@ class BeliefNode(WorldMindNode):
             cell = ",".join(f"{round(float(v) * 2) / 2:g}" for v in o["centroid"])
             effects += [[o["source_id"], "type", o["label"]], [o["source_id"], "position", cell]]
         if effects:
-            self._ingest([self._event("observation", "inspect", effects=effects, args={"step": data.get("step")})],
+            self._ingest([self._event("observation", "inspect", stamp or None, effects=effects,
+                                      args={"step": data.get("step")})],
                          topic)
 
     def _on_request(self, data: dict[str, Any]) -> None:

@@ -32,7 +32,7 @@ from memory.spatial.store import save_memory
 from sim_bridge.ros.convert import MessageClasses, ns_to_time
 from household.types import Observation
 from worldmind_ros.observation_stream import ObservationStream, pose_options
-from worldmind_ros.runtime import WorldMindNode, main_for, qos
+from worldmind_ros.runtime import WorldMindNode, main_for, qos, topic_qos
 
 UPDATES_TOPIC = "worldmind/memory/updates"
 
@@ -74,6 +74,31 @@ def markers_for(memory: SpatialMemory, frame_id: str, stamp: Any) -> MarkerArray
     return out
 
 
+OBJECTS_TOPIC = "worldmind/memory/objects"  # worldmind_interfaces/MemoryObjectArray (latched)
+
+
+def objects_msg(memory: SpatialMemory, frame_id: str, stamp: Any) -> Any:
+    """Every active object as a typed ``MemoryObjectArray`` (header: the map frame, the last frame's
+    stamp): what message_filters, RViz plugins and Foxglove can use without parsing JSON."""
+    from worldmind_interfaces.msg import MemoryObject, MemoryObjectArray
+
+    out = MemoryObjectArray()
+    out.header.frame_id, out.header.stamp = frame_id, stamp
+    for rec in memory.objects():
+        lo, hi = rec.aabb_min, rec.aabb_max
+        o = MemoryObject()
+        o.header.frame_id, o.header.stamp = frame_id, stamp
+        o.id, o.object_type = str(rec.object_id), str(rec.label)
+        o.position = Point(x=float(rec.center[0]), y=float(rec.center[1]), z=float(rec.center[2]))
+        o.size = Vector3(x=float(hi[0] - lo[0]), y=float(hi[1] - lo[1]), z=float(hi[2] - lo[2]))
+        votes = getattr(rec, "label_votes", None) or {}
+        total = float(sum(votes.values()))
+        o.confidence = float(votes.get(rec.label, 0.0) / total) if total > 0 else 1.0
+        o.observations, o.voxels = int(rec.n_observations), int(rec.n_voxels)
+        out.objects.append(o)
+    return out
+
+
 class MemoryNode(WorldMindNode):
     module = "memory_node"
 
@@ -86,6 +111,14 @@ class MemoryNode(WorldMindNode):
         self.classes = MessageClasses.from_modules()
         self.updates_pub = self.create_publisher(String, self.local_topic(UPDATES_TOPIC), qos("reliable"))
         self.marker_pub = self.publisher("memory_markers")
+        try:
+            from worldmind_interfaces.msg import MemoryObjectArray
+
+            self.objects_pub = self.create_publisher(MemoryObjectArray, self.local_topic(OBJECTS_TOPIC),
+                                                     topic_qos("memory_markers"))
+        except ImportError:  # interfaces not built: markers and JSON answers still work
+            self.get_logger().warning("worldmind_interfaces not built (make setup): no typed memory objects")
+            self.objects_pub = None
         self.answer_pub = self.publisher("memory_answer")
         self.subscribe_json("memory_query", self._on_query)
         self.stream = ObservationStream(self, self.names, self._on_observation, with_status=False,
@@ -112,8 +145,10 @@ class MemoryNode(WorldMindNode):
         if not self.dirty:
             return
         self.dirty = False
-        self.marker_pub.publish(markers_for(self.memory, self.params["map_frame"],
-                                            ns_to_time(self.last_stamp, self.classes)))
+        stamp = ns_to_time(self.last_stamp, self.classes)
+        self.marker_pub.publish(markers_for(self.memory, self.params["map_frame"], stamp))
+        if self.objects_pub is not None:
+            self.objects_pub.publish(objects_msg(self.memory, self.params["map_frame"], stamp))
 
     def _on_query(self, data: dict[str, Any]) -> None:
         topic = self.topic("memory_query")

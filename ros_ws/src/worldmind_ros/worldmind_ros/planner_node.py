@@ -29,6 +29,7 @@ from worldmind_ros.observation_stream import ObservationStream, pose_options
 from worldmind_ros.runtime import WorldMindNode, main_for, topic_qos
 
 PRIVILEGED = ("oracle",)
+MAP_TOPIC = "worldmind/map"  # nav_msgs/OccupancyGrid of the agent's own map
 PLANNER_CRITIC_TOPIC = "worldmind/planner/critic"  # the agent's own critic decisions (critic_node relays)
 
 
@@ -109,6 +110,16 @@ class PlannerNode(WorldMindNode):
         self._plan_text = ""
         self._critic_seen = 0
         self.latest: Observation | None = None
+        # The agent's own 2D map (planner.occupancy), for RViz/Foxglove/Nav2 tools: latched, sent
+        # at most once per second when it changed.
+        from nav_msgs.msg import OccupancyGrid
+        from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+
+        self.map_pub = self.create_publisher(OccupancyGrid, self.local_topic(MAP_TOPIC), QoSProfile(
+            depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL))
+        self._map_version = -1
+        self._map_stamp = None
+        self.create_timer(1.0, self._publish_map)
         self.tasks = None
         if p["skill_interface"] == "action":
             from worldmind_ros.run_task import TaskServer
@@ -173,7 +184,20 @@ class PlannerNode(WorldMindNode):
         return self.skill_client.cancel_all() if self.skill_client is not None else 0
 
     # -- observations and results -----------------------------------------------------------------
+    def _publish_map(self) -> None:
+        occ = getattr(self.agent, "occupancy", None)
+        if occ is None or getattr(occ, "version", None) == self._map_version or self._map_stamp is None:
+            return
+        from worldmind_ros.occupancy_msg import grid_of, to_msg
+
+        self._map_version = occ.version
+        self.map_pub.publish(to_msg(grid_of(occ), str(self.params["map_frame"]), self._map_stamp))
+
     def _on_observation(self, obs: Observation, stamp_ns: int) -> None:
+        from builtin_interfaces.msg import Time
+
+        sec, nanosec = divmod(int(stamp_ns), 1_000_000_000)
+        self._map_stamp = Time(sec=sec, nanosec=nanosec)
         self.latest = obs
         if self.stopped or obs.step < self.next_step:
             return
