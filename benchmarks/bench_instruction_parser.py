@@ -12,7 +12,7 @@ concise instruction that drops rooms can not meet), the hand-written paraphrase 
 the parse time.
 
 Free-form sets (person-written, not our generator's output):
-- ``--freeform`` (default /work/shared/data/instructions/freeform_dev.json): episode entries'
+- ``--freeform`` (default ../shared/data/instructions/freeform_dev.json beside the checkout): episode entries'
   "detailed" and "concise" texts scored against their checklists, and adversarial entries' "text"
   against "expected_checklist"; each reported per part of the fixed split of
   ``benchmarks/freeform_split.py`` (sha256 of "<episode_id>|<style>", 40 % held out: 17 of 40

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 HELD_OUT_PERCENT = 40
-DEFAULT_FREEFORM = Path("/work/shared/data/instructions/freeform_dev.json")
+# ../shared beside the checkout, as DESIGN.md lays the workplace out
+DEFAULT_FREEFORM = Path(__file__).resolve().parents[2] / "shared" / "data" / "instructions" / "freeform_dev.json"
 
 
 def entry_style(entry: dict[str, Any]) -> str:

@@ -212,6 +212,59 @@ def test_corrupt_bag_names_the_file_and_keeps_what_was_read(recorded, tmp_path):
     assert partial["error"] and 0 < partial["frames"] < STEPS + 1
 
 
+def test_recorded_chunks_carry_their_crc(recorded):
+    """rosbags alone writes CRC 0 ("none") into every chunk; ours carries the CRC-32 of its data."""
+    import struct
+    from binascii import crc32
+
+    from sim_bridge.replay.mcap_crc import CHUNK_CRC_OFFSET
+
+    data = recorded["path"].read_bytes()
+    chunks = [off for off, op in top_level_records(data) if op == 0x06]
+    assert chunks
+    for off in chunks:
+        size, = struct.unpack_from("<Q", data, off + CHUNK_CRC_OFFSET - 8)
+        crc, = struct.unpack_from("<I", data, off + CHUNK_CRC_OFFSET)
+        name_len, = struct.unpack_from("<I", data, off + CHUNK_CRC_OFFSET + 4)
+        compression = data[off + CHUNK_CRC_OFFSET + 8: off + CHUNK_CRC_OFFSET + 8 + name_len]
+        assert compression == b""  # stored: the payload is the chunk's data itself
+        start = off + CHUNK_CRC_OFFSET + 8 + name_len + 8
+        assert crc != 0 and crc == crc32(data[start:start + size])
+
+
+@pytest.mark.parametrize("index", [True, False], ids=["indexed", "salvage"])
+def test_a_flipped_byte_inside_image_data_is_named_not_replayed_as_healthy(recorded, tmp_path, index):
+    """Before chunk CRCs this replayed with exit 0 and no problem while precision fell to 0.5."""
+    data = bytearray(recorded["path"].read_bytes())
+    chunks = [off for off, op in top_level_records(bytes(data)) if op == 0x06]
+    spot = chunks[1] + 4096  # inside the second chunk's message data (images dominate it)
+    data[spot] ^= 0x5A
+    if not index:
+        data = data[:-2000]  # no summary: the sequential salvage reader must check the CRC too
+    bad = tmp_path / "flipped.mcap"
+    bad.write_bytes(bytes(data))
+    with pytest.raises(BagReadError, match="flipped.mcap") as info:
+        replay_bag(bad, tmp_path / "out")
+    assert "checksum" in str(info.value).lower()
+    partial = json.loads((tmp_path / "out" / "replay.json").read_text())
+    assert partial["error"] and partial["frames"] < STEPS + 1
+
+
+def test_cli_replay_never_replaces_earlier_results(recorded, tmp_path, capsys):
+    from worldmind.cli import main
+
+    out = tmp_path / "r"
+    assert main(["replay", str(recorded["path"]), "--out", str(out)]) == 0
+    good = (out / "replay.json").read_bytes()
+    empty = tmp_path / "empty.mcap"
+    empty.write_bytes(b"")
+    capsys.readouterr()
+    assert main(["replay", str(empty), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "replay.json exists already" in err and "Traceback" not in err
+    assert (out / "replay.json").read_bytes() == good
+
+
 def test_bag_missing_a_topic_is_named_and_the_rest_processed(recorded, tmp_path):
     path = tmp_path / "nocolor.mcap"
     with BagWriter(path, exclude=("color",)) as w:

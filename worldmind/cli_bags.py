@@ -266,6 +266,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
     bag = Path(args.bag)
     if not bag.exists():
         raise CliError(f"bag {bag} does not exist")
+    earlier = Path(args.out) / "replay.json"
+    if earlier.exists():  # a damaged or empty bag must never replace good results with worse ones
+        raise CliError(f"{earlier} exists already: replay into another --out (results are never replaced)")
     print(f"Replaying {bag} -> {args.out}")
     sys.stdout.flush()
 

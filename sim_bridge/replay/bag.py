@@ -93,8 +93,10 @@ class BagWriter:
     def __init__(self, path: str | Path, *, storage: str | None = None, rate_hz: float = 10.0,
                  start_ns: int = START_NS, names: Mapping[str, str] | None = None, exclude: Iterable[str] = (),
                  typestore: Any = None) -> None:
-        from rosbags.rosbag2 import StoragePlugin, Writer
+        from rosbags.rosbag2 import StoragePlugin
         from rosbags.typesys import Stores, get_typestore
+
+        from sim_bridge.replay.mcap_crc import CrcWriter  # chunk CRCs: damage is detected on replay
 
         self.path = Path(path)
         self.storage = _storage_of(self.path, storage)
@@ -126,7 +128,7 @@ class BagWriter:
             self._tmp = None
             bag_dir = self.path
         plugin = StoragePlugin.MCAP if self.storage == "mcap" else StoragePlugin.SQLITE3
-        self._writer = Writer(bag_dir, version=9, storage_plugin=plugin)
+        self._writer = CrcWriter(bag_dir, version=9, storage_plugin=plugin)
         self._bag_dir = bag_dir
         self._writer.open()
         self._connections: dict[tuple[str, str], Any] = {}

@@ -15,6 +15,7 @@ msgtype) and ``messages`` is an iterator of ``(connection, log_time_ns, cdr_byte
 from __future__ import annotations
 
 import struct
+from binascii import crc32
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
@@ -120,7 +121,7 @@ def salvage_mcap(path: str | Path) -> tuple[list[SalvagedConnection], Iterator[t
                 body.u64()
                 body.u64()
                 size = body.u64()
-                body.u32()
+                crc = body.u32()  # 0: written without one (rosbags before mcap_crc)
                 compression = body.string()
                 declared = body.u64()
                 cut = getattr(body, "cut", False)
@@ -139,6 +140,8 @@ def salvage_mcap(path: str | Path) -> tuple[list[SalvagedConnection], Iterator[t
                         raise SalvageError(body.base, f"chunk does not decompress: {exc}") from None
                 else:
                     raise SalvageError(body.base, f"unsupported chunk compression {compression!r}")
+                if crc and not cut and crc32(raw) != crc:  # a cut chunk is partial by design: no whole CRC
+                    raise SalvageError(body.base, "chunk checksum mismatch (CRC-32): the data inside it is damaged")
                 yield from inner(_Buf(raw, pstart))  # offsets exact for uncompressed chunks
             elif op in (OP_DATA_END, OP_FOOTER):
                 ended[0] = True
