@@ -46,17 +46,17 @@ def test_memory_objects_as_typed_messages_with_headers():
     from rclpy.serialization import deserialize_message, serialize_message
 
     from evaluation.episodes import load_episode
-    from memory.spatial.memory import SpatialMemory
-    from perception.perceive import Perception
+    from memory.pipeline import MemoryPipeline
     from sim_bridge.factory import make_environment
-    from worldmind.cli import default_episode_file
+    from evaluation.dev_set import default_episode_file
     from worldmind_interfaces.msg import MemoryObjectArray
     from worldmind_ros.memory_node import objects_msg
 
     env = make_environment("embedded", width=160, height=120)
     obs = env.reset(load_episode(default_episode_file()))
-    memory = SpatialMemory()
-    memory.ingest(obs, Perception(encoders=memory.encoders))
+    pipeline = MemoryPipeline.build()
+    pipeline.process(obs)
+    memory = pipeline.memory
     assert len(memory) > 0
     msg = deserialize_message(serialize_message(objects_msg(memory, "map", Time(sec=7))), MemoryObjectArray)
     assert msg.header.frame_id == "map" and msg.header.stamp.sec == 7
