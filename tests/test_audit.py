@@ -52,3 +52,24 @@ def test_audit_cli_summary_line_and_bad_input(tmp_path: Path, capsys) -> None:
     assert "no house at index 3" in json.loads((tmp_path / "o" / "audit.json").read_text())["summary"]["problems"][0]
     assert main_audit(["houses", "--houses", str(tmp_path / "missing.jsonl"), "--out", str(tmp_path / "o")]) == 2
     assert main_audit(["houses", "--houses", str(houses), "--indices", "x", "--out", str(tmp_path / "o")]) == 2
+
+
+def test_a_start_just_inside_the_grid_margin_joins_the_nearest_free_component() -> None:
+    """Dev house 97 starts 2.5 cm inside the conservative grid's margin: before, every room and
+    every object there counted unreachable (rooms 0/7)."""
+    from types import SimpleNamespace
+
+    import numpy as np
+    from scipy import ndimage
+
+    from evaluation.audit import START_SNAP_M, _start_component
+
+    mask = np.zeros((40, 40), bool)
+    mask[10:30, 21:30] = True  # one free area; the start cell (20, 20) is just outside it
+    mask[0:3, 0:3] = True  # another, far away
+    labels, _ = ndimage.label(mask)
+    grid = SimpleNamespace(x0=0.0, z0=0.0, resolution=0.025)
+    assert _start_component(labels, grid, 20 * 0.025, 20 * 0.025) == labels[20, 21]
+    assert _start_component(labels, grid, 20 * 0.025, 25 * 0.025) == labels[20, 25]  # on a free cell
+    far = 21 * 0.025 - START_SNAP_M - 0.05  # farther than the snap distance from any free cell
+    assert _start_component(labels, grid, 20 * 0.025, far) == 0
