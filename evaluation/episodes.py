@@ -306,11 +306,15 @@ def _is_jsonl(path: Path) -> bool:
 def load_episode(path: str | os.PathLike[str]) -> Episode:
     """One episode from a .json file holding one episode object; errors start with the path."""
     p = Path(path)
-    with _open_text(p) as fh:
-        try:
+    try:
+        with _open_text(p) as fh:
             data = json.load(fh)
-        except ValueError as exc:
-            raise EpisodeError(f"{p}: malformed JSON ({exc})") from exc
+    except (OSError, UnicodeDecodeError, EOFError) as exc:  # before ValueError: UnicodeDecodeError is one
+        raise EpisodeError(f"{p}: unreadable episode file ({exc})") from None
+    except ValueError as exc:
+        raise EpisodeError(f"{p}: malformed JSON ({exc})") from None
+    except RecursionError:
+        raise EpisodeError(f"{p}: malformed JSON (nested too deeply)") from None
     try:
         return Episode.from_dict(data)
     except EpisodeError as exc:
@@ -329,6 +333,8 @@ def _records(path: Path) -> Iterator[tuple[str, Any, str | None]]:
                         yield f"{path}:{lineno}", json.loads(line), None
                     except ValueError as exc:
                         yield f"{path}:{lineno}", None, f"malformed JSON ({exc})"
+                    except RecursionError:
+                        yield f"{path}:{lineno}", None, "malformed JSON (nested too deeply)"
                 return
             data = json.load(fh)
     except (OSError, UnicodeDecodeError, EOFError) as exc:  # before ValueError: UnicodeDecodeError is one
@@ -336,6 +342,9 @@ def _records(path: Path) -> Iterator[tuple[str, Any, str | None]]:
         return
     except ValueError as exc:
         yield str(path), None, f"malformed JSON ({exc})"
+        return
+    except RecursionError:
+        yield str(path), None, "malformed JSON (nested too deeply)"
         return
     if isinstance(data, list):
         for i, record in enumerate(data):
