@@ -34,9 +34,11 @@ from memory.spatial.memory import MemoryConfig, SpatialMemory
 from memory.spatial import store as memory_store
 from memory.spatial.query import Region
 from perception.encoders import Encoders, make_encoders
+from perception.observations import PerceptionError
 from sim_bridge.embedded.env import AgentPose, EmbeddedConfig, EmbeddedEnvironment
 from household.house_data import HouseError, load_house
 from sim_bridge.embedded.interactions import find_placement
+from sim_bridge.sensors import SensorNoise, sensor_profile
 from household.frames import thor_to_ros_points
 from household.types import Action, point_in_polygon
 
@@ -55,6 +57,7 @@ class MemoryEvalConfig:
     max_viewpoints: int | None = None  # cap (tests); None = all
     width: int = 320
     height: int = 240
+    sensors: str = "ideal"  # sensor profile of what the memory is fed (sim_bridge/sensors/profiles.py)
 
 
 def viewpoints(env: EmbeddedEnvironment, step: float) -> list[tuple[float, float]]:
@@ -113,8 +116,12 @@ class Exploration:
 
 
 def explore(env: EmbeddedEnvironment, pipeline: MemoryPipeline, points: Sequence[tuple[float, float]],
-            cfg: MemoryEvalConfig, visible: set[str], progress: Progress | None = None) -> Exploration:
-    """Privileged oracle exploration: teleport to each point, turn around at each horizon."""
+            cfg: MemoryEvalConfig, visible: set[str], progress: Progress | None = None,
+            noise: SensorNoise | None = None) -> Exploration:
+    """Privileged oracle exploration: teleport to each point, turn around at each horizon. With
+    ``noise`` the memory gets degraded frames; what counts as seen is still decided on the perfect
+    frame (what perception would have found with a perfect sensor), so recall is measured against
+    the same objects under every profile."""
     log = Exploration()
     turn = Action("RotateRight", args={"degrees": 360.0 / cfg.rotations})
     last = time.monotonic()
@@ -123,7 +130,8 @@ def explore(env: EmbeddedEnvironment, pipeline: MemoryPipeline, points: Sequence
             env.pose = AgentPose(x, z, 0.0, horizon)
             for _ in range(cfg.rotations):
                 t0 = time.perf_counter()
-                obs = env.step(turn).observation
+                clean = env.step(turn).observation
+                obs = noise.degrade(clean) if noise is not None else clean
                 log.render_s += time.perf_counter() - t0
                 result = pipeline.process(obs)
                 log.perception_s += result.perception_s
@@ -132,7 +140,13 @@ def explore(env: EmbeddedEnvironment, pipeline: MemoryPipeline, points: Sequence
                     log.skipped += 1
                     print(f"memory-eval: skipped frame {obs.step}: {'; '.join(result.report.warnings)}", file=sys.stderr)
                     continue
-                visible.update(result.seen)
+                if noise is None:
+                    visible.update(result.seen)
+                else:
+                    try:
+                        visible.update(o.source_id for o in pipeline.perception.process(clean).objects)
+                    except PerceptionError:
+                        pass
                 log.frames += 1
         if progress and (time.monotonic() - last > 5.0 or n + 1 == len(points)):
             last = time.monotonic()
@@ -207,19 +221,22 @@ def run_memory_eval(house_file: str, index: int, out_dir: str | Path, *, config:
     points = viewpoints(env, cfg.grid_step)[:cfg.max_viewpoints]
     visible: set[str] = set()
     started = time.monotonic()
-    log = explore(env, pipeline, points, cfg, visible, progress)
+    noise = None if cfg.sensors == "ideal" else SensorNoise(None, sensor_profile(cfg.sensors), seed=cfg.seed)
+    log = explore(env, pipeline, points, cfg, visible, progress, noise)
     first, m1, gt1 = score(memory, env, visible, cfg)
     first["timing"] = _timing(log)
     render_memory_png(out / "memory_topdown.png", memory, gt1, m1, visible, env, title=f"{env.layout.house_id}: explored")
     result: dict[str, Any] = {
         "house_file": str(house_file), "index": index, "house_id": env.layout.house_id,
-        "privileged": "oracle explorer (teleport + 360 turns), ground-truth instance segmentation, oracle object moves",
+        "privileged": "oracle explorer (teleport + 360 turns), oracle object moves"
+                      + (", ground-truth instance segmentation" if cfg.sensors == "ideal" else
+                         f"; sensors: {cfg.sensors} profile (noisy depth, drifting pose, imperfect per-frame segmentation)"),
         "config": asdict(cfg), "memory_config": asdict(mcfg), "encoders": encoders.describe(),
         "viewpoints": len(points), "explored": first,
     }
     if cfg.move_objects > 0:
         moved = move_objects(env, cfg.move_objects, np.random.default_rng(cfg.seed), visible)
-        log2 = explore(env, pipeline, points, cfg, visible, progress)
+        log2 = explore(env, pipeline, points, cfg, visible, progress, noise)
         second, m2, gt2 = score(memory, env, visible, cfg)
         second["timing"] = _timing(log2)
         found = {gt2[g].object_id for g in m2.gt_of_mem if g >= 0}
@@ -324,6 +341,8 @@ def main_memory_eval(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--clip-model", default=None, help="open_clip model name (needs worldmind[clip])")
     ap.add_argument("--clip-weights", default=None, help="checkpoint file, or 'random' (speed only)")
     ap.add_argument("--save-memory", action="store_true", help="also write memory.npz")
+    ap.add_argument("--sensors", default="ideal", choices=("ideal", "realistic", "harsh"),
+                    help="sensor profile of the frames the memory is fed (default: ideal)")
     add_executor_options(ap, unit="house")
     args = ap.parse_args(argv)
     failed = 0
@@ -334,7 +353,8 @@ def main_memory_eval(argv: Sequence[str] | None = None) -> int:
             raise CliError("--grid-step and --voxel-size must be positive, --horizons finite numbers")
         spec = (args.text_encoder, args.clip_model, args.clip_weights)
         encoders_for(spec)  # bad encoder options fail here, before any house runs
-        cfg = MemoryEvalConfig(grid_step=args.grid_step, horizons=horizons, move_objects=args.move, seed=args.seed)
+        cfg = MemoryEvalConfig(grid_step=args.grid_step, horizons=horizons, move_objects=args.move, seed=args.seed,
+                               sensors=args.sensors)
         tasks = [Task(n, f"house {i}", MemoryEvalJob(args.house, i, cfg, args.voxel_size, spec, args.data_dir,
                                                       args.save_memory)) for n, i in enumerate(indices)]
         executor = executor_from_args(args)

@@ -38,7 +38,8 @@ from household.selection import parse_indices
 from planner.factory import ABLATIONS, LLM_PREFIX, PLANNER_HELP, check_planner, make_agent  # noqa: F401 (tests)
 from worldmind.cli_common import (PROG, EXPERIENCE_FILE, SIMULATORS, INSTRUCTION_KINDS, EXIT_OK, EXIT_FAILED,
                                   EXIT_USAGE, EXIT_INTERRUPTED, safe_dir_name, check_choices, StepReporter,
-                                  load_valid_episode, make_env, fmt_result, agent_for, save_experience)
+                                  load_valid_episode, make_env, fmt_result, agent_for, save_experience,
+                                  SENSOR_PROFILES)
 
 # --- worldmind run -------------------------------------------------------------------------------
 
@@ -61,6 +62,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     reporter = StepReporter()
     try:
         result, world = runner.run_episode(env, agent, episode, instruction_kind=args.instruction, progress=reporter)
+        result.extra["sensors"] = args.sensors
     finally:
         reporter.close()
     save_experience(agent)
@@ -175,6 +177,9 @@ def _add_sim_options(p: argparse.ArgumentParser) -> None:
                    help="metres per MoveAhead/Back/Left/Right (default: 0.25)")
     p.add_argument("--no-render", action="store_true",
                    help="skip RGB-D rendering (faster; oracle only: the other planners need images)")
+    p.add_argument("--sensors", default="ideal", choices=SENSOR_PROFILES,
+                   help="sensor realism: ideal (perfect depth, pose, segmentation), realistic or harsh "
+                        "(sim_bridge/sensors/profiles.py; default: ideal)")
     p.add_argument("--thor-build", default=None, metavar="PATH",
                    help="--sim thor: an AI2-THOR 5.0 build executable (default: ai2thor's own build under "
                         "~/.ai2thor; see sim_bridge/thor/README.md)")

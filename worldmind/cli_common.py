@@ -22,6 +22,7 @@ EXPERIENCE_FILE = "experience_pool.json"  # eval longact's default pool, inside 
 SIMULATORS = ("embedded", "thor", "habitat")
 INSTRUCTION_KINDS = ("detailed", "concise")
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+SENSOR_PROFILES = ("ideal", "realistic", "harsh")  # sim_bridge/sensors/profiles.py (not imported: --help stays light)
 
 
 # --- small helpers -------------------------------------------------------------------------------
@@ -127,7 +128,13 @@ def make_env(args: argparse.Namespace) -> Any:
         options.update(data_dir=args.data_dir, local_executable_path=args.thor_build, platform=args.thor_platform)
     else:
         options.update(dataset=args.habitat_dataset)
-    return make_environment(args.sim, **{k: v for k, v in options.items() if v is not None})
+    env = make_environment(args.sim, **{k: v for k, v in options.items() if v is not None})
+    sensors = getattr(args, "sensors", None) or "ideal"
+    if sensors != "ideal":  # degrade what the agent sees; ground truth and scoring stay exact
+        from sim_bridge.sensors import SensorNoise, sensor_profile
+
+        env = SensorNoise(env, sensor_profile(sensors))
+    return env
 
 
 def fmt_result(result: Any) -> list[str]:
@@ -183,7 +190,7 @@ class DamagedReport:
     reason: str
 
 
-def existing_result(report: Path, planner: str, instruction: str) -> Any | None:
+def existing_result(report: Path, planner: str, instruction: str, sensors: str = "ideal") -> Any | None:
     """The stored result of an earlier (interrupted) run, or None when there is none. A report
     from another planner or instruction kind is refused, never overwritten."""
     from evaluation.report import EpisodeResult
@@ -199,4 +206,7 @@ def existing_result(report: Path, planner: str, instruction: str) -> Any | None:
     if result.planner != planner or result.instruction_kind != instruction:
         raise CliError(f"{report}: holds a {result.planner}/{result.instruction_kind} run, not "
                        f"{planner}/{instruction}; use another --out")
+    stored = (result.extra or {}).get("sensors", "ideal")
+    if stored != sensors:
+        raise CliError(f"{report}: holds a run with --sensors {stored}, not {sensors}; use another --out")
     return result

@@ -64,7 +64,8 @@ def run_longact_eval(args: argparse.Namespace, episodes: Sequence[Any]) -> int:
     label = planner_label(args)
     experience_path = _experience_path(args, out)
     # Look at every earlier report before running anything, so a wrong --out fails at once.
-    done = {ep.id: existing_result(out / safe_dir_name(ep.id) / "report.json", label, args.instruction)
+    sensors = getattr(args, "sensors", None) or "ideal"
+    done = {ep.id: existing_result(out / safe_dir_name(ep.id) / "report.json", label, args.instruction, sensors)
             for ep in episodes}
     # Left out of the run and named in the summary with the reason: a damaged earlier report (never
     # overwritten), an invalid episode or house, a task that failed.

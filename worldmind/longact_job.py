@@ -25,7 +25,8 @@ from typing import Any
 
 DEFAULT_RAY_WAVE = 8
 # The options of `eval longact` that shape the simulator and agent (everything else is the driver's).
-ENV_OPTIONS = ("sim", "data_dir", "move_step", "no_render", "thor_build", "thor_platform", "habitat_dataset")
+ENV_OPTIONS = ("sim", "data_dir", "move_step", "no_render", "thor_build", "thor_platform", "habitat_dataset",
+               "sensors")
 AGENT_OPTIONS = ("planner", "instruction", "ablate", "llm_config")
 
 _ENVS: dict[tuple[Any, ...], Any] = {}  # per process: one simulator per set of ENV_OPTIONS
@@ -101,6 +102,7 @@ def run_longact_job(job: LongActJob, progress: Any = None) -> LongActOutput:
     try:
         agent = agent_for(args, env, pool_path)
         result, world = runner.run_episode(env, agent, episode, instruction_kind=args.instruction, progress=progress)
+        result.extra["sensors"] = args.sensors or "ideal"
         save_experience(agent)
         pool = getattr(agent, "experience", None)
         after = None if job.experience is None or pool is None else [asdict(e) for e in pool.entries.values()]
