@@ -174,3 +174,28 @@ def test_generate_set_resumes_without_redoing_written_or_infeasible_pairs(tmp_pa
     assert calls == [] and len(written) == 2 and all("(manifest)" in f for f in failed)
     generator.generate_set("houses_dev.jsonl.gz", [0], tmp_path, per_house=2, seed=4)  # another seed retries
     assert calls == [("dev-000-1", SCENARIOS[1])]
+
+
+def test_committed_v2_dev_episodes_are_valid_oracle_verified_and_look_like_longact():
+    """The generator-v2 set (evaluation/data/episodes_dev_v2, issue 18): every episode valid
+    against its house and oracle-verified, about nine goals, every house index of the dev file
+    tried twice (the manifest names each pair that gave no episode), concise at most 35 words."""
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[1] / "evaluation" / "data" / "episodes_dev_v2"
+    episodes, errors = load_episodes(folder)
+    assert errors == [] and len(episodes) >= 150
+    db = load_asset_database()
+    houses: dict[int, dict] = {}
+    for ep in episodes:
+        house = houses.setdefault(ep.house.index, ep.resolve_house())
+        validate_episode(ep, house, db)
+        assert ep.oracle["sr"] == 1.0 and ep.oracle["gc"] == 1.0
+        assert len(ep.instructions["concise"].split()) <= 35
+    assert 8.5 <= sum(len(ep.goals) for ep in episodes) / len(episodes) <= 10
+    manifest = (folder / "generation-manifest.tsv").read_text(encoding="utf-8").splitlines()
+    infeasible = {line.split("\t")[0] for line in manifest if "\tinfeasible\t" in line}
+    assert len({ep.id for ep in episodes} | infeasible) == 200  # 100 houses x 2, none unaccounted for
+    predicates = {item.predicate for ep in episodes for item in ep.checklist}
+    assert {"isSliced", "isCooked", "isFilledWithLiquid", "isDirty", "isHeld", "isToggled", "isOpen",
+            "inReceptacle", "inRoom"} <= predicates
