@@ -164,6 +164,34 @@ def test_sqlite3_and_folder_storage(recorded, tmp_path):
         BagWriter(tmp_path / "run.db3")
 
 
+def test_truncated_sqlite3_bag_keeps_the_frames_before_the_cut(recorded, tmp_path):
+    """Before: a .db3 cut at 90% recovered 0 frames (SQLite refuses a file shorter than its header
+    says). Now the frames before the cut come back exactly as recorded (a blob that ran into the
+    lost part is not handed back zero-filled), the damage is named, and no temporary copy stays."""
+    import tempfile
+
+    live = recorded["live"][:40]
+    whole = tmp_path / "run.db3"
+    with BagWriter(whole, storage="sqlite3") as w:
+        for obs in live:
+            w.write_observation(obs)
+    data = whole.read_bytes()
+    before = set(Path(tempfile.gettempdir()).glob(".salvage-*.db3"))
+    for frac in (0.9, 0.5):
+        cut = tmp_path / f"cut{int(frac * 100)}.db3"
+        cut.write_bytes(data[: int(len(data) * frac)])
+        reader, got = BagReader(cut), []
+        with pytest.raises(BagReadError, match=cut.name):
+            for item in reader:
+                if isinstance(item, FrameItem):
+                    got.append(item)
+        assert len(got) >= int(len(live) * frac * 0.6), (frac, len(got))
+        for item in got:
+            assert_same_obs(item.observation, live[item.observation.step - live[0].step])
+        assert any("index unreadable" in p for p in reader.stats.problems)
+    assert set(Path(tempfile.gettempdir()).glob(".salvage-*.db3")) == before
+
+
 def test_replay_environment_plays_back_and_refuses_to_step(recorded):
     env = ReplayEnvironment(ReplayEnvConfig(bag=str(recorded["path"])))
     first = env.reset()

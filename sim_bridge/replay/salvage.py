@@ -167,26 +167,91 @@ def salvage_mcap(path: str | Path) -> tuple[list[SalvagedConnection], Iterator[t
     return conns, messages()
 
 
+def _sqlite_padded_copies(path: Path) -> tuple[Path, Path] | None:
+    """Two copies of a truncated SQLite file, extended to the size its header states with pages of
+    0x00 and of 0xAA; None when the file is not short (or not SQLite). SQLite refuses a file
+    shorter than its header says ("database disk image is malformed") although every page before
+    the cut is intact. With the lost pages filled in, a table scan reads the rows before the cut;
+    a row whose blob ran on into a lost overflow page reads differently from the two copies, so
+    comparing them tells intact rows from damaged ones (one padded copy alone would hand back a
+    zero-filled image as if it were recorded)."""
+    import os
+    import shutil
+    import tempfile
+
+    with open(path, "rb") as fh:
+        header = fh.read(100)
+    if len(header) < 100 or not header.startswith(b"SQLite format 3\0"):
+        return None
+    page = struct.unpack(">H", header[16:18])[0]
+    page = 65536 if page == 1 else page
+    expected = struct.unpack(">I", header[28:32])[0] * page
+    missing = expected - path.stat().st_size
+    if missing <= 0:
+        return None
+    copies = []
+    for fill in (b"\x00", b"\xaa"):
+        fd, tmp = tempfile.mkstemp(prefix=".salvage-", suffix=".db3")
+        os.close(fd)
+        shutil.copyfile(path, tmp)
+        with open(tmp, "ab") as fh:
+            block = fill * page
+            for _ in range(missing // page):
+                fh.write(block)
+            fh.write(fill * (missing % page))
+        copies.append(Path(tmp))
+    return copies[0], copies[1]
+
+
 def salvage_sqlite3(path: str | Path) -> tuple[list[SalvagedConnection], Iterator[tuple[SalvagedConnection, int, bytes]]]:
+    """Rows of a damaged .db3. A file cut short (a recording killed mid-write, a partial copy)
+    gives back, in storage order, the rows that read the same from two differently padded copies
+    (see ``_sqlite_padded_copies``), up to the first one that does not."""
     import sqlite3
 
+    src = Path(path)
     try:
-        db = sqlite3.connect(f"file:{Path(path)}?mode=ro", uri=True)
-        rows = db.execute("SELECT id, name, type FROM topics ORDER BY id").fetchall()
+        padded = _sqlite_padded_copies(src)
+    except OSError as exc:
+        raise SalvageError(0, f"sqlite3: {exc}") from None
+    paths = list(padded) if padded else [src]
+
+    def cleanup() -> None:
+        if padded:
+            for tmp in padded:
+                tmp.unlink(missing_ok=True)
+
+    try:
+        dbs = [sqlite3.connect(f"file:{p}?mode=ro", uri=True) for p in paths]
+        rows = dbs[0].execute("SELECT id, name, type FROM topics ORDER BY id").fetchall()
     except sqlite3.DatabaseError as exc:
+        cleanup()
         raise SalvageError(0, f"sqlite3: {exc}") from None
     conns = {int(i): SalvagedConnection(int(i), name, typ) for i, name, typ in rows}
+    # Sorting needs every row, so a cut file is read in storage (insertion) order instead; the
+    # reader's synchroniser drops and counts anything out of order.
+    query = ("SELECT topic_id, timestamp, data FROM messages" if padded
+             else "SELECT topic_id, timestamp, data FROM messages ORDER BY timestamp, id")
 
     def messages() -> Iterator[tuple[SalvagedConnection, int, bytes]]:
         n = 0
         try:
-            for tid, t, data in db.execute("SELECT topic_id, timestamp, data FROM messages ORDER BY timestamp, id"):
+            cursors = [db.execute(query) for db in dbs]
+            while True:
+                got = [cur.fetchone() for cur in cursors]
+                if got[0] is None:
+                    return
+                if any(row != got[0] for row in got[1:]):
+                    raise SalvageError(n, f"sqlite3: row {n + 1} runs into the part of the file that was lost")
                 n += 1
+                tid, t, data = got[0]
                 if int(tid) in conns:
                     yield conns[int(tid)], int(t), bytes(data)
         except sqlite3.DatabaseError as exc:
             raise SalvageError(n, f"sqlite3 after {n} row(s): {exc}") from None
         finally:
-            db.close()
+            for db in dbs:
+                db.close()
+            cleanup()
 
     return list(conns.values()), messages()
