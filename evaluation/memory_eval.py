@@ -40,6 +40,7 @@ from household.house_data import HouseError, load_house
 from sim_bridge.embedded.interactions import find_placement
 from sim_bridge.sensors import SensorNoise, sensor_profile
 from household.frames import thor_to_ros_points
+from household.receptacle_filters import FIXED_RECEPTACLE
 from household.types import Action, point_in_polygon
 
 Progress = Callable[[str], None]
@@ -161,8 +162,9 @@ def move_objects(env: EmbeddedEnvironment, n: int, rng: np.random.Generator, vis
     room = {o.id: env.collision.room_at(float(o.position[0]), float(o.position[2])) for o in table.objects.values()}
     movable = [o for o in table.objects.values() if o.active and not o.is_picked_up and o.affords("pickupable")
                and o.id in visible and table.enclosed_by_closed(o) is None and not table.descendants(o.id)]
-    targets = [o for o in table.objects.values() if o.active and o.id in visible and o.affords("receptacle")
-               and not o.affords("pickupable") and not (o.is_container and not o.is_open)]
+    targets = [o for o in table.objects.values() if o.active and o.id in visible and not (o.is_container and not o.is_open)
+               and FIXED_RECEPTACLE.admits_receptacle(o.type, receptacle=o.affords("receptacle"),
+                                                      pickupable=o.affords("pickupable"))]
     rng.shuffle(movable)
     moved: list[dict[str, Any]] = []
     for obj in movable:

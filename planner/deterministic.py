@@ -18,13 +18,11 @@ import math
 from household.checklist import ChecklistItem
 from planner.roles import Goal, Grounding, KnownObject, PlannerContext, Subgoal
 from household.assets import AssetCatalog, default_catalog
+from household.receptacle_filters import AGENT_PUT_DOWN, ROOM_SURFACE
 
 KNIVES = ("Knife", "ButterKnife")
-# Devices and seats are no place to leave things when freeing the hand; when an instruction asks
-# for an object to be in a room, only the devices are (a plate may go on a bathroom's toilet tank).
-_ROOM_PLACEMENT_EXCLUDED = {"Microwave", "Toaster", "CoffeeMachine", "StoveBurner", "Pan", "Pot"}
-_PUT_DOWN_EXCLUDED = {"Bed", "Sofa", "ArmChair", "Chair", "Toilet", "Sink", "SinkBasin", "Bathtub",
-                      "BathtubBasin", "Microwave", "Toaster", "CoffeeMachine", "StoveBurner", "Pan", "Pot"}
+# Which receptacles may take an object when a goal names a room, and when freeing the hand:
+# household.receptacle_filters (ROOM_SURFACE, AGENT_PUT_DOWN).
 
 
 def _dist(a: KnownObject, p: tuple[float, float, float] | None) -> float:
@@ -150,10 +148,9 @@ class NearestGrounder:
     def _room_surface(self, o: KnownObject, object_type: str, context: PlannerContext) -> bool:
         """An open surface that takes ``object_type`` and may receive it when a goal asks for a
         room (no device, nothing excluded)."""
-        if o.object_id in context.excluded_ids or o.object_type in _ROOM_PLACEMENT_EXCLUDED:
+        if o.object_id in context.excluded_ids:
             return False
-        info = self.catalog.type_info(o.object_type)
-        return info is not None and info.receptacle and not info.openable and self.catalog.accepts(o.object_type, object_type)
+        return ROOM_SURFACE.admits_info(self.catalog.type_info(o.object_type), object_type, self.catalog)
 
     def _receptacle_in_room(self, item: ChecklistItem, room: str, context: PlannerContext,
                             near: tuple[float, float, float] | None) -> str | None:
@@ -174,9 +171,8 @@ class NearestGrounder:
         """The nearest open surface that takes the held object (to free the hand)."""
         best = None
         for o in context.known_objects:
-            info = self.catalog.type_info(o.object_type)
-            if (info is None or not info.receptacle or info.openable or info.pickupable or o.object_type in _PUT_DOWN_EXCLUDED
-                    or not self.catalog.accepts(o.object_type, object_type) or o.object_id in context.excluded_ids):
+            if (o.object_id in context.excluded_ids
+                    or not AGENT_PUT_DOWN.admits_info(self.catalog.type_info(o.object_type), object_type, self.catalog)):
                 continue
             d = _dist(o, context.agent_position)
             if best is None or d < best[0]:

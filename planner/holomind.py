@@ -30,17 +30,19 @@ from planner.episodic_beliefs import EpisodicBeliefs
 from planner.goal_dag import build_goal_dag, dag_to_dict, next_goal, single_item_goals
 from planner.navigation import Navigator, Pose
 from planner.object_tracker import ObjectTracker
+from planner.refusals import REFUSED_SITUATIONS, ReceptacleRefusals
 from planner.occupancy import OccupancyConfig, OccupancyMap
 from planner.roles import CriticDecision, CriticEvent, Goal, KnownObject, PlannerContext
 from planner.rooms import RoomSegmenter
 from planner.skills import SKILL_FAILED, UNREACHABLE, Replan, Skills
 from household.assets import default_catalog
+from household.receptacle_filters import FIXED_RECEPTACLE
 from household.frames import ros_to_thor_points, ros_yaw_to_thor, thor_to_ros_points
 from household.types import Action, Observation
 
 # Replan situations (planner.critic.classify) after which the grounded object will not do: the
-# receptacle refused the held type (remembered as a misfit), or the object is not one / cannot act.
-REFUSED_SITUATIONS = frozenset({"no_room", "wrong_receptacle"})
+# receptacle refused the held type (planner.refusals.REFUSED_SITUATIONS, remembered in
+# ``self.refusals``), or the object is not one / cannot act (below).
 UNUSABLE_SITUATIONS = frozenset({"unknown_object", "not_capable"})
 
 
@@ -96,7 +98,8 @@ class HoloMindAgent:
         self.rejected_ids: set[str] = set()  # will not do for any goal (not an object, cannot do it)
         self.relaxed_goals: set[str] = set()  # goals grounded with the room names relaxed
         self.unreachable: set[str] = set()  # navigation to it failed: others of the type first
-        self.misfits: dict[str, set[str]] = {}  # receptacle id -> object types it had no room for
+        # receptacles that refused a type (this episode), and type pairs experience avoids
+        self.refusals = ReceptacleRefusals(None if "episodic" in self.config.ablate else self.experience)
         self.used_ids: set[str] = set()
         self.group_used: dict[str, set[str]] = {}  # distinct_group -> objects already bound in it
         self._failed_frontiers: list[tuple[float, float]] = []
@@ -225,11 +228,6 @@ class HoloMindAgent:
         if worked:
             self.experience.validate(exp)
 
-    def learn_avoid(self, action: str, situation: str, held_type: str, target_type: str) -> None:
-        if "episodic" not in self.config.ablate:
-            self.experience.record(action, situation, f"{held_type}>{target_type}", "choose another receptacle")
-            self.experience.save()
-
     def after_interaction(self, name: str, object_id: str, obs: Observation) -> None:
         """Remember what the agent's own actions did (episodic status): the belief tracker gets
         the evidence (a success's effects, or the state a failure revealed, "is already on"); the
@@ -310,7 +308,7 @@ class HoloMindAgent:
         # was out of reach (tried again only when nothing else of the type turns up).
         self.excluded_now = set(self.rejected_ids | self.unreachable)
         obj_type = goal.items[0].object.type
-        self.excluded_now |= {rid for rid, types in self.misfits.items() if obj_type in types}
+        self.excluded_now |= self.refusals.refused_here(obj_type)
         group = goal.hints.get("distinct_group")
         if group:  # "two pencils": not the pencil an earlier copy of this item already used
             self.excluded_now |= self.group_used.get(group, set())
@@ -347,7 +345,7 @@ class HoloMindAgent:
                     self.history.append(f"{sub.skill} {sub.args}")
             except Replan as exc:
                 self.note(f"{goal.id}: replan ({exc.level}): {exc.diagnosis}")
-                self._on_replan(exc, ground.bindings, obj_type, attempt)
+                self._on_replan(exc, ground.bindings, attempt)
                 if exc.level == "high":
                     return False
                 continue
@@ -358,7 +356,7 @@ class HoloMindAgent:
             return True
         return False
 
-    def _on_replan(self, exc: Replan, bindings: dict[str, str | None], obj_type: str, attempt: int) -> None:
+    def _on_replan(self, exc: Replan, bindings: dict[str, str | None], attempt: int) -> None:
         """What a Replan teaches about the grounded objects. It acts on the typed situation and
         targets only, so it works the same whichever critic decided (rules, or an LLM writing
         free text); the diagnosis is for the notes."""
@@ -366,11 +364,10 @@ class HoloMindAgent:
         if named and exc.situation == UNREACHABLE:
             self.unreachable.update(named)  # navigation tried hard already: ground another
             self.excluded_now.update(named)
+        # (a refusal was recorded in self.refusals where it happened, in the skill: it also
+        # keeps the receptacle from later goals and retries for this type)
         refused = exc.situation in REFUSED_SITUATIONS
         unusable = exc.situation in UNUSABLE_SITUATIONS
-        if refused and bindings.get("target") in named:
-            # no room for this type there: not for a later goal (or a retry) either
-            self.misfits.setdefault(bindings["target"], set()).add(obj_type)
         if named and (refused or unusable or attempt >= 1):
             self.excluded_now.update(named)  # this object will not do: ground another
             if unusable:
@@ -401,7 +398,7 @@ class HoloMindAgent:
         for _ in range(4):
             target = ground.bindings.get("target")
             rec = self.tracker.get(target) if target else None
-            if rec is None or not self.experience.avoid("PutObject", obj_type, rec.object_type):
+            if rec is None or not self.refusals.refuses_type(rec.object_type, obj_type):
                 return ground
             self.excluded_now.add(target)
             self.stats["experience_reused"] += 1
@@ -441,8 +438,7 @@ class HoloMindAgent:
             want_room = room or goal.hints.get("object_room")
             p = self.pose
             boxes = [o for o in self.tracker.objects.values() if not o.gone and o.object_id not in self._inspected
-                     and (info := self.catalog.type_info(o.object_type)) is not None and info.receptacle
-                     and not info.pickupable and self.catalog.accepts(o.object_type, t)]
+                     and FIXED_RECEPTACLE.admits_info(self.catalog.type_info(o.object_type), t, self.catalog)]
             boxes.sort(key=lambda o: (want_room is not None and self.rooms.room_type_at(float(o.centroid[0]), float(o.centroid[2])) != want_room,
                                       math.hypot(o.centroid[0] - p.x, o.centroid[2] - p.z)))
             for box in boxes[:8]:

@@ -13,12 +13,11 @@ from __future__ import annotations
 import math
 from typing import Any, Iterator
 
-import numpy as np
-
 from household.checklist import ChecklistItem, ItemResult, evaluate_checklist
 from planner.lattice_nav import LatticeState, plan_lattice
 from planner.reach_region import reachable_region, walking_distance_to
 from household.assets import SLICER_TYPES
+from household.receptacle_filters import ORACLE_PUT_DOWN, ORACLE_ROOM_SURFACE
 from sim_bridge.embedded.env import AgentPose, EmbeddedEnvironment
 from sim_bridge.embedded.interactions import find_placement
 from sim_bridge.embedded.objects import SimObject
@@ -290,8 +289,9 @@ class OraclePlanner:
         if table.held is None:
             return
         held = table.objects[table.held]
-        rec = self._nearest(lambda o: o.affords("receptacle") and not o.is_container and o.type not in ("Bed", "Sofa", "ArmChair", "Chair")
-                            and table.catalog.accepts(o.type, held.type) and find_placement(held, o, table.children(o.id)) is not None)
+        rec = self._nearest(lambda o: ORACLE_PUT_DOWN.admits(o.type, held.type, receptacle=o.affords("receptacle"),
+                                                             catalog=table.catalog)
+                            and find_placement(held, o, table.children(o.id)) is not None)
         if rec is None:
             raise OracleError(f"nowhere to put down {held.id}")
         yield from self._interact(rec, "PutObject")
@@ -383,8 +383,8 @@ class OraclePlanner:
         table = self.env.table
         best = None
         for o in table.active():
-            if (not o.affords("receptacle") or o.is_container or o.is_picked_up or o.id == obj.id
-                    or not self._usable(o)):
+            if (not ORACLE_ROOM_SURFACE.admits_receptacle(o.type, receptacle=o.affords("receptacle"))
+                    or o.is_picked_up or o.id == obj.id or not self._usable(o)):
                 continue
             info = world.room_of_point(o.position[0], o.position[2])
             if info is None or (info.id != room if room.startswith("room|") else info.room_type != room):

@@ -19,6 +19,7 @@ from planner.critic import classify
 from planner.navigation import HORIZONS, Navigator, Pose
 from planner.object_tracker import ObjectTracker
 from planner.occupancy import OccupancyMap
+from planner.refusals import REFUSED_SITUATIONS, ReceptacleRefusals
 from planner.roles import CriticDecision, CriticEvent, PlannerContext, Subgoal
 
 
@@ -36,6 +37,7 @@ class AgentView(Protocol):
     occupancy: OccupancyMap
     grounder: Any
     excluded_now: set[str]
+    refusals: ReceptacleRefusals
 
     @property
     def pose(self) -> Pose: ...
@@ -51,7 +53,6 @@ class AgentView(Protocol):
     def experience_fix(self, action: str, object_type: str) -> str | None: ...
     def experience_closer(self, action: str, object_type: str) -> bool: ...
     def learn(self, action: str, situation: str, object_type: str, fix: str, worked: bool) -> None: ...
-    def learn_avoid(self, action: str, situation: str, held_type: str, target_type: str) -> None: ...
     def frontier_failed(self, x: float, z: float) -> bool: ...
     def fail_frontier(self, x: float, z: float, reached: bool = False) -> None: ...
 
@@ -270,9 +271,9 @@ class Skills:
             decision = a.critique(CriticEvent("action", subgoal, name, False, obs2.feedback.error))
             if decision.verdict == "pass":
                 return True
+        if decision.situation in REFUSED_SITUATIONS and a.held_type:
+            a.refusals.record(name, decision.situation, object_id, obj.object_type, a.held_type)
         if decision.verdict == "replan":
-            if classify(obs.feedback.error) in ("no_room", "wrong_receptacle") and a.held_type:
-                a.learn_avoid(name, classify(obs.feedback.error), a.held_type, obj.object_type)
             raise Replan(decision.replan_level, decision.diagnosis, decision.situation, (object_id,))
         raise Replan("low", decision.diagnosis, decision.situation, (object_id,))
 

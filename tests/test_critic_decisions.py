@@ -8,22 +8,20 @@ from __future__ import annotations
 
 import json
 import os
-from collections import Counter
 from types import SimpleNamespace
-from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import pytest  # noqa: E402
 
 from household.types import Action, ActionFeedback, Observation  # noqa: E402
-from planner.agent_config import AgentConfig  # noqa: E402
 from planner.critic import RuleCritic, situation_of  # noqa: E402
 from planner.holomind import HoloMindAgent  # noqa: E402
 from planner.llm import LLMConfig, LLMCritic  # noqa: E402
 from planner.llm.client import LLMClient  # noqa: E402
 from planner.roles import CriticDecision, CriticEvent, PlannerContext, Subgoal  # noqa: E402
 from planner.skills import UNREACHABLE, Replan, Skills  # noqa: E402
+from tests.skill_fakes import FakeAgentView  # noqa: E402
 
 NO_ROOM = "PutObject: CounterTop|2|3 has no valid positions left for Mug|1|2"
 # An LLM's answer: a sensible verdict in its own words, naming no id and none of the rule words.
@@ -56,40 +54,17 @@ def test_rule_and_llm_critics_agree_on_the_situation():
     assert rule.verdict == llm.verdict == "replan"
 
 
-class FakeAgent:
+class FakeAgent(FakeAgentView):
     """The narrow AgentView the skills use, with a scripted critic."""
 
     def __init__(self, decision: CriticDecision) -> None:
+        super().__init__()
         self.decision = decision
-        self.config = AgentConfig()
-        self.stats: Counter = Counter()
-        self.notes: list[str] = []
-        self.avoided: list[tuple] = []
         obj = SimpleNamespace(object_type="CounterTop", state={}, distance_3d=lambda _p: 0.5)
         self.tracker = SimpleNamespace(get=lambda oid: obj, visible_now={"CounterTop|2|3": True})
-        self.held_type = "Mug"
-        self.held_id = "Mug|1|2"
-
-    def camera_thor(self) -> Any:
-        return (0.0, 0.0, 0.0)
-
-    def experience_fix(self, action: str, object_type: str) -> None:
-        return None
-
-    def experience_closer(self, action: str, object_type: str) -> bool:
-        return False
-
-    def after_interaction(self, name: str, object_id: str, obs: Observation) -> None:
-        pass
 
     def critique(self, event: CriticEvent) -> CriticDecision:
         return self.decision
-
-    def learn_avoid(self, *args: str) -> None:
-        self.avoided.append(args)
-
-    def note(self, text: str) -> None:
-        self.notes.append(text)
 
 
 def _failed_put() -> Observation:
@@ -105,7 +80,9 @@ def test_skill_raises_typed_replan_whatever_the_critic_wrote():
         gen.send(_failed_put())
     assert info.value.situation == "no_room"
     assert info.value.target_ids == ("CounterTop|2|3",)
-    assert skills.a.avoided == [("PutObject", "no_room", "Mug", "CounterTop")]
+    # one failure, one store: this counter for the rest of the episode, and the type pair
+    assert skills.a.refusals.by_receptacle() == {"CounterTop|2|3": frozenset({"Mug"})}
+    assert skills.a.refusals.refuses_type("CounterTop", "Mug")
 
 
 @pytest.mark.parametrize("situation,misfit,rejected", [
@@ -116,17 +93,16 @@ def test_skill_raises_typed_replan_whatever_the_critic_wrote():
 ])
 def test_agent_acts_on_the_situation_not_the_words(situation, misfit, rejected):
     agent = HoloMindAgent()
-    agent.excluded_now, agent.rejected_ids, agent.unreachable, agent.misfits = set(), set(), set(), {}
+    agent.excluded_now, agent.rejected_ids, agent.unreachable = set(), set(), set()
     bindings = {"object": "Mug|1|2", "target": "CounterTop|2|3"}
     # The same free-text diagnosis every time: only the type differs.
-    agent._on_replan(Replan("low", "Try somewhere else.", situation, ("CounterTop|2|3",)), bindings, "Mug", 0)
-    assert (agent.misfits == {"CounterTop|2|3": {"Mug"}}) is misfit
+    agent._on_replan(Replan("low", "Try somewhere else.", situation, ("CounterTop|2|3",)), bindings, 0)
     assert ("CounterTop|2|3" in agent.rejected_ids) is rejected
     assert ("CounterTop|2|3" in agent.excluded_now) is (misfit or rejected)
 
 
 def test_unreachable_target_is_set_aside():
     agent = HoloMindAgent()
-    agent.excluded_now, agent.rejected_ids, agent.unreachable, agent.misfits = set(), set(), set(), {}
-    agent._on_replan(Replan("low", "no path", UNREACHABLE, ("Mug|1|2",)), {"object": "Mug|1|2"}, "Mug", 0)
+    agent.excluded_now, agent.rejected_ids, agent.unreachable = set(), set(), set()
+    agent._on_replan(Replan("low", "no path", UNREACHABLE, ("Mug|1|2",)), {"object": "Mug|1|2"}, 0)
     assert agent.unreachable == {"Mug|1|2"} and agent.excluded_now == {"Mug|1|2"}

@@ -1,0 +1,84 @@
+"""Which receptacles may take an object, for each purpose, written once.
+
+The planner, the oracle and the generator each pick receptacles: a surface in a room for an
+"in the kitchen" goal, a spot to free the hand, a box to search for something unseen. Each used
+to write its own combination of "is a receptacle", "is not a lidded or boxed thing", "is not
+itself carried", a list of types to skip, and THOR's object-specific restrictions
+(``AssetCatalog.accepts``), so a rule fixed in one copy stayed wrong in the others. Here every
+purpose is one named ``ReceptacleFilter``; the callers add only what needs the simulator's or
+the agent's state (a free footprint on the top, an excluded id, the room).
+
+The filters differ on purpose and say why: the oracle (ground truth, privileged) skips boxed
+receptacles (``CONTAINER_TYPES``: contents sit inside, it places on tops), the agent skips
+openable ones (it cannot see whether they are open from its memory's type alone).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from household.assets import CONTAINER_TYPES, AssetCatalog, AssetInfo, default_catalog
+
+# Devices and cookware: they take objects (a mug in a coffee machine, bread in a toaster) but a
+# goal that names only a room never means "put it in the toaster".
+DEVICE_AND_COOKWARE_TYPES = frozenset({"Microwave", "Toaster", "CoffeeMachine", "StoveBurner", "Pan", "Pot"})
+
+# Furniture one sits or lies on, and basins: THOR lets you put things there, but a robot freeing
+# its hand should not leave a knife on a chair or an apple in the bath.
+SEATS = frozenset({"Bed", "Sofa", "ArmChair", "Chair"})
+SEATS_AND_BASINS = SEATS | frozenset({"Toilet", "Sink", "SinkBasin", "Bathtub", "BathtubBasin"})
+
+
+@dataclass(frozen=True)
+class ReceptacleFilter:
+    """One purpose's rule for "may this receptacle take an object of this type".
+
+    ``no_openable``: skip receptacles with a door or lid (``CanOpen``); ``no_container``: skip
+    those whose contents sit inside (``CONTAINER_TYPES``); ``fixed_only``: skip receptacles that
+    can themselves be picked up (a bowl, a box); ``excluded_types``: skip these types outright.
+    THOR's object-specific restrictions (a toaster takes only bread slices) always apply."""
+
+    name: str
+    no_openable: bool = False
+    no_container: bool = False
+    fixed_only: bool = False
+    excluded_types: frozenset[str] = frozenset()
+
+    def admits_receptacle(self, receptacle_type: str, *, receptacle: bool, openable: bool = False,
+                          pickupable: bool = False) -> bool:
+        """The part that does not depend on what is placed (to shortlist receptacles once)."""
+        if not receptacle or receptacle_type in self.excluded_types:
+            return False
+        if (self.no_openable and openable) or (self.fixed_only and pickupable):
+            return False
+        return not (self.no_container and receptacle_type in CONTAINER_TYPES)
+
+    def admits(self, receptacle_type: str, object_type: str, *, receptacle: bool, openable: bool = False,
+               pickupable: bool = False, catalog: AssetCatalog | None = None) -> bool:
+        """From an object's own affordances (a sliced piece overrides its asset's)."""
+        return (self.admits_receptacle(receptacle_type, receptacle=receptacle, openable=openable, pickupable=pickupable)
+                and (catalog or default_catalog()).accepts(receptacle_type, object_type))
+
+    def admits_info(self, info: AssetInfo | None, object_type: str, catalog: AssetCatalog | None = None) -> bool:
+        """From a type's affordances in the asset database (what the agent's memory knows)."""
+        if info is None:
+            return False
+        return self.admits(info.object_type, object_type, receptacle=info.receptacle, openable=info.openable,
+                           pickupable=info.pickupable, catalog=catalog)
+
+
+# The agent, placing an object for a goal that names a room ("put the apple in the kitchen").
+ROOM_SURFACE = ReceptacleFilter("room surface", no_openable=True, excluded_types=DEVICE_AND_COOKWARE_TYPES)
+# The agent, freeing its hand: an open, fixed surface that is not a seat, a basin or a device.
+AGENT_PUT_DOWN = ReceptacleFilter("agent put-down", no_openable=True, fixed_only=True,
+                                  excluded_types=SEATS_AND_BASINS | DEVICE_AND_COOKWARE_TYPES)
+# Any receptacle that is not itself carried: where the agent looks for something unseen (closed
+# ones are opened and looked into), and where memory-eval moves objects behind the agent's back.
+FIXED_RECEPTACLE = ReceptacleFilter("fixed receptacle", fixed_only=True)
+# The oracle, placing for a room goal: a top (not a box) it can put the object on.
+ORACLE_ROOM_SURFACE = ReceptacleFilter("oracle room surface", no_container=True)
+# The oracle, freeing its hand: a top that is not a seat.
+ORACLE_PUT_DOWN = ReceptacleFilter("oracle put-down", no_container=True, excluded_types=SEATS)
+
+FILTERS: tuple[ReceptacleFilter, ...] = (ROOM_SURFACE, AGENT_PUT_DOWN, FIXED_RECEPTACLE, ORACLE_ROOM_SURFACE,
+                                         ORACLE_PUT_DOWN)

@@ -1,0 +1,39 @@
+"""A fake of the narrow ``AgentView`` the skills use (planner.skills), for tests that drive one
+skill by hand: the agent's memory says every object is in view and within reach, experience
+suggests nothing, and the critic is whatever the test scripts."""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from household.types import Observation
+from planner.agent_config import AgentConfig
+from planner.critic import ExperiencePool
+from planner.refusals import ReceptacleRefusals
+
+
+class FakeAgentView:
+    held_id: str | None = "Mug|1|2"
+    held_type: str | None = "Mug"
+
+    def __init__(self) -> None:
+        self.config = AgentConfig()
+        self.stats: Counter = Counter()
+        self.notes: list[str] = []
+        self.excluded_now: set[str] = set()
+        self.refusals = ReceptacleRefusals(ExperiencePool())
+
+    def camera_thor(self) -> Any:
+        return (0.0, 0.0, 0.0)
+
+    def experience_fix(self, action: str, object_type: str) -> None:
+        return None
+
+    def experience_closer(self, action: str, object_type: str) -> bool:
+        return False
+
+    def after_interaction(self, name: str, object_id: str, obs: Observation) -> None:
+        pass
+
+    def note(self, text: str) -> None:
+        self.notes.append(text)
