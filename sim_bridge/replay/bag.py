@@ -57,7 +57,7 @@ from sim_bridge.replay.salvage import SalvageError, salvage_mcap, salvage_sqlite
 from sim_bridge.ros import convert as cv
 from sim_bridge.ros import payloads
 from sim_bridge.ros.sync import FrameSynchronizer, SyncConfig
-from sim_bridge.ros.topics import LEGACY_NAMES, STRING, TOPICS, topic_names
+from sim_bridge.ros.topics import LEGACY_NAMES, STRING, TOPICS, QosSpec, topic_names
 from household.types import Action, Observation, WorldState
 
 NS = 1_000_000_000
@@ -89,6 +89,19 @@ def _storage_of(path: Path, storage: str | None) -> str:
     return "sqlite3" if path.suffix == ".db3" else "mcap"
 
 
+def bag_qos(spec: QosSpec) -> Any:
+    """A topic's QoS as rosbag2 records it (``offered_qos_profiles``), so ``ros2 bag play``
+    offers the latched topics (label table, status, plan) transient-local again, and the sensor
+    streams best-effort, as the live nodes expect them."""
+    from rosbags.interfaces import Qos, QosDurability, QosHistory, QosLiveliness, QosReliability, QosTime
+
+    unset = QosTime(9223372036, 854775807)  # Jazzy rosbag2's "infinite" duration (RMW_DURATION_INFINITE)
+    return Qos(history=QosHistory[spec.history.upper()], depth=spec.depth,
+               reliability=QosReliability[spec.reliability.upper()], durability=QosDurability[spec.durability.upper()],
+               deadline=unset, lifespan=unset, liveliness=QosLiveliness.AUTOMATIC, liveliness_lease_duration=unset,
+               avoid_ros_namespace_conventions=False)
+
+
 class BagWriter:
     def __init__(self, path: str | Path, *, storage: str | None = None, rate_hz: float = 10.0,
                  start_ns: int = START_NS, names: Mapping[str, str] | None = None, exclude: Iterable[str] = (),
@@ -110,6 +123,7 @@ class BagWriter:
         self.typestore = typestore or get_typestore(Stores.ROS2_JAZZY)
         self.classes = cv.MessageClasses.from_typestore(self.typestore)
         self.names = dict(names or topic_names())
+        self._spec_by_name = {name: TOPICS[key] for key, name in self.names.items()}
         self.exclude = set(exclude)
         unknown = self.exclude - set(TOPICS)
         if unknown:
@@ -143,7 +157,10 @@ class BagWriter:
     def _connection(self, topic: str, msgtype: str, typestore: Any) -> Any:
         key = (topic, msgtype)
         if key not in self._connections:
-            self._connections[key] = self._writer.add_connection(topic, msgtype, typestore=typestore)
+            spec = self._spec_by_name.get(topic)
+            qos = [bag_qos(spec.qos_spec)] if spec is not None and spec.msg_type == msgtype else []
+            self._connections[key] = self._writer.add_connection(topic, msgtype, typestore=typestore,
+                                                                 offered_qos_profiles=qos)
         return self._connections[key]
 
     def write_message(self, topic: str, msgtype: str, msg: Any, stamp_ns: int, typestore: Any = None) -> None:
