@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-from typing import Any
 
 from std_msgs.msg import String
 
@@ -32,8 +31,9 @@ EVENT_TOPICS = {"belief_update": "belief_updates", "goal_dag": "plan", "critic_d
 class BagPlayerNode(WorldMindNode):
     module = "bag_player_node"
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__("bag_player", **kwargs)
+    node_name = "bag_player"
+
+    def configure(self) -> None:
         if not self.params["bag"]:
             raise ValueError("parameter bag: the bag to play is required")
         self.classes = MessageClasses.from_modules()
@@ -72,6 +72,9 @@ class BagPlayerNode(WorldMindNode):
             for item in reader:
                 if self.closing.is_set():
                     return
+                while not self.active:  # inactive (lifecycle): playback pauses where it is
+                    if self.closing.wait(0.05):
+                        return
                 if rate > 0:
                     if first is None:
                         first = (item.stamp_ns, time.monotonic())

@@ -41,8 +41,9 @@ def action_effects(skill: str, target: str | None, held: str | None, robot: str)
 class BeliefNode(WorldMindNode):
     module = "belief_node"
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__("belief", **kwargs)
+    node_name = "belief"
+
+    def configure(self) -> None:
         p = self.params
         self.robot = p["self_name"]
         self.tracker = BeliefTracker(p["log_path"] or None, self_name=self.robot)

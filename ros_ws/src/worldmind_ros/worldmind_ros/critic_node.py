@@ -30,8 +30,9 @@ from worldmind_ros.runtime import PendingRequests, WorldMindNode, main_for, topi
 class CriticNode(WorldMindNode):
     module = "critic_node"
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__("critic", **kwargs)
+    node_name = "critic"
+
+    def configure(self) -> None:
         self.rules = RuleCritic()
         self.pub = self.publisher("critic")
         self.requests = PendingRequests()

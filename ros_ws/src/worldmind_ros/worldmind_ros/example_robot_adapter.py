@@ -10,7 +10,6 @@ each with one ``worldmind/skill_result`` on the robot's result topic when the sk
 
 from __future__ import annotations
 
-from typing import Any
 
 from worldmind_ros.graph import ROBOT_TOPICS
 from worldmind_ros.runtime import WorldMindNode, main_for
@@ -23,8 +22,9 @@ class ExampleRobotAdapter(WorldMindNode):
     module = "example_robot_adapter"
     executor_threads = 4
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__("example_robot", **kwargs)
+    node_name = "example_robot"
+
+    def configure(self) -> None:
         p = self.params
         self.server = SimServer(self, ROBOT_NAMES, episode_path=p["episode"], data_dir=p["data_dir"],
                                 width=p["width"], height=p["height"], move_step=p["move_step"],

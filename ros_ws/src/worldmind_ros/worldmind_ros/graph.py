@@ -51,6 +51,7 @@ def _p(name: str, default: Any, description: str) -> ParamSpec:
 
 _COMMON = (
     _p("topic_namespace", "", "prefix for every WorldMind topic that is not remapped (e.g. /robot1)"),
+    _p("autostart", True, "configure and activate at start (false: stay unconfigured for a lifecycle manager)"),
 )
 
 # Frame ids (REP 105), as parameters of every node that publishes or looks up TF.

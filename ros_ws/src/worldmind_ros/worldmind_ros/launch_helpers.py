@@ -15,7 +15,8 @@ parameters therefore get their argument wrapped in YAML quotes (``string_value``
 any text, the empty string included, a string; bool arguments are passed bare.
 
 Arguments every graph takes: ``namespace`` (the nodes' ROS namespace; WorldMind's topic names
-are relative, so they all move under it), ``use_sim_time``, ``log_level``, ``params_file``;
+are relative, so they all move under it), ``use_sim_time``, ``log_level``, ``params_file``,
+``autostart`` (false: the managed nodes wait, unconfigured, for a lifecycle manager);
 ``instruction`` (the task in words, for the planner), ``instruction_kind`` (detailed | concise),
 and per graph ``episode``, ``agent``, ``bag``, ``out`` and, for the robot, one argument per robot
 topic. The Fast DDS profile (a shared-memory segment large enough for a frame) is set unless the
@@ -53,8 +54,10 @@ COMMON_ARGS = {
     "use_sim_time": ({"sim": "true", "replay": "true", "robot": "false"},
                      "take time from /clock (the simulator bridge and the bag player publish it)"),
     "log_level": ({}, "rcutils log level of every node: debug | info | warn | error | fatal"),
+    "autostart": ({}, "configure and activate every node at start (false: leave them unconfigured for a "
+                      "lifecycle manager, e.g. nav2_lifecycle_manager)"),
 }
-COMMON_DEFAULTS = {"namespace": "", "log_level": "info"}
+COMMON_DEFAULTS = {"namespace": "", "log_level": "info", "autostart": "true"}
 DDS_PROFILE_ENV = "FASTRTPS_DEFAULT_PROFILES_FILE"
 
 
@@ -118,6 +121,7 @@ def launch_description(mode: str) -> Any:
         declared = g.param_defaults(spec.module)
         overrides: dict[str, Any] = {RUN_ARGS[a][0]: string_value(a) for a in used_args if RUN_ARGS[a][0] in declared}
         overrides["use_sim_time"] = LaunchConfiguration("use_sim_time")
+        overrides["autostart"] = LaunchConfiguration("autostart")
         remappings = [(t.default, LaunchConfiguration(t.launch_arg)) for t in g.ROBOT_TOPICS] if spec.robot_side else []
         kwargs: dict[str, Any] = {}
         if spec is g.EXAMPLE_ROBOT:

@@ -102,8 +102,9 @@ def objects_msg(memory: SpatialMemory, frame_id: str, stamp: Any) -> Any:
 class MemoryNode(WorldMindNode):
     module = "memory_node"
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__("memory", **kwargs)
+    node_name = "memory"
+
+    def configure(self) -> None:
         p = self.params
         self.pipeline = MemoryPipeline.build(memory_config=MemoryConfig(voxel_size=p["voxel_size"]),
                                              min_pixels=p["min_pixels"])

@@ -43,8 +43,9 @@ def objects_payload(frame: Any, stamp_ns: int) -> dict[str, Any]:
 class PerceptionNode(WorldMindNode):
     module = "perception_node"
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__("perception", **kwargs)
+    node_name = "perception"
+
+    def configure(self) -> None:
         p = self.params
         self.perception = Perception(PerceptionConfig(voxel_size=p["voxel_size"], min_pixels=p["min_pixels"],
                                                       max_depth=p["max_depth"]))

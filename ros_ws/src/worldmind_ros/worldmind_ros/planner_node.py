@@ -75,8 +75,9 @@ def critic_decisions(agent: Any, since: int) -> tuple[list[dict[str, Any]], int]
 class PlannerNode(WorldMindNode):
     module = "planner_node"
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__("planner", **kwargs)
+    node_name = "planner"
+
+    def configure(self) -> None:
         p = self.params
         self.agent = make_planner_agent(p["agent"], p["move_step"])
         self.episode = self._episode(p)

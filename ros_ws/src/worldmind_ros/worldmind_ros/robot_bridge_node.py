@@ -53,8 +53,9 @@ class RobotBridgeNode(WorldMindNode):
     module = "robot_bridge_node"
     executor_threads = 4  # a relayed ExecuteSkill goal blocks one thread until the robot answers
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__("robot_bridge", **kwargs)
+    node_name = "robot_bridge"
+
+    def configure(self) -> None:
         p = self.params
         self.robot = dict(ROBOT_NAMES)  # remapped by ROS (-r) at the process level
         # Poses from the robot's own TF (map -> odom -> base -> camera, at each frame's stamp) unless

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rclpy.action import ActionServer, CancelResponse, GoalResponse
+from rclpy.action import ActionServer, CancelResponse
 from rclpy.task import Future
 
 TASK_ACTION = "worldmind/run_task"
@@ -31,7 +31,7 @@ _STATE = {"done": 2, "failed": 3, "active": 1}
 
 class TaskServer:
     def __init__(self, planner: Any) -> None:
-        from worldmind_ros.skill_action import interfaces
+        from worldmind_ros.skill_action import accept_if_active, interfaces
 
         self.RunTask = interfaces().RunTask
         from worldmind_interfaces.msg import GoalStatus
@@ -40,7 +40,7 @@ class TaskServer:
         self.planner = planner
         self.current: dict[str, Any] | None = None
         self.server = ActionServer(planner, self.RunTask, TASK_ACTION, execute_callback=self._execute,
-                                   goal_callback=lambda _g: GoalResponse.ACCEPT,
+                                   goal_callback=lambda _g: accept_if_active(planner),
                                    cancel_callback=lambda _h: CancelResponse.ACCEPT)
         planner.create_timer(0.01, self._watch_cancel)
 

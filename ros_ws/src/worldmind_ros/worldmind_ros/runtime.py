@@ -1,5 +1,21 @@
 """What every WorldMind node shares: parameter declaration from ``graph.NODE_PARAMS``, QoS from
-the topic contract, JSON topics that survive bad input, and a run loop with a clean shutdown.
+the topic contract, JSON topics that survive bad input, a managed (lifecycle) life, and a run loop
+with a clean shutdown.
+
+Every node is a ROS 2 managed node (``rclpy.lifecycle.LifecycleNode``, the ROS 2 node
+lifecycle), as Nav2's are, so a lifecycle manager (``nav2_lifecycle_manager``, ``ros2 lifecycle
+set``) can bring the graph up in order and take a node down without killing it:
+- construction declares the parameters only (state ``unconfigured``);
+- ``configure`` reads the parameters as they are now and creates the node's publishers,
+  subscriptions, timers, action servers and clients (the subclass's ``configure()``); a bad
+  parameter fails the transition with one logged line and the node stays ``unconfigured``;
+- ``activate`` lets callbacks through; while ``inactive`` every subscription and timer callback
+  is dropped (counted in ``inactive_drops``) and action goals are rejected;
+- ``cleanup`` closes the node's work (``close()``: save a map, stop a worker) and destroys what
+  ``configure`` created, so a new ``configure`` starts fresh; ``shutdown`` closes it too.
+With the ``autostart`` parameter (default true, as ``worldmind ros up`` and the launch files run
+them) a node configures and activates itself at start and a setup error ends the process with one
+line; ``autostart:=false`` leaves it ``unconfigured`` for a lifecycle manager.
 
 Why a run loop of our own instead of ``rclpy.spin``: with rclpy's default signal handling,
 Ctrl-C raises KeyboardInterrupt wherever the main thread happens to be (often deep inside a
@@ -24,7 +40,7 @@ from typing import Any, Callable, Sequence
 
 import rclpy
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor, SingleThreadedExecutor
-from rclpy.node import Node
+from rclpy.lifecycle import LifecycleNode, LifecycleState, TransitionCallbackReturn
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
 from rcl_interfaces.msg import ParameterDescriptor
@@ -71,34 +87,154 @@ class PendingRequests:
         return self._by_id.pop(request_id, None)
 
 
-class WorldMindNode(Node):
-    """Base class: typed parameters with descriptions, contract topic names, JSON helpers.
+class NodeSetupError(RuntimeError):
+    """A node could not be configured at start (autostart): the message says why."""
 
-    Subclasses set ``done = True`` (and ``exit_code``) to end the process, and may override
-    ``close()`` for work that must happen before the node is destroyed (saving a map, ...)."""
+
+_ENTITY_KINDS = ("publishers", "subscriptions", "timers", "clients", "services", "guards", "waitables")
+
+
+class WorldMindNode(LifecycleNode):
+    """Base class: typed parameters with descriptions, contract topic names, JSON helpers, and the
+    lifecycle described in the module docstring.
+
+    Subclasses set ``node_name``, create everything in ``configure()`` (never in ``__init__``),
+    set ``done = True`` (and ``exit_code``) to end the process, and may override ``close()`` for
+    work that must happen when the node is cleaned up or shut down (saving a map, ...)."""
 
     module = ""  # the NODE_PARAMS key
+    node_name = ""
     executor_threads = 1  # > 1: a MultiThreadedExecutor (nodes whose action servers block while a skill runs)
 
-    def __init__(self, node_name: str, **kwargs: Any) -> None:
-        super().__init__(node_name, **kwargs)
-        self.params = self._declare(self.module)
+    def __init__(self, node_name: str | None = None, **kwargs: Any) -> None:
+        super().__init__(node_name or self.node_name, **kwargs)
+        self._declare(self.module)
+        self.params = self._read_params()
+        self._refresh_names()
+        self.done = False
+        self.exit_code = 0
+        self.bad_messages = 0
+        self.inactive_drops = 0
+        self.active = False
+        self.configured = False
+        self.setup_error: str | None = None
+        self._created: dict[str, list[Any]] = {}
+        self._lock = threading.RLock()
+        if self.params.get("autostart", True):
+            if self.trigger_configure() != TransitionCallbackReturn.SUCCESS:
+                raise NodeSetupError(self.setup_error or "configure failed")
+            self.trigger_activate()
+
+    # -- lifecycle ----------------------------------------------------------------------------
+    def configure(self) -> None:
+        """Create the node's publishers, subscriptions, timers, servers (subclasses)."""
+
+    def close(self) -> None:
+        """Called once per configuration, on cleanup or shutdown (subclasses)."""
+
+    def on_configure(self, state: LifecycleState) -> TransitionCallbackReturn:
+        before = self._entities()
+        try:
+            self.params = self._read_params()
+            self._refresh_names()
+            self.configure()
+        except Exception as exc:  # noqa: BLE001 - one line, and the node stays unconfigured
+            self.setup_error = f"{type(exc).__name__}: {exc}"
+            self.get_logger().error(f"configure failed: {self.setup_error}")
+            self._destroy_created(before)
+            return TransitionCallbackReturn.FAILURE
+        self._created = {k: [e for e in v if e not in before[k]] for k, v in self._entities().items()}
+        self.configured, self.setup_error = True, None
+        return TransitionCallbackReturn.SUCCESS
+
+    def on_activate(self, state: LifecycleState) -> TransitionCallbackReturn:
+        self.active = True
+        return super().on_activate(state)
+
+    def on_deactivate(self, state: LifecycleState) -> TransitionCallbackReturn:
+        self.active = False
+        return super().on_deactivate(state)
+
+    def on_cleanup(self, state: LifecycleState) -> TransitionCallbackReturn:
+        self.release()
+        self._destroy_created(None)
+        return TransitionCallbackReturn.SUCCESS
+
+    def on_shutdown(self, state: LifecycleState) -> TransitionCallbackReturn:
+        self.release()
+        return TransitionCallbackReturn.SUCCESS
+
+    def release(self) -> None:
+        """``close()`` once for the current configuration (cleanup, shutdown, or the run loop's end)."""
+        self.active = False
+        if self.configured:
+            self.configured = False
+            self.close()
+
+    @property
+    def lifecycle_state(self) -> str:
+        """``unconfigured`` | ``inactive`` | ``active`` | ``finalized`` (or a transition label)."""
+        return str(self._state_machine.current_state[1])
+
+    def _entities(self) -> dict[str, list[Any]]:
+        return {kind: list(getattr(self, kind)) for kind in _ENTITY_KINDS}
+
+    def _destroy_created(self, before: dict[str, list[Any]] | None) -> None:
+        """Destroy what ``configure`` created (since ``before``, or as recorded after it)."""
+        created = (self._created if before is None else
+                   {k: [e for e in v if e not in before[k]] for k, v in self._entities().items()})
+        destroy = {"publishers": self.destroy_publisher, "subscriptions": self.destroy_subscription,
+                   "timers": self.destroy_timer, "clients": self.destroy_client, "services": self.destroy_service,
+                   "guards": self.destroy_guard_condition}
+        for kind, items in created.items():
+            if kind != "waitables":
+                for entity in items:
+                    destroy[kind](entity)
+        # What is left: action servers and clients (a publisher's or subscription's QoS event
+        # handlers are waitables too, and went with it).
+        for entity in created.get("waitables", []):
+            if entity in list(self.waitables):
+                self.remove_waitable(entity)
+                getattr(entity, "destroy", lambda: None)()
+        self._created = {}
+
+    def _when_active(self, callback: Callable[..., Any], takes_message: bool) -> Callable[..., Any]:
+        def drop() -> None:
+            self.inactive_drops += 1
+
+        if takes_message:
+            def gated_message(msg: Any) -> Any:
+                return callback(msg) if self.active else drop()
+
+            return gated_message
+
+        def gated() -> Any:
+            return callback() if self.active else drop()
+
+        return gated
+
+    def create_subscription(self, msg_type: Any, topic: str, callback: Callable[[Any], None], qos_profile: Any,
+                            **kwargs: Any) -> Any:
+        return super().create_subscription(msg_type, topic, self._when_active(callback, True), qos_profile, **kwargs)
+
+    def create_timer(self, timer_period_sec: float, callback: Callable[[], Any], *args: Any, **kwargs: Any) -> Any:
+        return super().create_timer(timer_period_sec, self._when_active(callback, False), *args, **kwargs)
+
+    # -- parameters ---------------------------------------------------------------------------
+    def _declare(self, module: str) -> None:
+        for spec in NODE_PARAMS.get(module, ()):
+            desc = ParameterDescriptor(description=spec.description)
+            self.declare_parameter(spec.name, spec.default, desc)
+
+    def _read_params(self) -> dict[str, Any]:
+        """The declared parameters' values now (a lifecycle manager may set them before configure)."""
+        return {spec.name: self.get_parameter(spec.name).value for spec in NODE_PARAMS.get(self.module, ())}
+
+    def _refresh_names(self) -> None:
         # Relative names resolved in this node's namespace once (rcl applies remap rules to the
         # expanded name either way), so log lines and payload errors name the real topic.
         self.names = {k: self.full_name(v) for k, v in node_topic_names(str(self.params.get("topic_namespace", "")))
                       .items()}
-        self.done = False
-        self.exit_code = 0
-        self.bad_messages = 0
-        self._lock = threading.RLock()
-
-    # -- parameters ---------------------------------------------------------------------------
-    def _declare(self, module: str) -> dict[str, Any]:
-        values: dict[str, Any] = {}
-        for spec in NODE_PARAMS.get(module, ()):
-            desc = ParameterDescriptor(description=spec.description)
-            values[spec.name] = self.declare_parameter(spec.name, spec.default, desc).value
-        return values
 
     # -- topics -------------------------------------------------------------------------------
     def topic(self, key: str) -> str:
@@ -154,9 +290,6 @@ class WorldMindNode(Node):
     def publish_json(self, publisher: Any, key: str, data: dict[str, Any]) -> None:
         publisher.publish(String(data=payloads.encode(TOPICS[key].payload_kind, data, publisher.topic_name)))
 
-    def close(self) -> None:
-        """Called once before the node is destroyed (shutdown or done)."""
-
 
 class _Stop:
     def __init__(self) -> None:
@@ -182,6 +315,9 @@ def run(factory: Callable[[], WorldMindNode], argv: Sequence[str] | None = None)
     try:
         try:
             node = factory_with_context(factory, context)
+        except NodeSetupError as exc:  # configure failed: one line, not a traceback
+            print(f"worldmind_ros: cannot start node: {exc}", file=sys.stderr, flush=True)
+            return 1
         except Exception as exc:  # noqa: BLE001 - a setup error is one line, not a traceback
             print(f"worldmind_ros: cannot start node: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
             return 1
@@ -199,10 +335,14 @@ def run(factory: Callable[[], WorldMindNode], argv: Sequence[str] | None = None)
     finally:
         if node is not None:
             try:
-                node.close()
+                node.release()
             except Exception as exc:  # noqa: BLE001
                 print(f"worldmind_ros: {node.get_name()}: error while closing: {exc}", file=sys.stderr, flush=True)
                 code = code or 1
+            try:
+                node.trigger_shutdown()  # -> finalized, for a lifecycle manager watching
+            except Exception:  # noqa: BLE001 - already finalized, or mid-transition: nothing to add
+                pass
         if executor is not None:
             executor.shutdown(timeout_sec=2.0)
         if node is not None:

@@ -11,7 +11,6 @@ node writes its report (``out``/``result_file``) and exits with status 0, which 
 
 from __future__ import annotations
 
-from typing import Any
 
 from worldmind_ros.runtime import WorldMindNode, main_for
 from worldmind_ros.sim_server import SimServer
@@ -21,8 +20,9 @@ class SimBridgeNode(WorldMindNode):
     module = "sim_bridge_node"
     executor_threads = 4  # a running ExecuteSkill goal blocks one thread while the executor serves cancels
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__("sim_bridge", **kwargs)
+    node_name = "sim_bridge"
+
+    def configure(self) -> None:
         p = self.params
         if p["sim"] != "embedded":
             raise ValueError(f"parameter sim={p['sim']!r}: the ROS sim bridge serves the embedded simulator "

@@ -27,7 +27,7 @@ from typing import Any, Mapping
 from evaluation.episodes import Episode, load_episode
 from sim_bridge.ros import payloads
 from sim_bridge.ros.convert import MessageClasses, observation_to_messages
-from household.types import ACTIONS, Action, Observation, StepResult
+from household.types import ACTIONS, Action, Observation
 from rclpy.clock import Clock as RosClock
 from rclpy.clock import ClockType
 from rclpy.parameter import Parameter

@@ -61,6 +61,11 @@ def interfaces() -> Any:
     return action
 
 
+def accept_if_active(node: Any) -> GoalResponse:
+    """A managed node takes goals only while active (worldmind_ros.runtime: the lifecycle)."""
+    return GoalResponse.ACCEPT if getattr(node, "active", True) else GoalResponse.REJECT
+
+
 class SkillActionServer:
     def __init__(self, node: Any, name: str,
                  execute: Callable[[str, skills.SkillGoal, SkillContext], dict[str, Any]]) -> None:
@@ -69,7 +74,7 @@ class SkillActionServer:
         self.node, self.execute, self.name = node, execute, name
         self.closing = threading.Event()
         self.server = ActionServer(node, action.ExecuteSkill, name, execute_callback=self._execute,
-                                   goal_callback=lambda _g: GoalResponse.ACCEPT,
+                                   goal_callback=lambda _g: accept_if_active(node),
                                    cancel_callback=lambda _h: CancelResponse.ACCEPT,
                                    callback_group=ReentrantCallbackGroup())
 
