@@ -1,0 +1,110 @@
+"""HoloMind's decision time per step: everything the agent does between receiving a frame and
+returning its action (integrating the frame into its occupancy map, rooms and object tracker,
+grounding, planning, navigation), without rendering or scoring (figures only; no test asserts on
+timing).
+
+Run: ``python benchmarks/bench_agent_decision.py [--every 40] [--width 320 --height 240]
+[--profile 12]``. The process is pinned to one core and numpy/BLAS to one thread. Episodes run
+in closed loop on the embedded simulator exactly as ``worldmind eval longact`` runs them; a
+wrapper times each ``agent.act(observation)`` (and ``reset``, reported apart: it reads the
+instruction and builds the goal DAG). Prints per episode and overall: steps, median, p95, p99 and
+max milliseconds per step, the share of steps over 50 ms, and (``--profile N``) the N functions
+with the most cumulative time under ``act`` (cProfile), to say where the time goes.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS"):
+    os.environ[_var] = "1"
+
+import argparse  # noqa: E402
+import cProfile  # noqa: E402
+import io  # noqa: E402
+import pstats  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from evaluation.episodes import load_episodes  # noqa: E402
+from evaluation.runner import run_episode  # noqa: E402
+from planner.factory import make_agent  # noqa: E402
+from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment  # noqa: E402
+
+DEV = Path(__file__).resolve().parents[1] / "evaluation" / "data" / "episodes_dev"
+
+
+class TimedAgent:
+    """Times ``act`` (and ``reset``) of the wrapped agent; optionally profiles ``act``."""
+
+    def __init__(self, agent: Any, profiler: cProfile.Profile | None) -> None:
+        self.agent, self.name, self.profiler = agent, agent.name, profiler
+        self.act_ms: list[float] = []
+        self.reset_ms = 0.0
+
+    def reset(self, episode: Any, observation: Any) -> None:
+        t0 = time.perf_counter()
+        self.agent.reset(episode, observation)
+        self.reset_ms = (time.perf_counter() - t0) * 1e3
+
+    def act(self, observation: Any) -> Any:
+        if self.profiler is not None:
+            self.profiler.enable()
+        t0 = time.perf_counter()
+        action = self.agent.act(observation)
+        self.act_ms.append((time.perf_counter() - t0) * 1e3)
+        if self.profiler is not None:
+            self.profiler.disable()
+        return action
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.agent, name)
+
+
+def _row(label: str, ms: list[float]) -> str:
+    a = np.asarray(ms)
+    return (f"{label:<14} steps {a.size:>5}  median {np.median(a):6.2f} ms  p95 {np.percentile(a, 95):7.2f} ms  "
+            f"p99 {np.percentile(a, 99):7.2f} ms  max {a.max():8.1f} ms  over 50 ms {100 * (a > 50).mean():5.1f}%")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--episodes", default=str(DEV), help="episode folder (default: the committed dev set)")
+    ap.add_argument("--every", type=int, default=40, help="every K-th episode of the folder (default 40)")
+    ap.add_argument("--width", type=int, default=320)
+    ap.add_argument("--height", type=int, default=240)
+    ap.add_argument("--planner", default="deterministic")
+    ap.add_argument("--profile", type=int, default=0, help="print the N functions with most cumulative time")
+    args = ap.parse_args(argv)
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+    loaded, problems = load_episodes(args.episodes)
+    for line in problems:
+        print(f"skipped: {line}", file=sys.stderr)
+    episodes = loaded[::max(args.every, 1)]
+    env = EmbeddedEnvironment(EmbeddedConfig(width=args.width, height=args.height, render=True))
+    profiler = cProfile.Profile() if args.profile else None
+    every: list[float] = []
+    print(f"{args.planner} at {args.width}x{args.height}, {len(episodes)} episode(s) from {args.episodes} "
+          f"(every {args.every}th), one core")
+    for ep in episodes:
+        agent = TimedAgent(make_agent(args.planner, env), profiler)
+        result, _ = run_episode(env, agent, ep)
+        every.extend(agent.act_ms)
+        print(_row(ep.id, agent.act_ms) + f"  reset {agent.reset_ms:6.1f} ms  GC {result.gc:.3f}")
+    print(_row("all", every))
+    if profiler is not None:
+        out = io.StringIO()
+        pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(args.profile)
+        print(out.getvalue())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
