@@ -1,6 +1,6 @@
 """Which receptacles may take an object, for each purpose, written once.
 
-The planner, the oracle and the generator each pick receptacles: a surface in a room for an
+The planner, the oracle and memory-eval each pick receptacles: a surface in a room for an
 "in the kitchen" goal, a spot to free the hand, a box to search for something unseen. Each used
 to write its own combination of "is a receptacle", "is not a lidded or boxed thing", "is not
 itself carried", a list of types to skip, and THOR's object-specific restrictions
