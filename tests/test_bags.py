@@ -150,6 +150,16 @@ def test_trajectory_qa_can_be_scored_with_an_answerer(recorded, tmp_path):
     assert result["trajectory_qa"]["scored"] and result["trajectory_qa"]["accuracy"]["overall"] == 0.0
 
 
+def test_writer_names_an_unknown_topic_key_and_writes_nothing(tmp_path):
+    from sim_bridge.ros.topics import topic_names
+
+    with pytest.raises(KeyError, match="names: unknown topic key.*'colour'"):
+        BagWriter(tmp_path / "run.mcap", names={**topic_names(), "colour": "/camera/colour"})
+    with pytest.raises(KeyError, match="exclude: unknown topic key.*'colour'"):
+        BagWriter(tmp_path / "run.mcap", exclude=("colour",))
+    assert not (tmp_path / "run.mcap").exists()
+
+
 def test_sqlite3_and_folder_storage(recorded, tmp_path):
     live = recorded["live"][:3]
     for name in ("run.db3", "run_dir"):

@@ -123,6 +123,9 @@ class BagWriter:
         self.typestore = typestore or get_typestore(Stores.ROS2_JAZZY)
         self.classes = cv.MessageClasses.from_typestore(self.typestore)
         self.names = dict(names or topic_names())
+        unknown_names = set(self.names) - set(TOPICS)
+        if unknown_names:
+            raise KeyError(f"names: unknown topic key(s) {sorted(unknown_names)}; known: {sorted(TOPICS)}")
         self._spec_by_name = {name: TOPICS[key] for key, name in self.names.items()}
         self.exclude = set(exclude)
         unknown = self.exclude - set(TOPICS)
