@@ -21,6 +21,9 @@ from household.assets import AssetCatalog, default_catalog
 from household.receptacle_filters import AGENT_PUT_DOWN, ROOM_SURFACE
 
 KNIVES = ("Knife", "ButterKnife")
+# What can carry water to something that cannot go under a faucet (a plant): THOR's fillable,
+# pickupable types but the wine bottle (it holds wine).
+VESSELS = ("WateringCan", "Cup", "Mug", "Bowl", "Bottle", "Kettle", "Pot")
 # Which receptacles may take an object when a goal names a room, and when freeing the hand:
 # household.receptacle_filters (ROOM_SURFACE, AGENT_PUT_DOWN).
 
@@ -99,6 +102,11 @@ class NearestGrounder:
             b["object"] = held
         else:
             cands = self.candidates(item.object.type, context, item.object.room)
+            for alt in filter(None, goal.hints.get("object_alternatives", "").split(",")):
+                if cands:
+                    break
+                # "the lamp in the bedroom": a desk lamp first, else the other kind of lamp
+                cands = self.candidates(alt, context, item.object.room)
             if hint_room:
                 cands.sort(key=lambda o: o.room != hint_room)  # stable: nearest within the hinted room first
             for key in ("object_near", "object_source"):
@@ -124,26 +132,52 @@ class NearestGrounder:
                 b["tool"] = held
             else:
                 b["tool"] = min(knives, key=lambda o: _dist(o, context.agent_position)).object_id if knives else None
+        elif item.predicate == "isFilledWithLiquid" and item.expected == "wine":
+            # Wine is poured from a wine bottle in hand (THOR fills from nothing; the embedded
+            # simulator needs the source), into the object where it stands.
+            b["tool"] = self._tool(("WineBottle",), context, exclude=b["object"])
+        elif item.predicate == "isFilledWithLiquid" and not _pickupable_type(item.object.type, self.catalog):
+            # Watering a plant: it cannot go under the faucet, so a vessel goes, full, to it.
+            busy = set(filter(None, goal.hints.get("other_goal_types", "").split(",")))
+            b["tool"] = self._tool(VESSELS, context, exclude=b["object"], avoid=busy)
+            vessel = next((o for o in context.known_objects if o.object_id == b["tool"]), None)
+            b.update(self._station(item.expected, context, vessel.position if vessel else near))
         elif item.predicate in ("isFilledWithLiquid", "isDirty"):
-            if item.expected == "coffee":
-                cm = self.candidates("CoffeeMachine", context, near=near)
-                b["target"] = cm[0].object_id if cm else None
-                b["switch"] = b["target"]
-            else:
-                sinks = self.candidates("Sink", context, near=near) + self.candidates("SinkBasin", context, near=near)
-                faucets = self.candidates("Faucet", context, near=near)
-                pair = None
-                for s in sinks:
-                    f = min(faucets, key=lambda f: math.dist(f.position[:2], s.position[:2]), default=None)
-                    if f is not None and math.dist(f.position[:2], s.position[:2]) <= 1.2:
-                        pair = (s, f)
-                        break
-                b["target"] = pair[0].object_id if pair else None
-                b["switch"] = pair[1].object_id if pair else None
+            b.update(self._station(item.expected, context, near))
         elif item.predicate == "isCooked":
             m = self.candidates("Microwave", context, near=near)
             b["target"] = m[0].object_id if m else None
         return Grounding(goal.id, b)
+
+    def _tool(self, types: tuple[str, ...], context: PlannerContext, exclude: str | None,
+              avoid: frozenset[str] | set[str] = frozenset()) -> str | None:
+        """What is in hand if it is one of ``types``, else the nearest known one, of a type no
+        other goal is about (``avoid``) where there is one (the walk is what costs)."""
+        held_type = context.held_object_type
+        if context.held_object_id and held_type in types and held_type not in avoid \
+                and context.held_object_id != exclude:
+            return context.held_object_id
+        # not a bowl the agent put things in: they would go to the sink with it
+        found = [o for t in types for o in self.candidates(t, context, near=context.agent_position)
+                 if o.object_id != exclude and not o.state.get("holds_placed")]
+        return min(found, key=lambda o: (o.object_type in avoid, _dist(o, context.agent_position))).object_id \
+            if found else None
+
+    def _station(self, liquid: object, context: PlannerContext,
+                 near: tuple[float, float, float] | None) -> dict[str, str | None]:
+        """Where a liquid comes from: a running coffee machine (coffee), else a sink with a faucet
+        within 1.2 m (water; the running faucet also washes). ``target`` is where the vessel goes,
+        ``switch`` what to turn on."""
+        if liquid == "coffee":
+            cm = self.candidates("CoffeeMachine", context, near=near)
+            return {"target": cm[0].object_id if cm else None, "switch": cm[0].object_id if cm else None}
+        sinks = self.candidates("Sink", context, near=near) + self.candidates("SinkBasin", context, near=near)
+        faucets = self.candidates("Faucet", context, near=near)
+        for s in sinks:
+            f = min(faucets, key=lambda f: math.dist(f.position[:2], s.position[:2]), default=None)
+            if f is not None and math.dist(f.position[:2], s.position[:2]) <= 1.2:
+                return {"target": s.object_id, "switch": f.object_id}
+        return {"target": None, "switch": None}
 
     def _room_surface(self, o: KnownObject, object_type: str, context: PlannerContext) -> bool:
         """An open surface that takes ``object_type`` and may receive it when a goal asks for a
@@ -206,11 +240,24 @@ class RecipeTranslator:
         if pred == "isCooked":
             return [s("pick", object_id=obj), s("place", receptacle_id=target), s("close", object_id=target),
                     s("toggle_on", object_id=target), s("toggle_off", object_id=target)]
+        if pred == "isFilledWithLiquid" and value == "wine":
+            return [s("pick", object_id=b.get("tool")), s("pour", object_id=obj, liquid="wine")]
         if pred in ("isFilledWithLiquid", "isDirty"):
             switch = b.get("switch")
-            return [s("pick", object_id=obj), s("place", receptacle_id=target), s("toggle_on", object_id=switch),
+            carried = b.get("tool") or obj  # a vessel for what cannot go under the faucet itself
+            fill = [s("pick", object_id=carried), s("place", receptacle_id=target), s("toggle_on", object_id=switch),
                     s("toggle_off", object_id=switch)]
+            if b.get("tool"):
+                liquid = value if isinstance(value, str) else "water"
+                fill += [s("pick", object_id=carried), s("pour", object_id=obj, liquid=liquid)]
+            return fill
         return []
+
+
+def _pickupable_type(object_type: str, catalog: AssetCatalog | None = None) -> bool:
+    """Unknown types count as pickupable: the recipe that carries the object is the usual one."""
+    info = (catalog or default_catalog()).type_info(object_type)
+    return info is None or info.pickupable
 
 
 def required_roles(goal: Goal) -> list[tuple[str, str, str | None]]:
@@ -223,7 +270,11 @@ def required_roles(goal: Goal) -> list[tuple[str, str, str | None]]:
         out.append(("target", "", str(item.value)))  # any surface in that room
     elif item.predicate == "isSliced":
         out.append(("tool", "Knife", None))
+    elif item.predicate == "isFilledWithLiquid" and item.expected == "wine":
+        out.append(("tool", "WineBottle", None))
     elif item.predicate in ("isFilledWithLiquid", "isDirty"):
+        if item.predicate == "isFilledWithLiquid" and not _pickupable_type(item.object.type):
+            out.append(("tool", "Cup", None))  # any of VESSELS binds; Cup is what the search looks for
         out.append(("target", "CoffeeMachine" if item.expected == "coffee" else "Sink", None))
     elif item.predicate == "isCooked":
         out.append(("target", "Microwave", None))

@@ -6,6 +6,7 @@ Edges (networkx DiGraph, each with a ``kind``):
   full; opening a receptacle before putting into it, closing it after;
 - object: a goal that puts something into/onto a receptacle of type T before the goal that moves
   T itself (objects in a bowl travel with the bowl);
+- hold: every other goal before one that ends with something in hand (the hand is needed);
 - temporal: explicit ordering words are rare in household instructions and the decomposer already
   emits goals in text order, which the DAG keeps as the tie-breaker.
 Among ready goals the agent picks the cheapest next one from where it stands (``order_key``), so
@@ -55,6 +56,19 @@ def single_item_goals(goals: Iterable[Goal]) -> list[Goal]:
     return out
 
 
+def note_other_goal_types(goals: list[Goal]) -> None:
+    """Give each goal that borrows a vessel (watering a plant) the types the other goals are
+    about, as the hint ``other_goal_types``: the grounder then prefers a vessel no other goal
+    needs (watering with the mug a later goal fills with wine spoils that goal)."""
+    for goal in goals:
+        if not any(i.predicate == "isFilledWithLiquid" for i in goal.items):
+            continue
+        others = {t for o in goals if o.id != goal.id for i in o.items
+                  for t in (i.object.type, i.target.type if i.target else None) if t}
+        if others:
+            goal.hints["other_goal_types"] = ",".join(sorted(others))
+
+
 def build_goal_dag(goals: list[Goal]) -> nx.DiGraph:
     dag = nx.DiGraph()
     for order, goal in enumerate(goals):
@@ -72,9 +86,17 @@ def build_goal_dag(goals: list[Goal]) -> nx.DiGraph:
     return dag
 
 
+def _holds(item: Any) -> bool:
+    return item.predicate == "isHeld" and item.expected is True
+
+
 def _edge(a: Goal, b: Goal) -> str | None:
     for ia in a.items:
         for ib in b.items:
+            # "come back holding the phone": the one hand is needed for every other goal, so
+            # holding is last whatever the instruction's order (and however it says so)
+            if _holds(ib) and not _holds(ia):
+                return "hold"
             # "slice the lettuce" then "put a slice on the plate": LettuceSliced comes from Lettuce
             same_object = ia.object.type in (ib.object.type, sliced_base_type(ib.object.type))
             if same_object and ia.predicate in _STATE_CHANGES and ib.predicate in _MOVES:

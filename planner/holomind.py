@@ -27,7 +27,7 @@ from planner.agent_config import AgentConfig
 from planner.critic import ExperiencePool, RuleCritic
 from planner.deterministic import NearestGrounder, RecipeTranslator, RuleRefiner, required_roles
 from planner.episodic_beliefs import EpisodicBeliefs
-from planner.goal_dag import build_goal_dag, dag_to_dict, next_goal, single_item_goals
+from planner.goal_dag import build_goal_dag, dag_to_dict, next_goal, note_other_goal_types, single_item_goals
 from planner.navigation import Navigator, Pose
 from planner.object_tracker import ObjectTracker
 from planner.refusals import REFUSED_SITUATIONS, ReceptacleRefusals
@@ -111,6 +111,7 @@ class HoloMindAgent:
             self.llm_client.reset_usage()
         self._integrate(observation)
         goals = single_item_goals(self.decomposer.decompose(self.instruction, self.context()))
+        note_other_goal_types(goals)
         self.goals = goals
         self.dag = build_goal_dag(goals)
         self._subgoals: dict[str, list[dict]] = {}
@@ -247,6 +248,7 @@ class HoloMindAgent:
             elif name == "PutObject" and self._last_held:
                 rec = t.get(object_id)
                 t.note_moved(self._last_held, rec.centroid if rec is not None else None)
+                t.note_state(object_id, "holds_placed", True)  # what it holds would travel with it
             elif name == "SliceObject":
                 t.note_gone(object_id)
         self._last_held = self.held_id

@@ -33,6 +33,7 @@ SKILLS = (
     "toggle_on",  # args: object_id
     "toggle_off",  # args: object_id
     "slice",  # args: object_id                      needs a knife in hand
+    "pour",  # args: object_id, liquid               from what is in hand: a vessel of it, or a wine bottle
     "put_down",  # args: -                            free the hand on any nearby surface
 )
 

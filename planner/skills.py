@@ -59,7 +59,15 @@ class AgentView(Protocol):
 SkillGen = Generator[Action, Observation, bool]
 _MOVE_HEADINGS = {"MoveAhead": 0.0, "MoveRight": 90.0, "MoveBack": 180.0, "MoveLeft": 270.0}
 _INTERACTION_OF = {"pick": "PickupObject", "place": "PutObject", "open": "OpenObject", "close": "CloseObject",
-                   "toggle_on": "ToggleObjectOn", "toggle_off": "ToggleObjectOff", "slice": "SliceObject"}
+                   "toggle_on": "ToggleObjectOn", "toggle_off": "ToggleObjectOff", "slice": "SliceObject",
+                   "pour": "FillObjectWithLiquid"}
+
+
+def action_args(subgoal: Subgoal) -> dict:
+    """The backend extras a skill's action carries: the liquid poured (THOR's ``fillLiquid``)."""
+    if subgoal.skill == "pour":
+        return {"fillLiquid": str(subgoal.args.get("liquid") or "water")}
+    return {}
 
 
 # Why a skill gave up, beside the situations ``planner.critic.classify`` reads from the backend's
@@ -250,7 +258,7 @@ class Skills:
             if not ok:
                 a.stats["nav_failures"] += 1
                 raise Replan("low", f"cannot get to a pose that sees and reaches {object_id}", UNREACHABLE, (object_id,))
-        obs = yield Action(name, object_id)
+        obs = yield Action(name, object_id, action_args(subgoal))
         a.after_interaction(name, object_id, obs)
         if obs.feedback.success:
             return True
@@ -261,7 +269,7 @@ class Skills:
             situation = classify(obs.feedback.error)
             for fix_goal in decision.fix:
                 yield from self.run(fix_goal, depth + 1)
-            obs2 = yield Action(name, object_id)
+            obs2 = yield Action(name, object_id, action_args(subgoal))
             a.after_interaction(name, object_id, obs2)
             fixed = obs2.feedback.success or classify(obs2.feedback.error) == "already_state"
             if decision.fix:

@@ -27,7 +27,7 @@ class ClauseSplitting:
                 w = DASH  # a clause break that, unlike a comma, never continues an object list
             for part in _CONTRACTIONS.get(w, (w,)):
                 toks.append((part, m.start(), m.end()))
-        toks = _mark_purpose(_join_hyphens(toks))
+        toks = _verb_from_noun(_mark_purpose(_join_hyphens(toks)))
         toks = _drop_phrases(toks, V.POLITE_PHRASES)
         sentences: list[_Clause] = []
         cur: list[tuple[str, int, int]] = []
@@ -182,4 +182,34 @@ def _mark_purpose(toks: list[tuple[str, int, int]]) -> list[tuple[str, int, int]
             out.append((WHEN, t[1], t[2]))  # "while you've got it open": a circumstance, not a request
         else:
             out.append(t)
+    return out
+
+
+# "give X a wash": the action is the noun at the end. Noun -> the verb that says it.
+_ACTION_NOUNS = {**{w: w for w, cls in V.VERBS.items() if cls == "clean"}, "drink": "water", "water": "water"}
+_ACTION_SOFTENERS = frozenset({"good", "quick", "proper", "little", "thorough", "gentle", "nice"})
+_CLAUSE_ENDS = frozenset({".", "!", "?", ";", ":", ",", "and", "then", "\n"})
+
+
+def _verb_from_noun(toks: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    """Rewrite "give the dirty bowl a (good) wash" as "wash the dirty bowl" and "give the plant a
+    drink" as "water the plant": otherwise "give" reads as bringing, and "dirty" as the goal."""
+    words = [t[0] for t in toks]
+    out = list(toks)
+    for i in range(len(words) - 1, -1, -1):
+        if words[i] not in ("give", "gave"):
+            continue
+        for j in range(i + 2, len(words)):
+            if words[j] in _CLAUSE_ENDS:
+                break
+            if words[j] not in ("a", "an"):
+                continue
+            k = j + 1
+            while k < len(words) and words[k] in _ACTION_SOFTENERS:
+                k += 1
+            at_end = k + 1 == len(words) or (k + 1 < len(words) and words[k + 1] in _CLAUSE_ENDS)
+            if k < len(words) and words[k] in _ACTION_NOUNS and at_end:
+                out[i] = (_ACTION_NOUNS[words[k]], toks[i][1], toks[i][2])
+                del out[j:k + 1]
+            break
     return out

@@ -18,6 +18,13 @@ from planner.language.types import (_NEEDS, _NEGATIONS, Mention, _Chunk, _Clause
                                     _stem)
 
 
+# Where a fill without a named liquid takes place says which liquid.
+_STATION_LIQUID = {"Sink": "water", "SinkBasin": "water", "Faucet": "water", "Bathtub": "water",
+                   "BathtubBasin": "water", "CoffeeMachine": "coffee"}
+# Prepositions that make a phrase a destination even after a bring verb ("take it into the box").
+_INTO = ("into", "onto", "inside", "inside of", "on top of", "on to", "in to")
+
+
 class GoalBuilding:
     """Mixin: ``_read`` a clause into a ``_Reading`` and ``_emit`` its items."""
 
@@ -164,6 +171,9 @@ class GoalBuilding:
                    r: _Reading, last_place: Mention | str | None, raw_objects: list[Mention],
                    clause: _Clause) -> _Reading:
         state_words = [c.value if c.kind == "state" else "held" for c in states]
+        if verb == "go" and objs and "held" in state_words:
+            # "come back holding the phone": end up holding it
+            return self._emit(r, [(m, "isHeld", True, None) for m in objs], "hold", groups)
         if verb == "go":
             r.silent = True
             rooms = [g[2] for g in groups if isinstance(g[2], str)]
@@ -184,6 +194,13 @@ class GoalBuilding:
                 return _fail(r, "pour: no vessel or liquid recognised", unknown)
             return self._emit(r, [(m, "isFilledWithLiquid", m.liquid or liquid or True, None) for m in vessels],
                               "fill", [])
+        if verb == "place" and not objs and liquids:
+            # "put some water in the kettle": the kettle, filled
+            vessels = [g[2] for g in groups if isinstance(g[2], Mention) and not g[2].pronoun
+                       and (g[0] == "in" or g[1] in _INTO) and any(self.affords(t, "fillable") for t in g[2].types)]
+            if vessels:
+                rest = [g for g in groups if g[2] is not vessels[0]]
+                return self._emit(r, [(vessels[0], "isFilledWithLiquid", liquids[0], None)], "fill", rest)
         if not objs:
             if raw_objects and all(m.pronoun or m.slice_ref for m in raw_objects):
                 return _fail(r, f"{verb}: 'pronoun' has nothing to refer to", unknown)
@@ -245,12 +262,27 @@ class GoalBuilding:
                 specs.append((replace(m, types=(t,)), "isCooked", True, None))
             return self._emit(r, specs, verb, groups, appliance=True)
         if verb in ("fill", "empty"):
-            liquid: bool | str = liquids[0] if liquids else True
+            # "fill the kettle up at the sink": a sink gives water, a coffee machine coffee
+            station = next((_STATION_LIQUID[g[2].type] for g in groups if isinstance(g[2], Mention)
+                            and g[0] in ("in", "at", "on", "from") and g[2].type in _STATION_LIQUID), True)
+            liquid: bool | str = liquids[0] if liquids else station
             value = False if verb == "empty" else liquid
             return self._emit(r, [(m, "isFilledWithLiquid", m.liquid or value if verb == "fill" else value, None)
                                   for m in objs], verb, groups, appliance=True)
         if verb == "clean":
             return self._emit(r, [(m, "isDirty", False, None) for m in objs], verb, groups, appliance=True)
+        # a destination for a bring verb ("to the lounge", "into the box"; "in the kitchen" says where from)
+        moves_to = any(g[2] != "me" and (g[0] == "to" or g[1] in _INTO) for g in groups)
+        if verb in ("bring", "pick") and objs and all(m.liquid for m in objs) and not moves_to:
+            # "get the bowl of water": the vessel, filled; "bring me a glass of water": and in hand
+            specs = [(m, "isFilledWithLiquid", m.liquid, None) for m in objs]
+            if any(c.kind == "me" for c in chunks):
+                specs += [(m, "isHeld", True, None) for m in objs]
+            return self._emit(r, specs, "fill", groups)
+        if verb == "bring" and liquids and objs and not moves_to and all(
+                any(self.affords(t, "fillable") for t in m.types) for m in objs):
+            # "give the plant some water", "get the kettle some water": the liquid is what is brought
+            return self._emit(r, [(m, "isFilledWithLiquid", liquids[0], None) for m in objs], "fill", groups)
         if verb == "hold" or (verb in ("place", "bring", "pick") and "held" in state_words):
             return self._emit(r, [(m, "isHeld", True, None) for m in objs], "hold", groups)
         if verb in ("place", "bring", "pick", "find"):
@@ -276,11 +308,13 @@ class GoalBuilding:
                    state_words: list[str], unknown: list[str], r: _Reading, last_place: Mention | str | None,
                    chunks: list[_Chunk], clause: _Clause) -> _Reading:
         dest_roles = ("on", "in", "to") if verb == "place" else ("to",)
-        dest_phrases_bring = ("into", "onto", "inside", "inside of", "on top of", "on to", "in to")
+        dest_phrases_bring = _INTO
         dests = [g for g in groups if (g[0] in dest_roles or (verb != "place" and g[1] in dest_phrases_bring))
                  and g[2] != "me"]
         sources = [g for g in groups if g not in dests and g[0] in ("from", "in", "on", "at")]
         near = [g for g in groups if g[0] == "near"]
+        # "take the bat by the bed": which bat (a destination "near" is not in the checklist vocabulary)
+        near_what = [g[2] for g in near if isinstance(g[2], Mention) and g[2].type and not g[2].pronoun]
         hints: dict[str, str] = {}
         for _, _, what in sources:
             if isinstance(what, str):
@@ -297,6 +331,12 @@ class GoalBuilding:
         if dests:
             # The first destination is the target; later ones describe it ("in the mug on the desk").
             nps = [g for g in dests if isinstance(g[2], Mention)]
+            if len(nps) >= 2 and nps[0][2].type and not nps[0][2].pronoun and \
+                    not self.affords(nps[0][2].type, "pickupable"):
+                # "the remote on the dining table on the armchair": a table is on nothing, so it
+                # says where the objects are, and the next one is where they go
+                hints["object_source"] = nps[0][2].type
+                nps = nps[1:]
             target = nps[0][2] if nps else dests[-1][2]
             for g in nps[1:]:
                 r.hints.setdefault("target_location", g[2].type)
@@ -310,8 +350,10 @@ class GoalBuilding:
             if m.room and (target is not None or verb != "place"):
                 hints.setdefault("object_room", m.room)
                 m.room = None
+        if near_what and (target is not None or verb != "place"):
+            hints["object_near"] = near_what[0].type
         if target is None:
-            if near:
+            if near and (verb == "place" or not near_what):
                 return _fail(r, f"spatial relation '{near[0][1]}' is not in the checklist vocabulary", unknown)
             states = [s for s in state_words if s in V.STATE_WORDS and s != "held"]
             if states:
@@ -431,6 +473,8 @@ class GoalBuilding:
                 r.hints["object_near"] = what.type  # "the lamp by the sofa": which lamp
             elif role in ("in", "at", "on") and isinstance(what, Mention) and appliance:
                 r.hints["appliance"] = what.type
+            elif role in ("in", "at", "on") and isinstance(what, Mention) and what.type and not what.pronoun:
+                r.hints.setdefault("object_source", what.type)  # "the candle in the bin": which candle
         for m, pred, value, target in specs:
             self._resolve(m, _NEEDS.get(pred, _NEEDS.get(reading, "pickupable")), hints=r.hints)
             if not m.type:

@@ -35,7 +35,9 @@ class NounPhrases:
         def add_noun(phrase: str, types: tuple[str, ...], force: bool = False) -> None:
             add(phrase, "type", types, False, force)
             words = phrase.split()
-            add(" ".join(words[:-1] + [V.plural(words[-1])]), "type", types, True, force)
+            # the head is the last word, or the one before "of": "bottles of wine", "boxes of tissues"
+            head = words.index("of") - 1 if "of" in words[1:] else len(words) - 1
+            add(" ".join(words[:head] + [V.plural(words[head])] + words[head + 1:]), "type", types, True, force)
 
         for t in self.flags:
             if t in self.base_of:

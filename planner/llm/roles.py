@@ -39,7 +39,8 @@ T = TypeVar("T")
 _SKILL_HELP = {
     "navigate_to": "object_id", "search": "object_type, room?", "inspect": "object_id", "pick": "object_id",
     "place": "receptacle_id", "open": "object_id", "close": "object_id", "toggle_on": "object_id",
-    "toggle_off": "object_id", "slice": "object_id (needs a knife in hand)", "put_down": "no args",
+    "toggle_off": "object_id", "slice": "object_id (needs a knife in hand)",
+    "pour": "object_id, liquid (water/coffee/wine; from a vessel of it or a wine bottle in hand)", "put_down": "no args",
 }
 
 

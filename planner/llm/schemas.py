@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from household.checklist import PREDICATES, ChecklistItem, ChecklistSchemaError, sliced_base_type
+from household.checklist import LIQUIDS, PREDICATES, ChecklistItem, ChecklistSchemaError, sliced_base_type
 from planner.roles import SKILLS, Goal, Grounding, PlannerContext
 
 # Per skill: (required args, optional args). Mirrors the comments on planner.roles.SKILLS.
@@ -33,6 +33,7 @@ SKILL_ARGS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "toggle_on": (frozenset({"object_id"}), frozenset()),
     "toggle_off": (frozenset({"object_id"}), frozenset()),
     "slice": (frozenset({"object_id"}), frozenset()),
+    "pour": (frozenset({"object_id", "liquid"}), frozenset()),
     "put_down": (frozenset(), frozenset()),
 }
 assert set(SKILL_ARGS) == set(SKILLS), "SKILL_ARGS must cover planner.roles.SKILLS exactly"
@@ -98,7 +99,8 @@ def _goal(types: list[str], ids: list[str], goal_id: dict[str, Any]) -> dict[str
 
 
 def _subgoal(types: list[str], ids: list[str]) -> dict[str, Any]:
-    args: dict[str, Any] = {"object_type": _string_enum(types), "room": {"type": "string", "minLength": 1}}
+    args: dict[str, Any] = {"object_type": _string_enum(types), "room": {"type": "string", "minLength": 1},
+                            "liquid": {"type": "string", "enum": list(LIQUIDS)}}
     if ids:
         args["object_id"] = {"type": "string", "enum": ids}
         args["receptacle_id"] = {"type": "string", "enum": ids}
