@@ -338,3 +338,19 @@ def test_instruction_with_nothing_understood_stops(monkeypatch: pytest.MonkeyPat
     assert result.extra["stop_reason"] == "stop"
     assert result.extra["goals_parsed"] == 0
     assert "flux" in result.extra["unparsed"][0]
+
+
+# ==== recipes met on person-like tasks, in closed loop =========================================
+
+def test_a_plant_is_watered_from_a_vessel_in_closed_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing to carry to the faucet: the agent fills a vessel there, carries it and pours (the
+    embedded simulator refuses a pour with nothing of the liquid in hand)."""
+    episode = Episode(id="test-water-plant", house=HouseRef("houses_dev.jsonl.gz", 0), scenario="test",
+                      instructions={"detailed": "Give the plant some water."},
+                      checklist=[ChecklistItem(ObjectSelector("HousePlant"), "isFilledWithLiquid", None, "water")],
+                      max_steps=900, agent_start=AgentStart((2.5, 0.9, 3.0), (0.0, 270.0, 0.0), 30.0))
+    result, guard, agent = run_guarded(episode, monkeypatch)
+    assert guard.violations == []
+    assert result.gc == 1.0, result.extra.get("agent_notes")
+    pours = [s for subs in agent._subgoals.values() for s in subs if s["skill"] == "pour"]
+    assert pours and pours[0]["args"]["liquid"] == "water"
