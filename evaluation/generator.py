@@ -132,10 +132,10 @@ def generate_for_house(house: dict[str, Any], house_ref: dict[str, Any], scenari
         # and the rest re-verified from the start, so every kept episode is solved end to end in
         # one run.
         for _verify in range(3):
-            if not _enough(goals, index, opts):
-                last_failure = (f"too few goals the house supports ({len(goals)} < {opts.min_goals} or fewer than "
-                                f"{opts.min_rooms} rooms)" if _verify == 0 else
-                                "too few goals left after dropping those the oracle could not achieve")
+            shortfall = _shortfall(goals, index, opts)
+            if shortfall:
+                last_failure = (shortfall if _verify == 0 else
+                                f"after dropping the goals the oracle could not achieve: {shortfall}")
                 break
             episode = compose_episode(episode_id, house_ref, scenario, goals, seed)
             validate_episode(episode, _resolved(episode, house), asset_db)
@@ -181,9 +181,15 @@ def _goal_spans(goals: list[Goal]) -> list[tuple[Goal, set[int]]]:
     return out
 
 
-def _enough(goals: list[Goal], index: HouseIndex, opts: GeneratorOptions) -> bool:
-    rooms = set().union(*(g.rooms for g in goals)) if goals else set()
-    return len(goals) >= opts.min_goals and len(rooms) >= min(opts.min_rooms, len(index.world.rooms))
+def _shortfall(goals: list[Goal], index: HouseIndex, opts: GeneratorOptions) -> str | None:
+    """Why ``goals`` are not enough for an episode (which rule, with the numbers), or None."""
+    if len(goals) < opts.min_goals:
+        return f"too few goals ({len(goals)} the house supports, at least {opts.min_goals} wanted)"
+    rooms = set().union(*(g.rooms for g in goals))
+    wanted = min(opts.min_rooms, len(index.world.rooms))
+    if len(rooms) < wanted:
+        return f"too few rooms (the goals span {len(rooms)}, at least {wanted} wanted)"
+    return None
 
 
 def _drop_failed(goals: list[Goal], failed_items: set[int]) -> list[Goal]:

@@ -33,12 +33,20 @@ def single_item_goals(goals: Iterable[Goal]) -> list[Goal]:
     one item at a time: "put the pen and the pencil in the mug" is two goals, "two pencils in the
     box" is two goals for distinct pencils. Copies of a counted item share the hint
     ``distinct_group`` (the agent then never binds one object twice within it) and say which of
-    the n they are (``count_of``: "2/3"); "one of the" needs nothing more than one object."""
+    the n they are (``count_of``: "2/3"); "one of the" needs nothing more than one object. An
+    item "all" is about ("all the eggs from the fridge") starts as one goal of its own group
+    (``count_of`` "1/all"); the agent adds a copy for each further one it knows of
+    (``copy_for_next_of_all``)."""
     out: list[Goal] = []
     for goal in goals:
         parts: list[tuple] = []
+        all_of = set(filter(None, goal.hints.get("all_of", "").split(",")))
         for k, item in enumerate(goal.items):
             n = item.object.count or 1
+            if n <= 1 and item.object.type in all_of and not item.object.id and item.predicate != "isHeld":
+                # (one hand: "come back holding the books" holds one)
+                parts.append((item, (f"{goal.id}:{k}", "1/all")))
+                continue
             if n <= 1:
                 parts.append((item, None))
                 continue
@@ -54,6 +62,21 @@ def single_item_goals(goals: Iterable[Goal]) -> list[Goal]:
                 hints["distinct_group"], hints["count_of"] = group
             out.append(Goal(f"{goal.id}.{j + 1}", (item,), goal.text, hints))
     return out
+
+
+def copy_for_next_of_all(dag: nx.DiGraph, goal: Goal) -> Goal:
+    """Add to ``dag`` the next copy of an "all" goal: same item and hints, the next ``count_of``
+    ("2/all"), ordered right after it and before everything that waited for it (the "hold" edge
+    of "come back holding X" then still puts holding last)."""
+    k = int(goal.hints.get("count_of", "1/all").split("/")[0]) + 1
+    root = goal.id.split("+")[0]
+    copy = Goal(f"{root}+{k}", goal.items, goal.text, {**goal.hints, "count_of": f"{k}/all"})
+    dag.add_node(copy.id, goal=copy, order=dag.nodes[goal.id]["order"])
+    for pred, _, data in list(dag.in_edges(goal.id, data=True)):
+        dag.add_edge(pred, copy.id, **data)
+    for _, succ, data in list(dag.out_edges(goal.id, data=True)):
+        dag.add_edge(copy.id, succ, **data)
+    return copy
 
 
 def note_other_goal_types(goals: list[Goal]) -> None:

@@ -27,7 +27,9 @@ from planner.agent_config import AgentConfig
 from planner.critic import ExperiencePool, RuleCritic
 from planner.deterministic import NearestGrounder, RecipeTranslator, RuleRefiner, required_roles
 from planner.episodic_beliefs import EpisodicBeliefs
-from planner.goal_dag import build_goal_dag, dag_to_dict, next_goal, note_other_goal_types, single_item_goals
+from planner.all_of import MAX_COPIES, next_of_all
+from planner.goal_dag import (build_goal_dag, copy_for_next_of_all, dag_to_dict, next_goal, note_other_goal_types,
+                              single_item_goals)
 from planner.navigation import Navigator, Pose
 from planner.object_tracker import ObjectTracker
 from planner.refusals import REFUSED_SITUATIONS, ReceptacleRefusals
@@ -113,6 +115,7 @@ class HoloMindAgent:
         goals = single_item_goals(self.decomposer.decompose(self.instruction, self.context()))
         note_other_goal_types(goals)
         self.goals = goals
+        self.goals_parsed = len(goals)  # self.goals also gets the copies "all the X" adds
         self.dag = build_goal_dag(goals)
         self._subgoals: dict[str, list[dict]] = {}
         self._emit_plan()
@@ -136,7 +139,7 @@ class HoloMindAgent:
 
     def report_extra(self) -> dict[str, Any]:
         return {"goals": {g.id: {"text": g.text, "status": self.goal_status.get(g.id, "not reached")} for g in self.goals},
-                "goals_parsed": len(self.goals),
+                "goals_parsed": self.goals_parsed,
                 "critic_interventions": int(self.stats["critic_refine"] + self.stats["critic_replan"]),
                 "critic_refine": int(self.stats["critic_refine"]), "critic_replan": int(self.stats["critic_replan"]),
                 "failed_actions": int(self.stats["failed_actions"]), "experience_reused": int(self.stats["experience_reused"]),
@@ -282,9 +285,26 @@ class HoloMindAgent:
                 continue
             finished.append(goal.id)
             self.goal_status[goal.id] = "done" if ok else "failed"
+            if ok and goal.hints.get("count_of", "").endswith("/all"):
+                self._queue_next_of_all(goal)
             self._emit_plan()
             self.history.append(f"{goal.text} -> {'done' if ok else 'failed'}")
         self.experience.save()
+
+    def _queue_next_of_all(self, goal: Goal) -> None:
+        """"All the eggs from the fridge": another copy of the goal while the agent knows of
+        another egg the phrase covers (``planner.all_of``); none, and the phrase is done."""
+        n = int(goal.hints["count_of"].split("/")[0])
+        other = next_of_all(goal, self.context(), self.group_used.get(goal.hints.get("distinct_group", ""), set()))
+        if other is None:
+            self.note(f"{goal.id}: no other {goal.items[0].object.type} known for 'all' ({n} done)")
+            return
+        if n >= MAX_COPIES:
+            self.note(f"{goal.id}: 'all' stops at {MAX_COPIES} copies")
+            return
+        copy = copy_for_next_of_all(self.dag, goal)
+        self.goals.append(copy)
+        self.note(f"{copy.id}: 'all' covers {other.object_id} too")
 
     def _requeue(self, goal_id: str, finished: list[str]) -> None:
         """A deferred goal waits until every other ready goal is finished."""

@@ -219,6 +219,9 @@ NUMBERS: dict[str, int] = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
 DETERMINERS = frozenset({"a", "an", "the", "some", "my", "your", "our", "his", "her", "their", "any", "this",
                          "that", "these", "those", "another", "other", "its", "of", "all", "every", "each", "few",
                          "several"})
+# Plural in form, one object in the house: "the keys" is a key chain, not every key chain.
+ONE_OBJECT_PLURALS = frozenset({"keys", "scissors", "tongs", "pliers", "tweezers", "headphones", "earphones",
+                                "binoculars", "pants", "trousers", "jeans", "shorts", "pyjamas", "pajamas"})
 PRONOUNS = frozenset({"it", "them", "they", "those", "these", "that", "this", "one", "ones", "everything"})
 # State words a clause may end with ("leave the TV on", "a laptop open") -> (predicate, value).
 STATE_WORDS: dict[str, tuple[str, bool | str]] = {

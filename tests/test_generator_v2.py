@@ -266,3 +266,20 @@ def test_stats_of_a_set() -> None:
     assert stats["dropped_goals"] == {"cook: no progress": 1, "slice: no progress": 1}
     assert stats["oracle_verified"] == 1
     assert "fill 20.0%" in format_stats(stats)
+
+
+def test_shortfall_says_which_rule_failed_with_its_numbers() -> None:
+    from types import SimpleNamespace
+
+    from evaluation.generator import _shortfall
+
+    index = SimpleNamespace(world=SimpleNamespace(rooms=["r1", "r2", "r3", "r4"]))
+    opts = GeneratorOptions(min_goals=3, min_rooms=3)
+    goal = lambda *rooms: SimpleNamespace(rooms=set(rooms))  # noqa: E731
+    assert _shortfall([goal("r1"), goal("r2")], index, opts) == \
+        "too few goals (2 the house supports, at least 3 wanted)"
+    assert _shortfall([goal("r1"), goal("r2"), goal("r2")], index, opts) == \
+        "too few rooms (the goals span 2, at least 3 wanted)"
+    assert _shortfall([goal("r1"), goal("r2"), goal("r3")], index, opts) is None
+    two_rooms = SimpleNamespace(world=SimpleNamespace(rooms=["r1", "r2"]))  # a smaller house asks for fewer
+    assert _shortfall([goal("r1"), goal("r2"), goal("r2")], two_rooms, opts) is None

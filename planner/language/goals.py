@@ -10,7 +10,7 @@ change (toggle, open) they narrow the object; for objects that move they are onl
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from household.checklist import ChecklistItem, ObjectSelector
 from planner import vocabulary as V
@@ -89,7 +89,8 @@ class GoalBuilding:
 
     def _interpret(self, verb: str | None, chunks: list[_Chunk], clause: _Clause, antecedents: list[Mention],
                    last_place: Mention | str | None, pending: _Pending | None) -> _Reading:
-        objects, groups, rest = _split_slots(chunks)
+        objects, groups, rest = _split_slots(
+            chunks, lambda m: bool(m.type) and not m.pronoun and self.affords(m.type, "pickupable"))
         states = [c for c in rest if c.kind in ("state", "held")]
         liquids = [c.value for c in chunks if c.kind == "liquid"]
         unknown = [c.value for c in chunks if c.kind == "word" and c.value not in V.COPULAS]
@@ -489,8 +490,12 @@ class GoalBuilding:
             m.room = room
             for k, v in m.hints.items():
                 r.hints.setdefault(k, v)
-            if m.quantifier:
-                r.hints["quantifier"] = m.quantifier
+            quantifier = m.quantifier or ("all" if m.plural and m.count is None else None)
+            if quantifier:  # "all the mugs", or "the mugs" with no number: every one found
+                r.hints["quantifier"] = quantifier
+                if quantifier == "all":  # which of the clause's objects "all" is about
+                    types = [t for t in r.hints.get("all_of", "").split(",") if t]
+                    r.hints["all_of"] = ",".join(dict.fromkeys(types + [m.type]))
             r.items.append(self._item(m, pred, value, target))
         r.antecedents = [m for m, _, _, _ in specs if m.type] if not r.antecedents else r.antecedents
         if not r.items:
@@ -513,8 +518,10 @@ def _fail(r: _Reading, reason: str, unknown: Iterable[str]) -> _Reading:
     return r
 
 
-def _split_slots(chunks: list[_Chunk]) -> tuple[list[Mention], list[tuple[str, str, Any]], list[_Chunk]]:
-    """Objects (noun phrases before the first preposition), prepositional groups (role, phrase,
+def _split_slots(chunks: list[_Chunk], movable: Callable[[Mention], bool] = lambda m: True,
+                 ) -> tuple[list[Mention], list[tuple[str, str, Any]], list[_Chunk]]:
+    """Objects (noun phrases before the first preposition, and a movable one joined by "and" to a
+    source: "the eggs from the fridge and the soap bottle"), prepositional groups (role, phrase,
     Mention | room | "there" | None) with rooms attached to the noun before them, and the rest."""
     objects: list[Mention] = []
     groups: list[tuple[str, str, Any]] = []
@@ -551,6 +558,9 @@ def _split_slots(chunks: list[_Chunk]) -> tuple[list[Mention], list[tuple[str, s
             continue
         if c.kind == "np" and (not seen_prep or (i > 0 and chunks[i - 1].kind == "also")):
             objects.append(c.value)  # "put it on the bed along with my watch": the watch too
+        elif c.kind == "np" and groups and groups[-1][0] == "from" and i > 0 and chunks[i - 1].kind == "and" \
+                and movable(c.value):
+            objects.append(c.value)  # "the eggs from the fridge and the soap bottle in the bin": another object
         elif c.kind == "np" and seen_prep and groups and groups[-1][2] is not None and i > 0 and \
                 chunks[i - 1].kind == "and":
             pass  # "on the table and the desk": first destination wins

@@ -89,7 +89,6 @@ class NounPhrases:
             if match is not None:
                 length, (kind, values, plural) = match
                 end = toks[i + length - 1][2]
-                prev_kind = chunks[-1].kind if chunks else ""
                 prev_prep = chunks[-1].value[0] if chunks and chunks[-1].kind == "prep" else ""
                 if kind == "type":
                     shared = self._shared_head(words, i, length)
@@ -100,6 +99,7 @@ class NounPhrases:
                     kind, values = "liquid", ("wine",)
                 if kind == "type":
                     m = Mention(tuple(values), start, end, **_take_mods(mods, plural))
+                    m.plural = plural and words[i + length - 1] not in V.ONE_OBJECT_PLURALS
                     j = i + length
                     if j + 1 < n and words[j] == "of":
                         lq = self._longest(words, j + 1)

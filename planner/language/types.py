@@ -67,6 +67,7 @@ class Mention:
     liquid: str | None = None  # "a mug of coffee"
     adjective: tuple[str, bool] | None = None  # ("isCooked", True) for "a cooked potato"
     pronoun: bool = False
+    plural: bool = False  # "the mugs": with no count, every one the agent finds (read as "all")
     slice_ref: bool = False  # "a slice", "the pieces": slices of the last thing sliced
     hints: dict[str, str] = field(default_factory=dict)  # carried from an acquisition
 
