@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from typing import Iterable
 
-from planner.deterministic import RELATION_RADIUS  # the grounder's "the apple on the table"
+from planner.deterministic import near_anchor
 from planner.roles import Goal, KnownObject, PlannerContext
 
 # Copies of one "all" goal at most: a bound on a misread house (a cluttered shelf), not a count.
@@ -37,10 +37,8 @@ def next_of_all(goal: Goal, context: PlannerContext, done: Iterable[str]) -> Kno
             cands = [o for o in cands if o.room in (room, None)]
     for key in ("object_source", "object_near"):
         anchor_type = goal.hints.get(key)
-        if anchor_type:
-            anchors = [a for a in context.known_objects if a.object_type == anchor_type]
-            cands = [o for o in cands
-                     if any(math.dist(o.position[:2], a.position[:2]) <= RELATION_RADIUS for a in anchors)]
+        if anchor_type:  # the grounder's own radius test, here as a filter rather than a ranking
+            cands = near_anchor(cands, anchor_type, context)
     if item.predicate in _STATE_PREDICATES:  # "turn off all the lamps": not those already off
         cands = [o for o in cands if o.state.get(item.predicate) != item.expected]
     if not cands:

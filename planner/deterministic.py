@@ -53,17 +53,25 @@ def _typical_room(object_type: str) -> str | None:
 RELATION_RADIUS = 1.5
 
 
-def _by_relation(cands: list[KnownObject], anchor_type: str, context: PlannerContext) -> list[KnownObject]:
-    """Candidates near a known object of ``anchor_type`` first (nearest to it first), the rest
-    after in their previous order: the relation narrows the choice once the anchor is known."""
+def near_anchor(cands: list[KnownObject], anchor_type: str, context: PlannerContext) -> list[KnownObject]:
+    """The candidates within ``RELATION_RADIUS`` of a known object of ``anchor_type``, nearest to
+    it first; none while no object of that type is known."""
     anchors = [o for o in context.known_objects if o.object_type == anchor_type]
     if not anchors:
-        return cands
+        return []
 
     def gap(o: KnownObject) -> float:
         return min(math.dist(o.position[:2], a.position[:2]) for a in anchors)
 
-    near = sorted((o for o in cands if gap(o) <= RELATION_RADIUS), key=gap)
+    return sorted((o for o in cands if gap(o) <= RELATION_RADIUS), key=gap)
+
+
+def _by_relation(cands: list[KnownObject], anchor_type: str, context: PlannerContext) -> list[KnownObject]:
+    """Candidates near a known object of ``anchor_type`` first (nearest to it first), the rest
+    after in their previous order: the relation narrows the choice once the anchor is known."""
+    if not any(o.object_type == anchor_type for o in context.known_objects):
+        return cands
+    near = near_anchor(cands, anchor_type, context)
     return near + [o for o in cands if o not in near]
 
 

@@ -309,8 +309,7 @@ class GoalBuilding:
                    state_words: list[str], unknown: list[str], r: _Reading, last_place: Mention | str | None,
                    chunks: list[_Chunk], clause: _Clause) -> _Reading:
         dest_roles = ("on", "in", "to") if verb == "place" else ("to",)
-        dest_phrases_bring = _INTO
-        dests = [g for g in groups if (g[0] in dest_roles or (verb != "place" and g[1] in dest_phrases_bring))
+        dests = [g for g in groups if (g[0] in dest_roles or (verb != "place" and g[1] in _INTO))
                  and g[2] != "me"]
         sources = [g for g in groups if g not in dests and g[0] in ("from", "in", "on", "at")]
         near = [g for g in groups if g[0] == "near"]
