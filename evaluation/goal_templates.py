@@ -431,11 +431,13 @@ def build_fill(index: HouseIndex, pool: ScenarioPool, rng: random.Random) -> Goa
     targets: set[str] = set()
     rooms = index.room_ids(obj)
     if movable and rng.random() < 0.35:
-        pin = sel if "id" in sel else {"type": t, "id": obj.id}
-        items[0]["object"] = pin
         dests = [d for d in index.has(rng.choice(("Desk", "DiningTable", "CoffeeTable", "SideTable")),
                                       lambda o: o.affords("receptacle")) if _fits(obj, d, index)]
         if dests:
+            # Both items must be about the same vessel; the checklist has no "same object" binding,
+            # so it pins the one chosen. Only then: "fill a bowl with water" alone means any bowl.
+            pin = sel if "id" in sel else {"type": t, "id": obj.id}
+            items[0]["object"] = pin
             dest = rng.choice(dests)
             d_text, d_sel, _ = _target(index, dest, rng)
             items.append({"object": pin, "predicate": "inReceptacle", "target": d_sel})

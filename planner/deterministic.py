@@ -258,6 +258,12 @@ class RecipeTranslator:
             if b.get("tool"):
                 liquid = value if isinstance(value, str) else "water"
                 fill += [s("pick", object_id=carried), s("pour", object_id=obj, liquid=liquid)]
+            elif value != "coffee" and _pickupable_type(item.object.type):
+                # Take it out of the sink again: left there it keeps the next vessel out ("no
+                # room"), and the agent searched the house for another sink. (A mug stays in the
+                # coffee machine: the embedded simulator draws the machine as a box open only at
+                # the top, so the mug cannot be seen from the front to be taken out.)
+                fill += [s("pick", object_id=carried), s("put_down")]
             return fill
         return []
 

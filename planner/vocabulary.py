@@ -249,7 +249,7 @@ PREPOSITIONS: dict[str, str] = {
 }
 COPULAS = frozenset({"is", "are", "be", "stays", "stay", "remains", "remain", "should", "must", "needs", "need",
                      "gets", "get", "got", "been", "being", "was", "were", "will", "to", "has", "have", "ends",
-                     "up", "left", "kept"})
+                     "up", "left", "kept", "switched"})
 
 
 def camel_words(type_name: str) -> list[str]:

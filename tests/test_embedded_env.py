@@ -17,6 +17,7 @@ import pytest
 
 from evaluation.episodes import AgentStart, Episode, HouseRef
 from sim_bridge.embedded.env import AgentPose, EmbeddedConfig, EmbeddedEnvironment
+from household.assets import BASIN_DEPTH
 from household.house_data import HouseError, load_house
 from household.frames import is_rigid_transform, thor_to_ros_points, thor_yaw_to_ros
 from household.types import (
@@ -397,6 +398,28 @@ def test_put_cook_and_fill_through_the_seam(env: EmbeddedEnvironment) -> None:
     assert truth.object(CUP)["temperature"] == "Hot"
     assert truth.object(MICROWAVE)["isToggled"] and not truth.object(MICROWAVE)["isOpen"]
     assert truth.held_object_id is None
+
+
+def test_vessel_filled_in_a_pedestal_sink_can_be_taken_out_again(env: EmbeddedEnvironment) -> None:
+    """House 0's sink (Sink_4) is a 1 m box from the floor to its rim. A cup put in it rests in
+    the basin near the rim, as ProcTHOR's own sink contents do, not on the pedestal's floor where
+    the rim hides it: from where it was put and filled, the robot can take it out again."""
+    sink, faucet = "5|0|0", "5|0|1"
+    go_to(env, CUP)
+    step_ok(env, "PickupObject", CUP)
+    go_to(env, sink)
+    step_ok(env, "PutObject", sink)
+    cup, basin = env.table.objects[CUP], env.table.objects[sink]
+    rim = basin.position[1] + basin.size[1] / 2.0
+    bottom = cup.position[1] - cup.size[1] / 2.0
+    assert rim - BASIN_DEPTH["Sink"] - 1e-6 <= bottom < rim
+    pose = env.pose
+    env.pose = find_interaction_pose(env, faucet)
+    step_ok(env, "ToggleObjectOn", faucet)
+    step_ok(env, "ToggleObjectOff", faucet)
+    env.pose = pose
+    assert env.ground_truth().object(CUP)["isFilledWithLiquid"]
+    step_ok(env, "PickupObject", CUP)
 
 
 def test_failed_interaction_changes_nothing(env: EmbeddedEnvironment) -> None:

@@ -202,18 +202,26 @@ def test_builders_cover_every_predicate_and_pin_what_they_disambiguate() -> None
                     goal = build(index, POOLS[scenario], rng)
                     if goal is None:
                         continue
+                    pinned = False
                     for raw in goal.items:
                         item = ChecklistItem.from_dict(raw)
                         seen[predicate_label(item).split(":")[0]] = seen.get(predicate_label(item).split(":")[0], 0) + 1
                         sel = raw["object"]
-                        pinned = any(k in sel for k in ("id", "ids", "room"))
+                        pinned = pinned or any(k in part for part in (sel, raw.get("target") or {})
+                                               for k in ("id", "ids", "room"))
                         if sel.get("count", 1) > 1:
                             counts += 1
                             assert not ("id" in sel)
+                    if goal.kind == "fill" and len(goal.items) == 1 and not goal.referenced:
+                        # "fill a bowl with water" means any bowl: nothing singles one out
+                        assert "id" not in goal.items[0]["object"], goal.items
                     if goal.kind == "clean":
                         assert goal.states and all(s["isDirty"] for s in goal.states)
                         assert all("id" in i["object"] or "ids" in i["object"] for i in goal.items)
                     referenced += goal.referenced
+                    # an instruction that says which object or receptacle ("the mug on the desk",
+                    # "the side table in the bedroom") pins it
+                    assert pinned or not goal.referenced, (goal.kind, goal.items)
                     assert goal.phrase.clauses and all(c.strip() for c in goal.phrase.clauses)
     for family in ("pick/place", "inRoom", "toggle", "open/close", "slice", "cook", "fill", "clean", "held"):
         assert seen.get(family, 0) > 0, (family, seen)

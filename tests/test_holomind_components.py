@@ -827,6 +827,28 @@ def test_goal_dag_object_edge_fill_the_bowl_before_moving_it() -> None:
     assert next_goal(dag, ["apple_in_bowl", "bowl_to_table"]) is None
 
 
+def test_goal_dag_station_edge_use_the_sink_before_leaving_things_in_it() -> None:
+    """The remote left in the sink stays there; the pot filled at the sink is taken out again.
+    Filled first, the pot still finds room (dev-060-0 of the v2 set failed the other way)."""
+    goals = [goal("remote_in_sink", item("RemoteControl", "inReceptacle", target="Sink")),
+             goal("fill_pot", item("Pot", "isFilledWithLiquid", "water")),
+             goal("wash_plate", item("Plate", "isDirty", False)),
+             goal("coffee", item("Mug", "isFilledWithLiquid", "coffee")),
+             goal("cup_in_machine", item("Cup", "inReceptacle", target="CoffeeMachine")),
+             goal("mug_in_sink", item("Mug", "inReceptacle", target="Sink")),
+             goal("wine", item("Bowl", "isFilledWithLiquid", "wine"))]
+    dag = build_goal_dag(goals)
+    assert dag.edges["fill_pot", "remote_in_sink"]["kind"] == "station"
+    assert dag.edges["wash_plate", "remote_in_sink"]["kind"] == "station"
+    # the coffee recipe leaves the mug in the machine: ordering it first would only move the blockage
+    assert not dag.has_edge("coffee", "cup_in_machine") and not dag.has_edge("cup_in_machine", "coffee")
+    # the mug is filled with coffee before it is moved (causal), and nothing waits on wine
+    assert dag.edges["coffee", "mug_in_sink"]["kind"] == "causal"
+    assert not dag.has_edge("remote_in_sink", "fill_pot") and dag.degree("wine") == 0
+    assert next_goal(dag, [], spatial=False).id == "fill_pot"
+    assert nx.is_directed_acyclic_graph(dag)
+
+
 def test_next_goal_cheapest_ready_or_instruction_order() -> None:
     goals = [goal("a", item("Laptop", "isOpen", True)), goal("b", item("FloorLamp", "isToggled", True)),
              goal("c", item("Book", "isOpen", True)),
@@ -963,9 +985,16 @@ def test_translator_recipes() -> None:
         return [(s.skill, s.args) for s in t.translate(g, Grounding(g.id, bindings), ctx([]))]
 
     fill = goal("g", item("Mug", "isFilledWithLiquid", "water"))
+    # filled in the sink and taken out again: left there it keeps the next vessel out
     assert recipe(fill, object="M", target="S", switch="F") == [
         ("pick", {"object_id": "M"}), ("place", {"receptacle_id": "S"}),
-        ("toggle_on", {"object_id": "F"}), ("toggle_off", {"object_id": "F"})]
+        ("toggle_on", {"object_id": "F"}), ("toggle_off", {"object_id": "F"}),
+        ("pick", {"object_id": "M"}), ("put_down", {})]
+    coffee = goal("g", item("Mug", "isFilledWithLiquid", "coffee"))
+    assert recipe(coffee, object="M", target="CM", switch="CM")[-1] == ("toggle_off", {"object_id": "CM"})
+    plant = goal("g", item("HousePlant", "isFilledWithLiquid", "water"))
+    assert recipe(plant, object="P", target="S", switch="F", tool="C")[-2:] == [
+        ("pick", {"object_id": "C"}), ("pour", {"object_id": "P", "liquid": "water"})]
     cook = goal("g", item("Potato", "isCooked", True))
     assert recipe(cook, object="P", target="MW") == [
         ("pick", {"object_id": "P"}), ("place", {"receptacle_id": "MW"}), ("close", {"object_id": "MW"}),

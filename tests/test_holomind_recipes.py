@@ -86,12 +86,12 @@ def test_the_vessel_is_not_of_a_type_another_goal_needs() -> None:
 
 
 def test_a_carried_object_is_still_filled_where_it_is_carried_to() -> None:
-    """A cup is pickupable: the old recipe (the cup itself under the faucet), no vessel."""
+    """A cup is pickupable: the cup itself goes under the faucet (no vessel) and is taken out again."""
     fill_cup = goal("g", item("Cup", "isFilledWithLiquid", "water"))
     b = NearestGrounder().ground(fill_cup, ctx(HOUSE)).bindings
     assert b.get("tool") is None and b["object"] == "Cup|near"
     assert [s.skill for s in RecipeTranslator().translate(fill_cup, Grounding("g", b), ctx(HOUSE))] == [
-        "pick", "place", "toggle_on", "toggle_off"]
+        "pick", "place", "toggle_on", "toggle_off", "pick", "put_down"]
     assert [r for r, _, _ in required_roles(fill_cup)] == ["object", "target"]
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from household.assets import AssetCatalog, default_catalog
+from household.assets import BASIN_DEPTH, AssetCatalog, default_catalog
 from household.house_data import load_house
 from sim_bridge.embedded.interactions import InteractionError, ObjectTable, find_placement
 from sim_bridge.embedded.objects import SimObject, build_objects
@@ -183,6 +183,31 @@ def test_put_on_counter(table: ObjectTable) -> None:
     assert _inside_footprint(apple, counter)
     # it rests on the top face, not inside the counter
     assert apple.position[1] - apple.size[1] / 2.0 == pytest.approx(counter.aabb()[1][1], abs=0.02)
+
+
+@pytest.mark.parametrize("asset_id", ["Sink_4", "Sink_19", "Sink_10"])
+def test_put_in_a_sink_rests_in_its_basin(catalog: AssetCatalog, asset_id: str) -> None:
+    """A pedestal sink's box reaches the floor (Sink_4, Sink_19: 1 m tall); what is put in it
+    rests in the basin under the rim, as ProcTHOR places sink contents. A countertop sink
+    (Sink_10, 0.16 m tall) is all basin: its floor stays 10% up the box."""
+    asset = catalog.get(asset_id)
+    assert asset is not None and asset.object_type == "Sink"
+    sink = SimObject("sink", "Sink", asset, np.array([0.0, 0.5, 0.0]), 0.0, np.array(asset.size, float))
+    mug = _make(catalog, "mug", "Mug", (2.0, 1.0, 0.0))
+    spot = find_placement(mug, sink, [])
+    assert spot is not None
+    rim = sink.position[1] + sink.size[1] / 2.0
+    floor = spot[1] - mug.size[1] / 2.0
+    expected = max(rim - sink.size[1] + 0.1 * sink.size[1], rim - BASIN_DEPTH["Sink"])
+    assert floor == pytest.approx(expected) and rim - floor <= BASIN_DEPTH["Sink"] + 1e-9
+
+
+def test_put_in_a_pot_rests_on_its_floor(catalog: AssetCatalog) -> None:
+    pot = _make(catalog, "pot", "Pot", (0.0, 1.0, 0.0))
+    egg = _make(catalog, "egg", "Egg", (2.0, 1.0, 0.0))
+    spot = find_placement(egg, pot, [])
+    assert spot is not None
+    assert spot[1] - egg.size[1] / 2.0 == pytest.approx(pot.position[1] - 0.4 * pot.size[1])
 
 
 def test_put_into_closed_fridge_fails_then_succeeds_when_open(table: ObjectTable) -> None:

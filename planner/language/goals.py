@@ -188,13 +188,17 @@ class GoalBuilding:
             return self._emit(r, [(m, "isFilledWithLiquid", "water", None) for m in targets], "fill", groups)
         if verb == "pour":
             dests = [g for g in groups if g[0] in ("in", "on", "to") and isinstance(g[2], Mention)]
+            # "pour coffee into the mug on the desk": what can hold a liquid is poured into; a desk
+            # after it says which mug, and "by the dresser" which plant (both as hints, via _emit)
+            into = [g for g in dests if any(self.affords(t, "fillable") for t in g[2].types)] or dests[:1]
             liquid = liquids[0] if liquids else None
-            vessels = [g[2] for g in dests] or [m for m in objs if m.liquid] or (
+            vessels = [g[2] for g in into] or [m for m in objs if m.liquid] or (
                 [Mention((V.DEFAULT_VESSEL[liquid],))] if liquid else [])
             if not vessels:
                 return _fail(r, "pour: no vessel or liquid recognised", unknown)
+            rest = [g for g in groups if not any(g is v for v in into)]
             return self._emit(r, [(m, "isFilledWithLiquid", m.liquid or liquid or True, None) for m in vessels],
-                              "fill", [])
+                              "fill", rest)
         if verb == "place" and not objs and liquids:
             # "put some water in the kettle": the kettle, filled
             vessels = [g[2] for g in groups if isinstance(g[2], Mention) and not g[2].pronoun
@@ -350,12 +354,19 @@ class GoalBuilding:
             if m.room and (target is not None or verb != "place"):
                 hints.setdefault("object_room", m.room)
                 m.room = None
-        if near_what and (target is not None or verb != "place"):
+        states = [s for s in state_words if s in V.STATE_WORDS and s != "held"]
+        if target is not None and states and self._describes_where(clause, chunks, states):
+            # "leave the box on the armchair open": which box, left open (not moved onto the armchair)
+            if isinstance(target, str):
+                hints.setdefault("object_room", target)
+            elif not target.pronoun:
+                hints.setdefault("object_source", target.type)
+            target = None
+        if near_what and (target is not None or verb != "place" or states):
             hints["object_near"] = near_what[0].type
         if target is None:
-            if near and (verb == "place" or not near_what):
+            if near and not states and (verb == "place" or not near_what):
                 return _fail(r, f"spatial relation '{near[0][1]}' is not in the checklist vocabulary", unknown)
-            states = [s for s in state_words if s in V.STATE_WORDS and s != "held"]
             if states:
                 pred, value = V.STATE_WORDS[states[-1]]
                 flag = _NEEDS[pred]
@@ -392,6 +403,19 @@ class GoalBuilding:
             if pred in ("isOpen", "isToggled"):
                 specs += [(m, pred, value, None) for m in objs if self.affords(m.type, _NEEDS[pred])]
         return self._emit(r, specs, "place", [])
+
+    @staticmethod
+    def _describes_where(clause: _Clause, chunks: list[_Chunk], states: list[str]) -> bool:
+        """After "leave" or "keep", a place named before a closing open/closed/on/off state says
+        where the object is ("leave the box on the armchair open"); "leave the laptop open on the
+        desk" and "put the box on the shelf open" still move it there."""
+        if clause.words[:1] not in (["leave"], ["keep"]):
+            return False
+        if not any(V.STATE_WORDS[w][0] in ("isOpen", "isToggled") for w in states):
+            return False
+        preps = [k for k, c in enumerate(chunks) if c.kind == "prep" and c.value[0] in ("on", "in", "to", "at")]
+        last_state = max((k for k, c in enumerate(chunks) if c.kind == "state"), default=-1)
+        return bool(preps) and last_state > preps[0] and last_state == len(chunks) - 1
 
     def _other_ref(self, objs: list[Mention], last_place: Mention | str | None) -> Mention | str | None:
         """A pronoun destination ("put the statue inside it"): the previous clause's receptacle

@@ -254,7 +254,8 @@ class ObjectTable:
 def find_placement(obj: SimObject, receptacle: SimObject, siblings: Iterable[SimObject]) -> np.ndarray | None:
     """A free spot for obj on (or in) the receptacle, or None if it does not fit.
 
-    Surfaces: the object rests on the top face; containers: on the inner floor (10% up the box).
+    Surfaces: the object rests on the top face; containers: on the inner floor
+    (``SimObject.inner_floor_y``).
     Candidates are scanned on a grid over the footprint (deterministic), rejecting spots whose
     footprint disc overlaps a sibling's."""
     rec_size = receptacle.size  # the closed box: open doors swing outside it
@@ -265,7 +266,7 @@ def find_placement(obj: SimObject, receptacle: SimObject, siblings: Iterable[Sim
     container = receptacle.is_container
     if container and float(np.prod(obj.size)) > 0.8 * float(np.prod(rec_size)):
         return None
-    y = (receptacle.position[1] - rec_size[1] / 2.0 + 0.1 * rec_size[1] + obj.size[1] / 2.0 if container
+    y = (receptacle.inner_floor_y() + obj.size[1] / 2.0 if container
          else receptacle.surface_y() + obj.size[1] / 2.0)
     margin_x = max(half_x - obj_r, 0.0)
     margin_z = max(half_z - obj_r, 0.0)

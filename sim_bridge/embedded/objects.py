@@ -14,7 +14,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from household.assets import CONTAINER_TYPES, MUST_BE_OPEN_TYPES, AssetCatalog, AssetInfo
+from household.assets import BASIN_DEPTH, CONTAINER_TYPES, MUST_BE_OPEN_TYPES, AssetCatalog, AssetInfo
 from household.house_data import HouseError
 
 
@@ -69,6 +69,18 @@ class SimObject:
         """World height objects rest at when put on this receptacle."""
         bottom = self.position[1] - self.size[1] / 2.0
         return float(bottom + (self.surface if self.surface is not None else self.size[1]))
+
+    def inner_floor_y(self) -> float:
+        """World height a container's contents rest at: 10% up its box, or its basin's floor where
+        the box reaches far below the basin (a sink on its cabinet). Placing at the box's floor
+        there would hide a kettle a metre down a pedestal, out of sight and reach of a robot
+        that must take it out again after filling it."""
+        bottom = self.position[1] - self.size[1] / 2.0
+        floor = bottom + 0.1 * self.size[1]
+        depth = BASIN_DEPTH.get(self.type)
+        if depth is not None:
+            floor = max(floor, bottom + self.size[1] - depth)
+        return float(floor)
 
     def render_box(self) -> tuple[np.ndarray, np.ndarray]:
         """(centre, size) of the box that is drawn and occludes: clipped at the support surface."""
