@@ -68,9 +68,8 @@ def near_anchor(cands: list[KnownObject], anchor_type: str, context: PlannerCont
 
 def _by_relation(cands: list[KnownObject], anchor_type: str, context: PlannerContext) -> list[KnownObject]:
     """Candidates near a known object of ``anchor_type`` first (nearest to it first), the rest
-    after in their previous order: the relation narrows the choice once the anchor is known."""
-    if not any(o.object_type == anchor_type for o in context.known_objects):
-        return cands
+    after in their previous order: the relation narrows the choice once the anchor is known
+    (while none is, ``near_anchor`` gives nothing and the order stays)."""
     near = near_anchor(cands, anchor_type, context)
     return near + [o for o in cands if o not in near]
 
