@@ -19,6 +19,7 @@ from household.checklist import ChecklistItem
 from planner.roles import Goal, Grounding, KnownObject, PlannerContext, Subgoal
 from household.assets import AssetCatalog, default_catalog
 from household.receptacle_filters import AGENT_PUT_DOWN, ROOM_SURFACE
+from planner.stations import emptied_station, station_type
 
 KNIVES = ("Knife", "ButterKnife")
 # What can carry water to something that cannot go under a faucet (a plant): THOR's fillable,
@@ -148,12 +149,12 @@ class NearestGrounder:
             busy = set(filter(None, goal.hints.get("other_goal_types", "").split(",")))
             b["tool"] = self._tool(VESSELS, context, exclude=b["object"], avoid=busy)
             vessel = next((o for o in context.known_objects if o.object_id == b["tool"]), None)
-            b.update(self._station(item.expected, context, vessel.position if vessel else near))
+            b.update(self._station(station_type(item.predicate, item.expected), context,
+                                   vessel.position if vessel else near))
         elif item.predicate in ("isFilledWithLiquid", "isDirty"):
-            b.update(self._station(item.expected, context, near))
-        elif item.predicate == "isCooked":
-            m = self.candidates("Microwave", context, near=near)
-            b["target"] = m[0].object_id if m else None
+            b.update(self._station(station_type(item.predicate, item.expected), context, near))
+        elif item.predicate == "isCooked":  # the recipe turns the microwave on itself
+            b["target"] = self._station(station_type(item.predicate, item.expected), context, near)["target"]
         return Grounding(goal.id, b)
 
     def _tool(self, types: tuple[str, ...], context: PlannerContext, exclude: str | None,
@@ -170,14 +171,17 @@ class NearestGrounder:
         return min(found, key=lambda o: (o.object_type in avoid, _dist(o, context.agent_position))).object_id \
             if found else None
 
-    def _station(self, liquid: object, context: PlannerContext,
+    def _station(self, station: str | None, context: PlannerContext,
                  near: tuple[float, float, float] | None) -> dict[str, str | None]:
-        """Where a liquid comes from: a running coffee machine (coffee), else a sink with a faucet
-        within 1.2 m (water; the running faucet also washes). ``target`` is where the vessel goes,
-        ``switch`` what to turn on."""
-        if liquid == "coffee":
-            cm = self.candidates("CoffeeMachine", context, near=near)
-            return {"target": cm[0].object_id if cm else None, "switch": cm[0].object_id if cm else None}
+        """The nearest ``station`` (``planner.stations``) to put the object in: an appliance is
+        its own switch (coffee machine, microwave); a sink needs a faucet within 1.2 m (the
+        running faucet fills and washes). ``target`` is where the object goes, ``switch`` what to
+        turn on."""
+        if station is None:
+            return {"target": None, "switch": None}
+        if station != "Sink":
+            found = self.candidates(station, context, near=near)
+            return {"target": found[0].object_id if found else None, "switch": found[0].object_id if found else None}
         sinks = self.candidates("Sink", context, near=near) + self.candidates("SinkBasin", context, near=near)
         faucets = self.candidates("Faucet", context, near=near)
         for s in sinks:
@@ -257,11 +261,8 @@ class RecipeTranslator:
             if b.get("tool"):
                 liquid = value if isinstance(value, str) else "water"
                 fill += [s("pick", object_id=carried), s("pour", object_id=obj, liquid=liquid)]
-            elif value != "coffee" and _pickupable_type(item.object.type):
-                # Take it out of the sink again: left there it keeps the next vessel out ("no
-                # room"), and the agent searched the house for another sink. (A mug stays in the
-                # coffee machine: the embedded simulator draws the machine as a box open only at
-                # the top, so the mug cannot be seen from the front to be taken out.)
+            elif emptied_station(pred, value) and _pickupable_type(item.object.type):
+                # take it out of the sink again (planner.stations says why)
                 fill += [s("pick", object_id=carried), s("put_down")]
             return fill
         return []
@@ -288,9 +289,7 @@ def required_roles(goal: Goal) -> list[tuple[str, str, str | None]]:
     elif item.predicate in ("isFilledWithLiquid", "isDirty"):
         if item.predicate == "isFilledWithLiquid" and not _pickupable_type(item.object.type):
             out.append(("tool", "Cup", None))  # any of VESSELS binds; Cup is what the search looks for
-        out.append(("target", "CoffeeMachine" if item.expected == "coffee" else "Sink", None))
+        out.append(("target", station_type(item.predicate, item.expected), None))
     elif item.predicate == "isCooked":
-        out.append(("target", "Microwave", None))
-    if item.predicate in ("isToggled", "isOpen") or (item.predicate == "isHeld" and item.expected is False):
-        pass
+        out.append(("target", station_type(item.predicate, item.expected), None))
     return out

@@ -6,10 +6,10 @@ Edges (networkx DiGraph, each with a ``kind``):
   full; opening a receptacle before putting into it, closing it after;
 - object: a goal that puts something into/onto a receptacle of type T before the goal that moves
   T itself (objects in a bowl travel with the bowl);
-- station: a goal whose recipe uses a sink and takes the object out again (filling with water,
-  washing) before one that leaves something in a sink for good: a remote left in the sink can
-  leave no room for the pot that must be filled there. (Coffee and cooking recipes leave the
-  object in the machine, so ordering them would only move the blockage.)
+- station: a goal whose recipe uses a station and takes the object out again (a sink: filling
+  with water, washing; ``planner.stations``) before one that leaves something there for good: a
+  remote left in the sink can leave no room for the pot that must be filled there. (Coffee and
+  cooking recipes leave the object in the machine, so ordering them would only move the blockage.)
 - hold: every other goal before one that ends with something in hand (the hand is needed);
 - temporal: explicit ordering words are rare in household instructions and the decomposer already
   emits goals in text order, which the DAG keeps as the tie-breaker.
@@ -27,16 +27,10 @@ import networkx as nx
 
 from household.checklist import sliced_base_type
 from planner.roles import Goal
+from planner.stations import emptied_station
 
 _STATE_CHANGES = {"isSliced", "isCooked", "isFilledWithLiquid", "isDirty"}
 _MOVES = {"inReceptacle", "inRoom", "isHeld"}
-# (predicate, end value) -> the receptacle types its recipe uses and empties again
-# (``deterministic.RecipeTranslator``); True means any liquid, which the recipe takes at the sink.
-_STATIONS: dict[tuple[str, Any], frozenset[str]] = {
-    ("isFilledWithLiquid", "water"): frozenset({"Sink"}),
-    ("isFilledWithLiquid", True): frozenset({"Sink"}),
-    ("isDirty", False): frozenset({"Sink"}),
-}
 
 
 def single_item_goals(goals: Iterable[Goal]) -> list[Goal]:
@@ -144,13 +138,10 @@ def _edge(a: Goal, b: Goal) -> str | None:
             if ia.predicate == "inReceptacle" and ia.target is not None and ib.predicate in _MOVES \
                     and ib.object.type == ia.target.type:
                 return "object"
-            if ib.predicate == "inReceptacle" and ib.target is not None and ib.target.type in _station_types(ia):
+            if ib.predicate == "inReceptacle" and ib.target is not None \
+                    and ib.target.type == emptied_station(ia.predicate, ia.expected):
                 return "station"
     return None
-
-
-def _station_types(item: Any) -> frozenset[str]:
-    return _STATIONS.get((item.predicate, item.expected), frozenset())
 
 
 def ready_goals(dag: nx.DiGraph, finished: Iterable[str]) -> list[Goal]:

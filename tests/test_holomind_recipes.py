@@ -95,6 +95,35 @@ def test_a_carried_object_is_still_filled_where_it_is_carried_to() -> None:
     assert [r for r, _, _ in required_roles(fill_cup)] == ["object", "target"]
 
 
+STATION_HOUSE = HOUSE + [known("CoffeeMachine|1", "CoffeeMachine", 2.0, 2.0),
+                         known("Microwave|1", "Microwave", 3.0, 2.0), known("Plate|1", "Plate", 1.0, 1.0),
+                         known("Potato|1", "Potato", 1.5, 1.0)]
+
+
+@pytest.mark.parametrize("it, station, emptied", [
+    (item("Cup", "isFilledWithLiquid", "water"), "Sink", True),
+    (item("Plate", "isDirty", False), "Sink", True),
+    (item("Cup", "isFilledWithLiquid", "coffee"), "CoffeeMachine", False),
+    (item("Potato", "isCooked", True), "Microwave", False),
+    (item("Cup", "isFilledWithLiquid", "wine"), None, False),
+])
+def test_grounding_recipe_and_dag_agree_on_the_station(it: ChecklistItem, station: str | None, emptied: bool) -> None:
+    """planner.stations is the one table: the role searched for, the object bound, whether the
+    recipe takes the object out again and whether the DAG orders the goal before leaving
+    something in that station all follow from it."""
+    g = goal("g", it)
+    targets = [t for role, t, _ in required_roles(g) if role == "target"]
+    assert targets == ([station] if station else [])
+    b = NearestGrounder().ground(g, ctx(STATION_HOUSE)).bindings
+    assert (b.get("target") or "").split("|")[0] == (station or "")
+    steps = [s.skill for s in RecipeTranslator().translate(g, Grounding("g", b), ctx(STATION_HOUSE))]
+    assert (steps[-2:] == ["pick", "put_down"]) is emptied
+    if station:
+        leave = goal("leave", item("RemoteControl", "inReceptacle", target=station))
+        dag = build_goal_dag([leave, g])
+        assert dag.has_edge("g", "leave") is emptied
+
+
 def test_wine_is_poured_from_a_wine_bottle_into_the_object_where_it_stands() -> None:
     wine = goal("g", item("Cup", "isFilledWithLiquid", "wine"))
     b = NearestGrounder().ground(wine, ctx(HOUSE)).bindings

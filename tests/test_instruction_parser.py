@@ -78,6 +78,34 @@ def test_pour_into_the_vessel_a_place_after_it_says_which(parser: InstructionPar
     assert goals[0].hints["object_near"] == "Dresser"
 
 
+@pytest.mark.parametrize(("text", "vessels"), [
+    ("Pour water into the mug and the bowl.", ["Mug", "Bowl"]),
+    ("Pour some water into both the pot and the kettle, then put the apple in the fridge.", ["Pot", "Kettle"]),
+    ("Put some water in the pot and the kettle.", ["Pot", "Kettle"]),
+    ("Pour coffee into the mug on the desk and the cup.", ["Mug", "Cup"]),
+])
+def test_pour_fills_every_vessel_joined_by_and(parser: InstructionParser, text: str, vessels: list[str]) -> None:
+    """The second vessel was dropped without a word ("first destination wins")."""
+    fills = [i for i in items(parser, text) if i["predicate"] == "isFilledWithLiquid"]
+    assert [i["object"]["type"] for i in fills] == vessels
+    assert parser.unparsed == []
+
+
+@pytest.mark.parametrize(("text", "kept", "named"), [
+    ("Put the apple on the table and the desk.", {"type": "DiningTable"}, "'Desk'"),
+    ("Put the apple in the fridge and the bowl.", {"type": "Fridge"}, "'Bowl'"),
+    ("Pour water into the mug and the sofa.", None, "'Sofa' cannot be filled"),
+])
+def test_a_noun_joined_to_a_destination_that_is_not_read_is_reported(
+        parser: InstructionParser, text: str, kept: dict | None, named: str) -> None:
+    """One object has one destination, and a sofa holds no water: the first reading is kept and
+    the rest is reported as partly understood, never silently dropped."""
+    got = items(parser, text)
+    assert len(got) == 1 and got[0].get("target") == kept
+    assert len(parser.unparsed) == 1 and parser.unparsed[0].reason.startswith("partly understood")
+    assert named in parser.unparsed[0].reason
+
+
 @pytest.mark.parametrize(("text", "item", "hint"), [
     ("Leave the cardboard box on the armchair open.", {"object": {"type": "Box"}, "predicate": "isOpen", "value": True},
      ("object_source", "ArmChair")),

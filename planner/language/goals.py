@@ -192,11 +192,14 @@ class GoalBuilding:
             # after it says which mug, and "by the dresser" which plant (both as hints, via _emit)
             into = [g for g in dests if any(self.affords(t, "fillable") for t in g[2].types)] or dests[:1]
             liquid = liquids[0] if liquids else None
-            vessels = [g[2] for g in into] or [m for m in objs if m.liquid] or (
+            rest = [g for g in groups if not any(g is v for v in into)]
+            # "into the mug and the bowl", "into the mug on the desk and the cup": each is filled
+            joined = [v for g in into + [g for g in rest if isinstance(g[2], Mention)] if into
+                      for v in self._fillable_also(g[2], r)]
+            vessels = [g[2] for g in into] + joined or [m for m in objs if m.liquid] or (
                 [Mention((V.DEFAULT_VESSEL[liquid],))] if liquid else [])
             if not vessels:
                 return _fail(r, "pour: no vessel or liquid recognised", unknown)
-            rest = [g for g in groups if not any(g is v for v in into)]
             return self._emit(r, [(m, "isFilledWithLiquid", m.liquid or liquid or True, None) for m in vessels],
                               "fill", rest)
         if verb == "place" and not objs and liquids:
@@ -205,7 +208,8 @@ class GoalBuilding:
                        and (g[0] == "in" or g[1] in _INTO) and any(self.affords(t, "fillable") for t in g[2].types)]
             if vessels:
                 rest = [g for g in groups if g[2] is not vessels[0]]
-                return self._emit(r, [(vessels[0], "isFilledWithLiquid", liquids[0], None)], "fill", rest)
+                return self._emit(r, [(v, "isFilledWithLiquid", liquids[0], None)
+                                      for v in (vessels[0], *self._fillable_also(vessels[0], r))], "fill", rest)
         if not objs:
             if raw_objects and all(m.pronoun or m.slice_ref for m in raw_objects):
                 return _fail(r, f"{verb}: 'pronoun' has nothing to refer to", unknown)
@@ -293,6 +297,17 @@ class GoalBuilding:
         if verb in ("place", "bring", "pick", "find"):
             return self._read_move(verb, objs, groups, state_words, unknown, r, last_place, chunks, clause)
         return _fail(r, f"verb class {verb!r} not handled", unknown)
+
+    def _fillable_also(self, m: Mention, r: _Reading) -> list[Mention]:
+        """The nouns joined to a vessel by "and" that can be filled too ("into the mug and the
+        bowl"); the others are reported, not dropped."""
+        out = []
+        for other in m.also:
+            if other.type and any(self.affords(t, "fillable") for t in other.types):
+                out.append(other)
+            else:
+                r.ignored.append(f"'{other.type or 'that'}' cannot be filled")
+        return out
 
     def _read_make(self, objs: list[Mention], liquids: list[str], unknown: list[str], r: _Reading) -> _Reading:
         specs = []
@@ -402,6 +417,8 @@ class GoalBuilding:
             pred, value = V.STATE_WORDS.get(w, (None, None))
             if pred in ("isOpen", "isToggled"):
                 specs += [(m, pred, value, None) for m in objs if self.affords(m.type, _NEEDS[pred])]
+        r.ignored += [f"'{o.type}' after the destination reads as a second place for the same object; "
+                      "the first is kept" for o in target.also if o.type]
         return self._emit(r, specs, "place", [])
 
     @staticmethod
@@ -499,6 +516,11 @@ class GoalBuilding:
                 r.hints["appliance"] = what.type
             elif role in ("in", "at", "on") and isinstance(what, Mention) and what.type and not what.pronoun:
                 r.hints.setdefault("object_source", what.type)  # "the candle in the bin": which candle
+        emitted = {id(m) for m, _, _, _ in specs}
+        for _, _, what in groups:
+            if isinstance(what, Mention):  # "on the table and the desk": one object, one destination
+                r.ignored += [f"'{o.type}' after '{what.type}' reads as a second place; the first is kept"
+                              for o in what.also if o.type and id(o) not in emitted]
         for m, pred, value, target in specs:
             self._resolve(m, _NEEDS.get(pred, _NEEDS.get(reading, "pickupable")), hints=r.hints)
             if not m.type:
@@ -584,9 +606,12 @@ def _split_slots(chunks: list[_Chunk], movable: Callable[[Mention], bool] = lamb
         elif c.kind == "np" and groups and groups[-1][0] == "from" and i > 0 and chunks[i - 1].kind == "and" \
                 and movable(c.value):
             objects.append(c.value)  # "the eggs from the fridge and the soap bottle in the bin": another object
+        elif c.kind == "np" and seen_prep and groups and isinstance(groups[-1][2], Mention) and i > 0 and \
+                chunks[i - 1].kind == "and":
+            groups[-1][2].also.append(c.value)  # "into the mug and the bowl"
         elif c.kind == "np" and seen_prep and groups and groups[-1][2] is not None and i > 0 and \
                 chunks[i - 1].kind == "and":
-            pass  # "on the table and the desk": first destination wins
+            pass  # "in the kitchen and the bowl": nothing to join a noun to
         elif c.kind != "np":
             rest.append(c)
         i += 1

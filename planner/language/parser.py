@@ -197,9 +197,9 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
             items = [D.with_scope_room(i, st.scope) for i in reading.items] if st.scope else reading.items
             st.goals.append((items, text, reading.hints))
             missed = [k for k, g in self.grounding_notes.items() if k not in notes_before and g.type is None]
-            if missed:  # "... and the banana too": the rest was read, this part was not
-                self.unparsed.append(UnparsedClause(text, "partly understood: " + ", ".join(
-                    f"'{k}' names no known object" for k in missed)))
+            left_out = [f"'{k}' names no known object" for k in missed] + reading.ignored
+            if left_out:  # "... and the banana too": the rest was read, this part was not
+                self.unparsed.append(UnparsedClause(text, "partly understood: " + ", ".join(left_out)))
             st.last = (clause, snapshot, len(st.goals) - 1, text)
             self._note_rooms(clause, st)
             return

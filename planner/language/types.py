@@ -70,6 +70,9 @@ class Mention:
     plural: bool = False  # "the mugs": with no count, every one the agent finds (read as "all")
     slice_ref: bool = False  # "a slice", "the pieces": slices of the last thing sliced
     hints: dict[str, str] = field(default_factory=dict)  # carried from an acquisition
+    # noun phrases joined to this one by "and" after a preposition ("into the mug and the bowl"):
+    # a pour fills each; a move reports them (one object has one destination)
+    also: list["Mention"] = field(default_factory=list)
 
     @property
     def type(self) -> str:
@@ -117,6 +120,7 @@ class _Reading:
     pending: _Pending | None = None
     consumed: bool = False  # used the pending acquisition
     reason: str = ""  # why nothing was produced
+    ignored: list[str] = field(default_factory=list)  # parts left out of the items produced, and why
     silent: bool = False  # produced nothing on purpose ("go to the kitchen")
     last_place: Mention | str | None = None
 
