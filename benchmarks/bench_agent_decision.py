@@ -4,7 +4,7 @@ grounding, planning, navigation), without rendering or scoring (figures only; no
 timing).
 
 Run: ``python benchmarks/bench_agent_decision.py [--every 40] [--width 320 --height 240]
-[--profile 12]``. The process is pinned to one core and numpy/BLAS to one thread. Episodes run
+[--sensors realistic] [--profile 12]``. The process is pinned to one core and numpy/BLAS to one thread. Episodes run
 in closed loop on the embedded simulator exactly as ``worldmind eval longact`` runs them; a
 wrapper times each ``agent.act(observation)`` (and ``reset``, reported apart: it reads the
 instruction and builds the goal DAG). Prints per episode and overall: steps, median, p95, p99 and
@@ -36,6 +36,7 @@ from evaluation.episodes import load_episodes  # noqa: E402
 from evaluation.runner import run_episode  # noqa: E402
 from planner.factory import make_agent  # noqa: E402
 from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment  # noqa: E402
+from sim_bridge.sensors import SensorNoise, sensor_profile  # noqa: E402
 
 DEV = Path(__file__).resolve().parents[1] / "evaluation" / "data" / "episodes_dev"
 
@@ -80,6 +81,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--width", type=int, default=320)
     ap.add_argument("--height", type=int, default=240)
     ap.add_argument("--planner", default="deterministic")
+    ap.add_argument("--sensors", default="ideal", choices=("ideal", "realistic", "harsh"),
+                    help="sensor profile the agent sees (degrading a frame is not timed; with noisy depth the "
+                         "agent's map and tracker take their noise-aware paths, which are)")
     ap.add_argument("--profile", type=int, default=0, help="print the N functions with most cumulative time")
     args = ap.parse_args(argv)
     if hasattr(os, "sched_setaffinity"):
@@ -88,11 +92,13 @@ def main(argv: list[str] | None = None) -> int:
     for line in problems:
         print(f"skipped: {line}", file=sys.stderr)
     episodes = loaded[::max(args.every, 1)]
-    env = EmbeddedEnvironment(EmbeddedConfig(width=args.width, height=args.height, render=True))
+    env: Any = EmbeddedEnvironment(EmbeddedConfig(width=args.width, height=args.height, render=True))
+    if args.sensors != "ideal":
+        env = SensorNoise(env, sensor_profile(args.sensors))
     profiler = cProfile.Profile() if args.profile else None
     every: list[float] = []
     print(f"{args.planner} at {args.width}x{args.height}, {len(episodes)} episode(s) from {args.episodes} "
-          f"(every {args.every}th), one core")
+          f"(every {args.every}th), {args.sensors} sensors, one core")
     for ep in episodes:
         agent = TimedAgent(make_agent(args.planner, env), profiler)
         result, _ = run_episode(env, agent, ep)

@@ -148,7 +148,7 @@ class RayExecutor:
     name = "ray"
 
     def __init__(self, workers: int | None = None, address: str | None = None, *,
-                 task_timeout_s: float | None = None, connect_timeout_s: float = 60.0,
+                 task_timeout_s: float | None = None, connect_timeout_s: float = 120.0,
                  import_check: bool = True) -> None:
         if workers is not None and workers < 1:
             raise ExecutorError(f"--workers must be at least 1, got {workers}")
@@ -180,8 +180,16 @@ class RayExecutor:
         self.slots = max(1, min(workers, cpus) if workers else cpus)
         if import_check:
             probe = ray.remote(num_cpus=1, max_retries=0)(_probe_import)
+            from ray.exceptions import GetTimeoutError
+
             try:
                 ray.get(probe.remote(), timeout=max(1.0, connect_timeout_s - (time.monotonic() - started)))
+            except GetTimeoutError:
+                # no answer is not an import failure (that fails fast): a worker that has not
+                # started yet on a busy machine, or a cluster with no free CPU
+                self.close()
+                raise ExecutorError(f"Ray workers did not answer within {connect_timeout_s:.0f} s of starting (a "
+                                    "busy machine, or a cluster with no free CPU); nothing was run") from None
             except Exception as exc:
                 self.close()
                 raise ExecutorError(f"Ray workers cannot import the project ({REPO_ROOT}): {_describe(exc)}; "

@@ -20,7 +20,7 @@ import math
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -39,6 +39,7 @@ from sim_bridge.embedded.env import AgentPose, EmbeddedConfig, EmbeddedEnvironme
 from household.house_data import HouseError, load_house
 from sim_bridge.embedded.interactions import find_placement
 from sim_bridge.sensors import SensorNoise, sensor_profile
+from sim_bridge.sensors.profiles import PoseModel
 from household.frames import thor_to_ros_points
 from household.receptacle_filters import FIXED_RECEPTACLE
 from household.types import Action, point_in_polygon
@@ -59,6 +60,9 @@ class MemoryEvalConfig:
     width: int = 320
     height: int = 240
     sensors: str = "ideal"  # sensor profile of what the memory is fed (sim_bridge/sensors/profiles.py)
+    # False: the profile's pose model is zeroed, to see the memory under the depth and segmentation
+    # models alone (what a pose corrected against the map would give; that correction is not built)
+    pose_drift: bool = True
 
 
 def viewpoints(env: EmbeddedEnvironment, step: float) -> list[tuple[float, float]]:
@@ -223,7 +227,10 @@ def run_memory_eval(house_file: str, index: int, out_dir: str | Path, *, config:
     points = viewpoints(env, cfg.grid_step)[:cfg.max_viewpoints]
     visible: set[str] = set()
     started = time.monotonic()
-    noise = None if cfg.sensors == "ideal" else SensorNoise(None, sensor_profile(cfg.sensors), seed=cfg.seed)
+    profile = sensor_profile(cfg.sensors)
+    if not cfg.pose_drift:
+        profile = replace(profile, pose=PoseModel())
+    noise = None if profile.is_ideal else SensorNoise(None, profile, seed=cfg.seed)
     log = explore(env, pipeline, points, cfg, visible, progress, noise)
     first, m1, gt1 = score(memory, env, visible, cfg)
     first["timing"] = _timing(log)
@@ -232,7 +239,8 @@ def run_memory_eval(house_file: str, index: int, out_dir: str | Path, *, config:
         "house_file": str(house_file), "index": index, "house_id": env.layout.house_id,
         "privileged": "oracle explorer (teleport + 360 turns), oracle object moves"
                       + (", ground-truth instance segmentation" if cfg.sensors == "ideal" else
-                         f"; sensors: {cfg.sensors} profile (noisy depth, drifting pose, imperfect per-frame segmentation)"),
+                         f"; sensors: {cfg.sensors} profile (noisy depth, "
+                         f"{'drifting pose' if cfg.pose_drift else 'exact pose'}, imperfect per-frame segmentation)"),
         "config": asdict(cfg), "memory_config": asdict(mcfg), "encoders": encoders.describe(),
         "viewpoints": len(points), "explored": first,
     }
@@ -295,6 +303,7 @@ class MemoryEvalJob:
     encoders: tuple[str, str | None, str | None]  # (text encoder, clip model, clip weights)
     data_dir: str | None = None
     save_memory: bool = False
+    min_observations: int = 1  # MemoryConfig.min_observations
 
 
 def encoders_for(spec: tuple[str, str | None, str | None]) -> Any:
@@ -309,7 +318,8 @@ def encoders_for(spec: tuple[str, str | None, str | None]) -> Any:
 def run_memory_eval_job(job: MemoryEvalJob, progress: Any = None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="worldmind-memeval-") as tmp:
         result = run_memory_eval(job.house_file, job.index, tmp, config=job.config,
-                                 memory_config=MemoryConfig(voxel_size=job.voxel_size),
+                                 memory_config=MemoryConfig(voxel_size=job.voxel_size,
+                                                            min_observations=job.min_observations),
                                  encoders=encoders_for(job.encoders), data_dir=job.data_dir,
                                  save_memory=job.save_memory, progress=progress)
         files = {p.name: p.read_bytes() for p in sorted(Path(tmp).iterdir()) if p.is_file()}
@@ -343,8 +353,13 @@ def main_memory_eval(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--clip-model", default=None, help="open_clip model name (needs worldmind[clip])")
     ap.add_argument("--clip-weights", default=None, help="checkpoint file, or 'random' (speed only)")
     ap.add_argument("--save-memory", action="store_true", help="also write memory.npz")
+    ap.add_argument("--min-observations", type=int, default=1, metavar="N",
+                    help="an object counts once N segments were associated with it (default 1: at once); "
+                         "2 or more drops a segmenter's one-frame false positives")
     ap.add_argument("--sensors", default="ideal", choices=("ideal", "realistic", "harsh"),
                     help="sensor profile of the frames the memory is fed (default: ideal)")
+    ap.add_argument("--no-pose-drift", action="store_true",
+                    help="zero the profile's odometry drift: the memory under depth and segmentation noise alone")
     add_executor_options(ap, unit="house")
     args = ap.parse_args(argv)
     failed = 0
@@ -353,12 +368,15 @@ def main_memory_eval(argv: Sequence[str] | None = None) -> int:
         horizons = tuple(float(h) for h in args.horizons.split(","))
         if not args.grid_step > 0 or not args.voxel_size > 0 or not all(math.isfinite(h) for h in horizons):
             raise CliError("--grid-step and --voxel-size must be positive, --horizons finite numbers")
+        if args.min_observations < 1:
+            raise CliError(f"--min-observations must be >= 1, got {args.min_observations}")
         spec = (args.text_encoder, args.clip_model, args.clip_weights)
         encoders_for(spec)  # bad encoder options fail here, before any house runs
         cfg = MemoryEvalConfig(grid_step=args.grid_step, horizons=horizons, move_objects=args.move, seed=args.seed,
-                               sensors=args.sensors)
+                               sensors=args.sensors, pose_drift=not args.no_pose_drift)
         tasks = [Task(n, f"house {i}", MemoryEvalJob(args.house, i, cfg, args.voxel_size, spec, args.data_dir,
-                                                      args.save_memory)) for n, i in enumerate(indices)]
+                                                      args.save_memory, args.min_observations))
+                 for n, i in enumerate(indices)]
         executor = executor_from_args(args)
         try:
             for outcome in executor.run(run_memory_eval_job, tasks, progress=lambda t: (

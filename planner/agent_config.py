@@ -19,6 +19,9 @@ class AgentConfig:
     inspect_step_cap: int = 250  # steps of visiting receptacles once exploration found nothing
     ablate: frozenset[str] = frozenset()
     instruction_kind: str = "detailed"
+    # The depth camera's noise model, sigma(z) = k z^2 in metres (a datasheet figure on a robot;
+    # the sensor profile's in simulation): the occupancy map weighs returns by it. 0: noise-free.
+    depth_noise_k: float = 0.0
 
     @property
     def edge_reach(self) -> float:

@@ -46,6 +46,13 @@ def _env_move_step(env: Any) -> float | None:
     return float(step) if isinstance(step, (int, float)) and step > 0 else None
 
 
+def _env_depth_noise(env: Any) -> float:
+    """The depth camera's noise figure (k in sigma = k z^2) where the environment states one: a
+    sensor profile in simulation (``sim_bridge.sensors.SensorNoise``); 0 (noise-free) otherwise."""
+    k = getattr(getattr(getattr(env, "profile", None), "depth", None), "noise_k", 0.0)
+    return float(k) if isinstance(k, (int, float)) and k > 0 else 0.0
+
+
 def _deterministic_fallbacks() -> dict[str, Any]:
     """The rule-based roles each LLM role falls back to (keys: planner.llm.ROLE_NAMES), so a model
     that keeps answering invalid JSON makes an llm run degrade to the deterministic planner."""
@@ -60,11 +67,14 @@ def _deterministic_fallbacks() -> dict[str, Any]:
 
 
 def make_agent(name: str, env: Any, *, instruction_kind: str = "detailed", ablate: Iterable[str] = (),
-               experience_path: str | Path | None = None, llm_config: str | Path | None = None) -> Any:
+               experience_path: str | Path | None = None, llm_config: str | Path | None = None,
+               depth_noise_k: float | None = None) -> Any:
     """The agent for a ``--planner`` name. ``env`` is used by the oracle (it plans on the
-    simulator) and, for the others, only for its move step. ``experience_path`` is the
-    persisted experience pool (None: in memory for this agent only); ``llm_config`` is the
-    LLM config file for ``llm:<model>`` (see planner.llm.factory.load_llm_config)."""
+    simulator) and, for the others, only for its move step and its sensor profile's depth
+    noise. ``experience_path`` is the persisted experience pool (None: in memory for this agent
+    only); ``llm_config`` is the LLM config file for ``llm:<model>`` (see
+    planner.llm.factory.load_llm_config); ``depth_noise_k`` is the depth camera's noise figure
+    (sigma = k z^2) where no environment states it (a robot's datasheet; None: the environment's)."""
     check_planner(name)
     ablate = frozenset(ablate)
     if name == "oracle":
@@ -86,6 +96,9 @@ def make_agent(name: str, env: Any, *, instruction_kind: str = "detailed", ablat
     move_step = _env_move_step(env)
     if move_step is not None:
         options["move_step"] = move_step
+    if depth_noise_k is not None and (not isinstance(depth_noise_k, (int, float)) or not 0 <= depth_noise_k < 1):
+        raise InputError(f"depth_noise_k: expected a number in [0, 1) (sigma = k z^2, metres), got {depth_noise_k!r}")
+    options["depth_noise_k"] = _env_depth_noise(env) if depth_noise_k is None else float(depth_noise_k)
     config = AgentConfig(**options)
     try:
         experience = ExperiencePool.load(experience_path)

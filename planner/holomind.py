@@ -83,9 +83,10 @@ class HoloMindAgent:
             self.decomposer = InstructionParser(self.catalog)
         self.instruction = episode.instruction(self.config.instruction_kind)
         p = ros_to_thor_points(np.array(observation.agent.position))
-        self.occupancy = OccupancyMap((float(p[0]), float(p[2])), OccupancyConfig(robot_radius=0.2))
+        self.occupancy = OccupancyMap((float(p[0]), float(p[2])), OccupancyConfig(
+            robot_radius=0.2, depth_noise_k=self.config.depth_noise_k))
         self.rooms = RoomSegmenter(self.occupancy)
-        self.tracker = ObjectTracker()
+        self.tracker = ObjectTracker(depth_noise_k=self.config.depth_noise_k)
         # Episodic status (what the agent's own actions did) as evidence in the belief tracker.
         self.beliefs = EpisodicBeliefs(session=str(getattr(episode, "id", "")))
         self._last_held = observation.agent.held_object_id

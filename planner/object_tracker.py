@@ -37,6 +37,7 @@ class TrackedObject:
     pixels: int = 0
     state: dict[str, Any] = field(default_factory=dict)  # what the agent's own actions did
     moved: bool = False  # moved by the agent since last seen: the box is stale
+    sigma: float = 0.0  # depth noise (m) of the views the box is built from (noisy depth only)
     gone: bool = False  # sliced away or otherwise no longer an object
 
     def distance_xz(self, x: float, z: float) -> float:
@@ -50,8 +51,17 @@ class TrackedObject:
 
 
 class ObjectTracker:
-    def __init__(self, stride: int = 2, min_pixels: int = 3) -> None:
+    """``depth_noise_k``: the depth camera's noise (sigma = k z^2; 0: noise-free). With noise the
+    min/max of a mask's points is the min/max of its noise (a mug 4 m away spans 0.3 m of
+    depth), and a union over views only grows: the agent then stood "within reach" of a box
+    whose near face was noise and the pick failed again and again. So each view gives the 5th to
+    95th percentile box, and the box is the union of the views no more than twice as noisy as
+    the best so far: a closer look replaces what was seen from afar, and a view that puts the
+    object clearly elsewhere replaces the box whatever its noise (someone moved it)."""
+
+    def __init__(self, stride: int = 2, min_pixels: int = 3, depth_noise_k: float = 0.0) -> None:
         self.objects: dict[str, TrackedObject] = {}
+        self.depth_noise_k = float(depth_noise_k)
         self.stride = stride
         self.min_pixels = min_pixels
         self.visible_now: dict[str, int] = {}  # object id -> pixel count in the latest frame
@@ -86,16 +96,25 @@ class ObjectTracker:
             sel, d = sel[ok], d[ok]
             u, v = u_all[sel], v_all[sel]
             thor = ros_to_thor_points(backproject_pixels(u, v, d, k, pose))
-            lo, hi, c = thor.min(axis=0), thor.max(axis=0), thor.mean(axis=0)
+            sigma = 0.0
+            if self.depth_noise_k > 0:
+                lo, hi = np.percentile(thor, 5, axis=0), np.percentile(thor, 95, axis=0)
+                c = (lo + hi) / 2.0
+                sigma = self.depth_noise_k * float(np.median(d)) ** 2
+            else:
+                lo, hi, c = thor.min(axis=0), thor.max(axis=0), thor.mean(axis=0)
             self.visible_now[label.object_id] = n
             rec = self.objects.get(label.object_id)
             if rec is None:
                 self.objects[label.object_id] = TrackedObject(label.object_id, label.object_type, c, lo, hi,
-                                                              obs.step, obs.step, pixels=n)
+                                                              obs.step, obs.step, pixels=n, sigma=sigma)
                 continue
-            if rec.moved:
-                rec.box_min, rec.box_max, rec.moved = lo, hi, False
-            else:
+            # with noise, a view whose box lies clear of the record's (beyond three of its own
+            # sigma) shows the object somewhere else: someone moved it, and that view wins
+            elsewhere = sigma > 0 and bool(np.any((lo > rec.box_max + 3.0 * sigma) | (hi < rec.box_min - 3.0 * sigma)))
+            if rec.moved or sigma < rec.sigma / 2.0 or elsewhere:  # stale, a much better look, or moved
+                rec.box_min, rec.box_max, rec.moved, rec.sigma = lo, hi, False, sigma
+            elif sigma <= 2.0 * rec.sigma or self.depth_noise_k == 0:
                 rec.box_min, rec.box_max = np.minimum(rec.box_min, lo), np.maximum(rec.box_max, hi)
             rec.centroid = (rec.box_min + rec.box_max) / 2.0
             rec.last_seen, rec.pixels = obs.step, n

@@ -13,7 +13,18 @@ geodesic heuristic (``planner.geodesic``) work on it unchanged. Three layers, by
   ``planner.rooms`` floods to find rooms.
 
 A cell is traversable for the agent's centre when it is seen floor (or a pose the agent stood
-on) and no obstacle lies within the agent's radius plus a margin. The frontier (traversable cells
+on) and no obstacle lies within the agent's radius plus a margin.
+
+A real depth camera is noisy (stereo error grows as k z^2, ``depth_noise_k`` from its datasheet or
+the sensor profile): far floor scatters a few centimetres above and below the floor, and with
+one-return-is-an-obstacle every far floor cell sooner or later gets one; dilated by the body
+radius they walled the agent in (GC 0.11 on dev-097-1 with depth noise alone, stopped at step 94
+with no path to any frontier). With noise, a point is floor or obstacle by its height against
+three sigma of ITS height error (a point at depth z seen from camera height h_c moves by
+k z |h - h_c| per unit noise), and a cell is an obstacle only while obstacle returns are at
+least ``obstacle_share`` of all its returns, counted over every frame: one frame's outlier no
+longer outvotes a hundred floor returns, and what is seen again as floor stops blocking. With a
+noise-free sensor (k = 0) this is exactly the one-return rule. The frontier (traversable cells
 next to never-observed cells) drives exploration. A blocked move marks the cell ahead as an
 obstacle, so the next plan goes around what depth did not show.
 """
@@ -45,6 +56,9 @@ class OccupancyConfig:
     margin: float = 0.04  # extra clearance beyond the radius
     stride: int = 1  # pixel subsampling (far floor needs every pixel to be mapped without holes)
     max_range: float = 7.0  # depth beyond this is ignored (too coarse per pixel)
+    depth_noise_k: float = 0.0  # the depth camera's noise, sigma(z) = k z^2 (0: noise-free)
+    noise_sigmas: float = 3.0  # how far outside its own noise a point must lie to count
+    obstacle_share: float = 0.2  # with noise: obstacle returns needed, as a share of a cell's returns
 
 
 class OccupancyMap:
@@ -60,6 +74,10 @@ class OccupancyMap:
         self.wall = np.zeros(shape, dtype=bool)
         self.stood = np.zeros(shape, dtype=bool)  # cells under the agent's body (known free floor)
         self.centers = np.zeros(shape, dtype=bool)  # cells the agent's centre occupied (valid poses)
+        if c.depth_noise_k > 0:  # returns per cell, over every frame (see the module docstring)
+            self.floor_hits = np.zeros(shape, dtype=np.int32)
+            self.obstacle_hits = np.zeros(shape, dtype=np.int32)
+            self.bumped = np.zeros(shape, dtype=bool)  # blocked moves (not from depth)
         self._grid: FreeGrid | None = None
         self._pixel_cache: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]] = {}
         self.version = 0
@@ -104,12 +122,22 @@ class OccupancyMap:
         ros = backproject_pixels(u, v, d, obs.intrinsics, obs.world_from_camera)
         height = ros[:, 2]
         thor = ros_to_thor_points(ros)
-        floor = ok & (height < c.floor_max)
-        obst = ok & (height >= c.obstacle_min) & (height <= c.obstacle_max)
+        if c.depth_noise_k > 0:
+            # three sigma of each point's height error: depth error k d^2 along a ray whose
+            # height changes by (h - h_cam) / d per metre of depth
+            slack = c.noise_sigmas * c.depth_noise_k * np.where(ok, d, 0.0) * np.abs(
+                height - float(obs.world_from_camera[2, 3]))
+        else:
+            slack = 0.0
+        floor = ok & (height < c.floor_max + slack)
+        obst = ok & (height >= c.obstacle_min + slack) & (height <= c.obstacle_max)
         wall = ok & (height >= c.wall_min) & (height <= c.wall_max)
         self._mark(self.floor, thor[floor])
-        self._mark(self.obstacle, thor[obst])
         self._mark(self.wall, thor[wall])
+        if c.depth_noise_k > 0:
+            self._count(thor[floor], thor[obst])
+        else:
+            self._mark(self.obstacle, thor[obst])
         if c.stride == 1:
             # Far floor lands sparser than the cells along the viewing ray. Two floor pixels
             # stacked in one image column see the floor between them too (nothing can hide
@@ -134,6 +162,24 @@ class OccupancyMap:
         inb = (i >= 0) & (j >= 0) & (i < self.n) & (j < self.n)
         layer[i[inb], j[inb]] = True
 
+    def _count(self, floor: np.ndarray, obstacle: np.ndarray) -> None:
+        """Add this frame's returns to the per-cell counts and redraw the obstacle layer where
+        they changed: an obstacle while its returns are ``obstacle_share`` of the cell's."""
+        c = self.config
+        cells = []
+        for pts, hits in ((floor, self.floor_hits), (obstacle, self.obstacle_hits)):
+            i = np.rint((pts[:, 0] - self.x0) / c.resolution).astype(np.int64)
+            j = np.rint((pts[:, 2] - self.z0) / c.resolution).astype(np.int64)
+            inb = (i >= 0) & (j >= 0) & (i < self.n) & (j < self.n)
+            flat = i[inb] * self.n + j[inb]
+            np.add.at(hits.reshape(-1), flat, 1)
+            cells.append(flat)
+        touched = np.unique(np.concatenate(cells))
+        ob = self.obstacle_hits.reshape(-1)[touched]
+        fl = self.floor_hits.reshape(-1)[touched]
+        self.obstacle.reshape(-1)[touched] = self.bumped.reshape(-1)[touched] | (
+            (ob > 0) & (ob >= c.obstacle_share * (ob + fl)))
+
     def mark_stood(self, obs: Observation) -> None:
         p = ros_to_thor_points(np.array(obs.agent.position))
         i, j = self.cell(float(p[0]), float(p[2]))
@@ -156,6 +202,8 @@ class OccupancyMap:
         i, j = self.cell(bx, bz)
         if self.inside(i, j):
             self.obstacle[max(i - 1, 0):i + 2, max(j - 1, 0):j + 2] = True
+            if self.config.depth_noise_k > 0:
+                self.bumped[max(i - 1, 0):i + 2, max(j - 1, 0):j + 2] = True
             self._grid = None
             self.version += 1
 

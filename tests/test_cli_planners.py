@@ -106,6 +106,23 @@ def test_make_agent_deterministic_label_config_and_experience(tmp_path):
         cli.make_agent("holomind", None)
 
 
+def test_make_agent_takes_the_depth_noise_of_the_sensor_profile_or_the_caller():
+    """The agent's map must know the camera's noise (planner.occupancy): from the environment's
+    sensor profile in simulation, from the caller (a robot's datasheet, the planner node's
+    depth_noise_k parameter) otherwise; nonsense is refused by name."""
+    from sim_bridge.sensors import SensorNoise, sensor_profile
+
+    realistic = SensorNoise(object(), sensor_profile("realistic"))
+    assert cli.make_agent("deterministic", realistic).config.depth_noise_k == 0.005
+    assert cli.make_agent("deterministic", SensorNoise(object(), sensor_profile("ideal"))).config.depth_noise_k == 0.0
+    assert cli.make_agent("deterministic", None).config.depth_noise_k == 0.0
+    assert cli.make_agent("deterministic", None, depth_noise_k=0.012).config.depth_noise_k == 0.012
+    assert cli.make_agent("deterministic", realistic, depth_noise_k=0.0).config.depth_noise_k == 0.0
+    for bad in (-0.1, 2.0, "0.005"):
+        with pytest.raises(cli.CliError, match="depth_noise_k"):
+            cli.make_agent("deterministic", None, depth_noise_k=bad)
+
+
 def test_make_agent_llm_has_deterministic_fallbacks_and_no_network(monkeypatch):
     from planner.critic import RuleCritic
     from planner.deterministic import NearestGrounder, RecipeTranslator, RuleRefiner

@@ -432,3 +432,32 @@ def test_workers_that_cannot_import_the_project_give_a_clear_error(tmp_path):
     assert "Ray workers cannot import the project" in message and str(tmp_path / "shadow") in message
     assert "failed to import on the worker" in message  # Ray's own words for the probe it could not load
     assert time.monotonic() - started < 150
+
+
+SLOW_PROBE = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+import evaluation.executor as executor
+
+def slow_probe():
+    time.sleep(120)
+    return ""
+
+executor._probe_import = slow_probe  # a worker that starts but does not answer in time
+started = time.monotonic()
+try:
+    executor.RayExecutor(workers=1, connect_timeout_s=20)
+except executor.ExecutorError as exc:
+    print(f"RESULT {time.monotonic() - started:.1f} {exc}")
+"""
+
+
+@needs_ray
+def test_workers_that_do_not_answer_in_time_are_not_called_an_import_failure(tmp_path):
+    """A busy machine makes the first worker slow; the error says so instead of blaming the
+    project's install, and the driver gives up after connect_timeout_s instead of hanging."""
+    r = in_netns([sys.executable, "-c", SLOW_PROBE, str(REPO)], tmp_path, timeout=200)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-4000:]
+    elapsed, message = r.stdout.split("RESULT ", 1)[1].split(" ", 1)
+    assert "did not answer within 20 s" in message and "cannot import" not in message
+    assert float(elapsed) < 60

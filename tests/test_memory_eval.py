@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -83,5 +84,36 @@ def test_command_reports_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture
     assert main_memory_eval(["--index", "3-1", "--out", str(tmp_path)]) == 2
     assert "backwards" in capsys.readouterr().err
     assert main_memory_eval(["--grid-step", "0", "--out", str(tmp_path)]) == 2
+    capsys.readouterr()
+    assert main_memory_eval(["--min-observations", "0", "--out", str(tmp_path)]) == 2
+    assert "--min-observations must be >= 1" in capsys.readouterr().err
     assert main_memory_eval(["--clip-model", "ViT-B-32", "--out", str(tmp_path)]) == 2
     assert "no CLIP weights" in capsys.readouterr().err
+
+
+def test_no_pose_drift_feeds_the_profile_without_its_pose_model(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """--no-pose-drift keeps the profile's depth and segmentation models and zeroes odometry drift
+    only, and the result says so (the figure is the memory without the missing pose correction)."""
+    import evaluation.memory_eval as me
+    from sim_bridge.sensors import SensorNoise, sensor_profile
+    from sim_bridge.sensors.profiles import PoseModel
+
+    fed: list[Any] = []
+
+    class Spy(SensorNoise):
+        def __init__(self, env: Any, profile: Any, seed: int = 0) -> None:
+            fed.append(profile)
+            super().__init__(env, profile, seed)
+
+    monkeypatch.setattr(me, "SensorNoise", Spy)
+    realistic = sensor_profile("realistic")
+    for drift in (True, False):
+        cfg = MemoryEvalConfig(max_viewpoints=1, move_objects=0, width=80, height=60, sensors="realistic",
+                               pose_drift=drift)
+        result = run_memory_eval("houses_dev.jsonl.gz", 0, tmp_path / str(drift), config=cfg)
+        assert result["config"]["pose_drift"] is drift
+        assert ("exact pose" in result["privileged"]) is not drift
+    assert fed[0] == realistic
+    assert fed[1].pose == PoseModel() and fed[1].depth == realistic.depth
+    assert fed[1].segmentation == realistic.segmentation

@@ -287,3 +287,22 @@ def test_empty_frames_integrate_and_still_clear_space() -> None:
     frames = [render([], (0.0, 0.0, 1.5), 0.0, 20.0, step=step + 1 + i) for i in range(3)]  # its place, empty
     retired = [r for f in frames for r in mem.integrate(Perception().process(f)).retired]
     assert retired == [0] and len(mem) == 0
+
+
+def test_min_observations_keeps_a_one_frame_segment_tentative_until_seen_again() -> None:
+    """A real segmenter's false positive lives one frame: with min_observations=2 it never counts
+    (objects, len, type lookups, text queries), but it is kept and counts on its second sighting."""
+    ghost = Box("ghost", "Vase", (1.2, 0.0, 0.1), (0.2, 0.2, 0.2))
+    for need, counted_at_once in ((1, True), (2, False)):
+        mem = SpatialMemory(config=MemoryConfig(min_observations=need))
+        step = explore(mem, ROOM)
+        assert labels(mem) == ["Apple", "Chair", "Chair", "DiningTable", "Mug"]
+        perception = Perception()
+        mem.integrate(perception.process(render(ROOM + [ghost], (0.0, 0.0, 1.5), 0.0, 20.0, step=step)))
+        assert ("Vase" in labels(mem)) is counted_at_once
+        assert (len(mem) == 6) is counted_at_once
+        assert bool(mem.objects_of_type("Vase")) is counted_at_once
+        assert any(h.label == "Vase" for h in mem.query_text("vase", k=10)) is counted_at_once
+        assert [r.label for r in mem.objects("tentative")] == ([] if counted_at_once else ["Vase"])
+        mem.integrate(perception.process(render(ROOM + [ghost], (0.0, 0.0, 1.5), 0.0, 20.0, step=step + 1)))
+        assert "Vase" in labels(mem) and len(mem) == 6 and not mem.objects("tentative")

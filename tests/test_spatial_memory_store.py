@@ -182,6 +182,7 @@ def _nan_first(a: np.ndarray) -> np.ndarray:
     ("inverted", lambda d: d.update({"table/aabb_min": d["table/aabb_max"] + 1}), "table/aabb_min: a box has min > max"),
     ("nanindex", _set("index/text", _nan_first), "index/text: holds NaN"),
     ("badtype", _header_edit(**{"config.max_views": "three"}), "header.config.max_views"),
+    ("minobs0", _header_edit(**{"config.min_observations": 0}), "header.config.min_observations: must be >= 1"),
     ("unknowncfg", _header_edit(**{"config.evil": 1}), r"header.config: unknown fields \['evil'\]"),
     ("labels", _header_edit(labels=[1, 2]), "header.labels"),
     ("regions", _header_edit(regions=[{"name": "r", "kind": "k", "polygon": [[0, "x"]]}]), "header.regions"),

@@ -52,6 +52,10 @@ class MemoryConfig:
     exact_query_limit: int = 5000  # objects scored exhaustively; above: label-probed (index.py)
     n_probe: int = 8  # labels probed at most, above exact_query_limit objects
     probe_margin: float = 0.25  # ... and only those scoring within this of the best label
+    # An object counts (queries, objects(), len) once segments were associated with it this many
+    # times; before that it is tentative: kept, associated, confirmed by its next sighting. A
+    # real segmenter's one-frame false positives never count; 1: every segment counts at once.
+    min_observations: int = 1
 
 
 @dataclass
@@ -255,13 +259,29 @@ class SpatialMemory:
 
     # ---- queries -----------------------------------------------------------------------
     def __len__(self) -> int:
-        return len(self.table.active_rows())
+        return len(self.known_rows())
+
+    def known_rows(self) -> np.ndarray:
+        """Rows of the objects that count: active and seen ``min_observations`` times. Association
+        and free-space retirement work on every active row, so tentative objects get confirmed
+        (or retired) like any other."""
+        rows = self.table.active_rows()
+        if self.config.min_observations > 1:
+            rows = rows[self.table.column("n_obs")[rows] >= self.config.min_observations]
+        return rows
 
     def record(self, object_id: int) -> ObjectRecord:
         return self.table.record(int(object_id))
 
     def objects(self, status: str = "active") -> list[ObjectRecord]:
-        code = {"active": ACTIVE, "retired": RETIRED, "merged": MERGED}[status]
+        """Objects by status: "active" (those that count, see ``known_rows``), "tentative" (active,
+        not yet seen ``min_observations`` times), "retired" or "merged"."""
+        if status == "active":
+            return [self.table.record(int(r)) for r in self.known_rows()]
+        if status == "tentative":
+            rows = np.setdiff1d(self.table.active_rows(), self.known_rows())
+            return [self.table.record(int(r)) for r in rows]
+        code = {"retired": RETIRED, "merged": MERGED}[status]
         return [self.table.record(int(r)) for r in np.flatnonzero(self.table.status == code)]
 
     def object_views(self, object_id: int) -> list[View]:
@@ -293,7 +313,7 @@ class SpatialMemory:
         table") filter by geometry (query.py). A ``verifier`` re-scores the best ``verify_top``
         candidates from their stored views (score * confidence; 0 drops one)."""
         parsed = parse_query(text, self.regions)
-        rows = self.table.active_rows()
+        rows = self.known_rows()
         if parsed.regions:
             rows = rows[self._in_regions(rows, [r for r in self.regions if r.name in parsed.regions])]
         wide = k if (parsed.anchor is None and verifier is None) else max(20 * k, 200)
@@ -316,7 +336,7 @@ class SpatialMemory:
         tightest support (the smallest object they rest on or in) is such an anchor rank first: a
         knife in a sink also lies inside the counter top's box, but it is in the sink."""
         t = self.table
-        active = t.active_rows()
+        active = self.known_rows()
         arows, ascores = self._semantic(anchor, active, 50, exact)
         if len(arows) == 0:
             return rows[:0], scores[:0]
@@ -343,7 +363,7 @@ class SpatialMemory:
         finds 'DiningTable')."""
         want = normalize_phrase(label)
         ids = [i for i, lab in enumerate(self.table.labels) if normalize_phrase(lab) == want]
-        rows = self.table.active_rows()
+        rows = self.known_rows()
         return [self.table.record(int(r)) for r in rows[np.isin(self.table.label_id[rows], ids)]]
 
     def objects_in_region(self, region: str | Region) -> list[ObjectRecord]:
@@ -353,13 +373,13 @@ class SpatialMemory:
         else:
             names = set(match_regions(region, self.regions))
             regions = [r for r in self.regions if r.name in names]
-        rows = self.table.active_rows()
+        rows = self.known_rows()
         return [self.table.record(int(r)) for r in rows[self._in_regions(rows, regions)]]
 
     def nearest(self, point: Sequence[float], label: str | None = None, k: int = 1) -> list[ObjectRecord]:
         """The k active objects (of a label, if given) whose boxes are closest to a point."""
         recs = self.objects_of_type(label) if label else None
-        rows = np.array([r.object_id for r in recs], dtype=np.int64) if recs is not None else self.table.active_rows()
+        rows = np.array([r.object_id for r in recs], dtype=np.int64) if recs is not None else self.known_rows()
         p = np.asarray(point, dtype=float)
         gap = np.maximum(0.0, np.maximum(self.table.aabb_min[rows] - p, p - self.table.aabb_max[rows]))
         order = np.lexsort((rows, np.linalg.norm(gap, axis=1)))[:k]

@@ -115,6 +115,8 @@ NODE_PARAMS: dict[str, tuple[ParamSpec, ...]] = {
     "memory_node": _COMMON + _POSES + (
         _p("voxel_size", 0.05, "voxel edge in metres"),
         _p("min_pixels", 20, "instances with fewer pixels are ignored (in-process perception)"),
+        _p("min_observations", 1, "an object counts (queries, markers) once this many segments were associated "
+                                  "with it; 2 or more drops a real segmenter's one-frame false positives"),
         _p("marker_period_s", 1.0, "publish the MarkerArray of the map at most this often"),
         _p("save_path", "", "save the memory here on shutdown (empty: do not save)"),
         _p("default_k", 5, "hits per text query when the query does not say"),
@@ -130,6 +132,8 @@ NODE_PARAMS: dict[str, tuple[ParamSpec, ...]] = {
         _p("instruction", "detailed", "instruction kind: detailed | concise"),
         _p("instruction_text", "", "robot mode: the instruction itself (used when episode is empty)"),
         _p("move_step", 0.25, "metres per move the agent assumes"),
+        _p("depth_noise_k", 0.0, "the depth camera's noise, sigma = k z^2 in metres (datasheet; e.g. 0.005 for "
+                                 "a D435-class stereo camera): the agent's map weighs returns by it; 0: exact"),
         _p("max_steps", 0, "stop after this many actions (0: the episode's budget, or unlimited)"),
         _p("result_timeout_s", 60.0, "give up on a skill unanswered for this long (the goal is cancelled)"),
         _p("skill_interface", "action", "how skills are sent: 'action' (ExecuteSkill goals) or 'topic' "

@@ -106,7 +106,8 @@ class MemoryNode(WorldMindNode):
 
     def configure(self) -> None:
         p = self.params
-        self.pipeline = MemoryPipeline.build(memory_config=MemoryConfig(voxel_size=p["voxel_size"]),
+        self.pipeline = MemoryPipeline.build(memory_config=MemoryConfig(voxel_size=p["voxel_size"],
+                                                                           min_observations=p["min_observations"]),
                                              min_pixels=p["min_pixels"])
         self.memory = self.pipeline.memory
         self.classes = MessageClasses.from_modules()

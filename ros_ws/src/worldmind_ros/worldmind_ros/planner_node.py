@@ -39,7 +39,7 @@ def public_episode(episode: Any) -> Any:
     return dataclasses.replace(episode, checklist=[], goals=None, oracle=None)
 
 
-def make_planner_agent(spec: str, move_step: float) -> Any:
+def make_planner_agent(spec: str, move_step: float, depth_noise_k: float = 0.0) -> Any:
     if spec.startswith("scripted:"):
         from worldmind_ros.scripted_agent import ScriptedAgent
 
@@ -51,7 +51,7 @@ def make_planner_agent(spec: str, move_step: float) -> Any:
 
     # Non-privileged agents take the environment only for its settings; there is none here.
     env_info = SimpleNamespace(config=SimpleNamespace(move_step=move_step, data_dir=None))
-    return make_agent(spec, env_info)
+    return make_agent(spec, env_info, depth_noise_k=depth_noise_k)
 
 
 def critic_decisions(agent: Any, since: int) -> tuple[list[dict[str, Any]], int]:
@@ -79,7 +79,7 @@ class PlannerNode(WorldMindNode):
 
     def configure(self) -> None:
         p = self.params
-        self.agent = make_planner_agent(p["agent"], p["move_step"])
+        self.agent = make_planner_agent(p["agent"], p["move_step"], p["depth_noise_k"])
         self.episode = self._episode(p)
         self.instruction = self.episode.instruction(p["instruction"]) if self.episode.instructions else ""
         budget = int(p["max_steps"]) or int(self.episode.max_steps or 0)
