@@ -4,10 +4,10 @@ grounding, planning, navigation), without rendering or scoring (figures only; no
 timing).
 
 Run: ``python benchmarks/bench_agent_decision.py [--every 40] [--width 320 --height 240]
-[--sensors realistic] [--profile 12]``. The process is pinned to one core and numpy/BLAS to one thread. Episodes run
-in closed loop on the embedded simulator exactly as ``worldmind eval longact`` runs them; a
-wrapper times each ``agent.act(observation)`` (and ``reset``, reported apart: it reads the
-instruction and builds the goal DAG). Prints per episode and overall: steps, median, p95, p99 and
+[--sensors realistic] [--profile 12]``. The process is pinned to one core and numpy/BLAS to one
+thread. Episodes run in closed loop on the embedded simulator exactly as ``worldmind eval
+longact`` runs them; a wrapper times each ``agent.act(observation)`` (and ``reset``, reported
+apart: it reads the instruction and builds the goal DAG). Prints per episode and overall: steps, median, p95, p99 and
 max milliseconds per step, the share of steps over 50 ms, and (``--profile N``) the N functions
 with the most cumulative time under ``act`` (cProfile), to say where the time goes.
 """

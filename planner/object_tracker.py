@@ -114,7 +114,7 @@ class ObjectTracker:
             elsewhere = sigma > 0 and bool(np.any((lo > rec.box_max + 3.0 * sigma) | (hi < rec.box_min - 3.0 * sigma)))
             if rec.moved or sigma < rec.sigma / 2.0 or elsewhere:  # stale, a much better look, or moved
                 rec.box_min, rec.box_max, rec.moved, rec.sigma = lo, hi, False, sigma
-            elif sigma <= 2.0 * rec.sigma or self.depth_noise_k == 0:
+            elif sigma <= 2.0 * rec.sigma:  # without noise both are 0: always the union
                 rec.box_min, rec.box_max = np.minimum(rec.box_min, lo), np.maximum(rec.box_max, hi)
             rec.centroid = (rec.box_min + rec.box_max) / 2.0
             rec.last_seen, rec.pixels = obs.step, n

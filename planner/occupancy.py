@@ -132,10 +132,11 @@ class OccupancyMap:
         floor = ok & (height < c.floor_max + slack)
         obst = ok & (height >= c.obstacle_min + slack) & (height <= c.obstacle_max)
         wall = ok & (height >= c.wall_min) & (height <= c.wall_max)
-        self._mark(self.floor, thor[floor])
+        floor_cells = self._cells(thor[floor])
+        self.floor[np.divmod(floor_cells, self.n)] = True
         self._mark(self.wall, thor[wall])
         if c.depth_noise_k > 0:
-            self._count(thor[floor], thor[obst])
+            self._count(floor_cells, self._cells(thor[obst]))
         else:
             self._mark(self.obstacle, thor[obst])
         if c.stride == 1:
@@ -155,31 +156,31 @@ class OccupancyMap:
         self._grid = None
         self.version += 1
 
-    def _mark(self, layer: np.ndarray, thor: np.ndarray) -> None:
+    def _cells(self, thor: np.ndarray) -> np.ndarray:
+        """Flat indices (i * n + j) of the cells under THOR points, those outside the map dropped."""
         c = self.config
         i = np.rint((thor[:, 0] - self.x0) / c.resolution).astype(np.int64)
         j = np.rint((thor[:, 2] - self.z0) / c.resolution).astype(np.int64)
         inb = (i >= 0) & (j >= 0) & (i < self.n) & (j < self.n)
-        layer[i[inb], j[inb]] = True
+        return i[inb] * self.n + j[inb]
 
-    def _count(self, floor: np.ndarray, obstacle: np.ndarray) -> None:
-        """Add this frame's returns to the per-cell counts and redraw the obstacle layer where
-        they changed: an obstacle while its returns are ``obstacle_share`` of the cell's."""
+    def _mark(self, layer: np.ndarray, thor: np.ndarray) -> None:
+        layer[np.divmod(self._cells(thor), self.n)] = True
+
+    def _count(self, floor_cells: np.ndarray, obstacle_cells: np.ndarray) -> None:
+        """Add this frame's returns (flat cell indices, one per return) to the per-cell counts
+        and redraw the obstacle layer where they changed: an obstacle while its returns are
+        ``obstacle_share`` of the cell's."""
         c = self.config
         cells = []
-        for pts, hits in ((floor, self.floor_hits), (obstacle, self.obstacle_hits)):
-            i = np.rint((pts[:, 0] - self.x0) / c.resolution).astype(np.int64)
-            j = np.rint((pts[:, 2] - self.z0) / c.resolution).astype(np.int64)
-            inb = (i >= 0) & (j >= 0) & (i < self.n) & (j < self.n)
+        for returns, hits in ((floor_cells, self.floor_hits), (obstacle_cells, self.obstacle_hits)):
             # unique + counts, not np.add.at: the same sums, ten times faster on a frame's points
-            flat, count = np.unique(i[inb] * self.n + j[inb], return_counts=True)
-            hits.reshape(-1)[flat] += count.astype(hits.dtype)
+            flat, count = np.unique(returns, return_counts=True)
+            hits[np.divmod(flat, self.n)] += count.astype(hits.dtype)
             cells.append(flat)
-        touched = np.union1d(cells[0], cells[1])
-        ob = self.obstacle_hits.reshape(-1)[touched]
-        fl = self.floor_hits.reshape(-1)[touched]
-        self.obstacle.reshape(-1)[touched] = self.bumped.reshape(-1)[touched] | (
-            (ob > 0) & (ob >= c.obstacle_share * (ob + fl)))
+        ij = np.divmod(np.union1d(cells[0], cells[1]), self.n)
+        ob, fl = self.obstacle_hits[ij], self.floor_hits[ij]
+        self.obstacle[ij] = self.bumped[ij] | ((ob > 0) & (ob >= c.obstacle_share * (ob + fl)))
 
     def mark_stood(self, obs: Observation) -> None:
         p = ros_to_thor_points(np.array(obs.agent.position))
