@@ -10,6 +10,12 @@ longact`` runs them; a wrapper times each ``agent.act(observation)`` (and ``rese
 apart: it reads the instruction and builds the goal DAG). Prints per episode and overall: steps, median, p95, p99 and
 max milliseconds per step, the share of steps over 50 ms, and (``--profile N``) the N functions
 with the most cumulative time under ``act`` (cProfile), to say where the time goes.
+
+``--split`` (issue 27) also times, per action, what the evaluation does around the agent: the
+simulator's step (and inside it the render), and the ground-truth reads that score GC; and inside
+``act`` the frame's integration (occupancy, rooms, tracker) apart from the decision. It prints the
+per-action means and HoloMind's whole cost per action (render + integrate + decide + score, with
+the simulator's own state update) over the simulator's rendered step alone.
 """
 
 from __future__ import annotations
@@ -41,11 +47,28 @@ from sim_bridge.sensors import SensorNoise, sensor_profile  # noqa: E402
 DEV = Path(__file__).resolve().parents[1] / "evaluation" / "data" / "episodes_dev"
 
 
-class TimedAgent:
-    """Times ``act`` (and ``reset``) of the wrapped agent; optionally profiles ``act``."""
+class Timer:
+    """Accumulates milliseconds per label from wrapped callables."""
 
-    def __init__(self, agent: Any, profiler: cProfile.Profile | None) -> None:
-        self.agent, self.name, self.profiler = agent, agent.name, profiler
+    def __init__(self) -> None:
+        self.ms: dict[str, float] = {}
+
+    def wrap(self, label: str, fn: Any) -> Any:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            t0 = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.ms[label] = self.ms.get(label, 0.0) + (time.perf_counter() - t0) * 1e3
+        return timed
+
+
+class TimedAgent:
+    """Times ``act`` (and ``reset``) of the wrapped agent; optionally profiles ``act``; with a
+    timer, also the frame integration inside ``act``."""
+
+    def __init__(self, agent: Any, profiler: cProfile.Profile | None, timer: Timer | None = None) -> None:
+        self.agent, self.name, self.profiler, self.timer = agent, agent.name, profiler, timer
         self.act_ms: list[float] = []
         self.reset_ms = 0.0
 
@@ -53,6 +76,8 @@ class TimedAgent:
         t0 = time.perf_counter()
         self.agent.reset(episode, observation)
         self.reset_ms = (time.perf_counter() - t0) * 1e3
+        if self.timer is not None and hasattr(self.agent, "_integrate"):
+            self.agent._integrate = self.timer.wrap("integrate", self.agent._integrate)
 
     def act(self, observation: Any) -> Any:
         if self.profiler is not None:
@@ -85,6 +110,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="sensor profile the agent sees (degrading a frame is not timed; with noisy depth the "
                          "agent's map and tracker take their noise-aware paths, which are)")
     ap.add_argument("--profile", type=int, default=0, help="print the N functions with most cumulative time")
+    ap.add_argument("--split", action="store_true",
+                    help="also time the simulator step, its render and the scoring per action (see above)")
     args = ap.parse_args(argv)
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
@@ -97,14 +124,32 @@ def main(argv: list[str] | None = None) -> int:
         env = SensorNoise(env, sensor_profile(args.sensors))
     profiler = cProfile.Profile() if args.profile else None
     every: list[float] = []
+    timer = Timer() if args.split else None
+    if timer is not None:
+        base = env.env if isinstance(env, SensorNoise) else env
+        base.renderer.render = timer.wrap("render", base.renderer.render)
+        env.step = timer.wrap("step", env.step)
+        env.ground_truth = timer.wrap("score", env.ground_truth)
     print(f"{args.planner} at {args.width}x{args.height}, {len(episodes)} episode(s) from {args.episodes} "
           f"(every {args.every}th), {args.sensors} sensors, one core")
+    actions = 0
     for ep in episodes:
-        agent = TimedAgent(make_agent(args.planner, env), profiler)
+        agent = TimedAgent(make_agent(args.planner, env), profiler, timer)
         result, _ = run_episode(env, agent, ep)
         every.extend(agent.act_ms)
+        actions += len(agent.act_ms)
         print(_row(ep.id, agent.act_ms) + f"  reset {agent.reset_ms:6.1f} ms  GC {result.gc:.3f}")
     print(_row("all", every))
+    if timer is not None and actions:
+        ms = {k: v / actions for k, v in timer.ms.items()}
+        act = sum(every) / actions
+        step, render = ms.get("step", 0.0), ms.get("render", 0.0)
+        integrate = ms.get("integrate", 0.0)
+        whole = step + act + ms.get("score", 0.0)
+        print(f"per action (mean over {actions}): simulator step {step:.2f} ms (render {render:.2f}, "
+              f"state {step - render:.2f}); agent {act:.2f} ms (integrate {integrate:.2f}, decide "
+              f"{act - integrate:.2f}); scoring {ms.get('score', 0.0):.2f} ms")
+        print(f"whole cost per action {whole:.2f} ms = {whole / step:.2f}x the simulator's rendered step")
     if profiler is not None:
         out = io.StringIO()
         pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(args.profile)

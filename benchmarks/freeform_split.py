@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 HELD_OUT_PERCENT = 40
-# ../shared beside the checkout, as DESIGN.md lays the workplace out
+# ../shared beside the checkout (the development workplace's layout; not shipped)
 DEFAULT_FREEFORM = Path(__file__).resolve().parents[2] / "shared" / "data" / "instructions" / "freeform_dev.json"
 
 

@@ -17,7 +17,7 @@ given) and ``improvement_rate_paper`` (the same fit with GC in percent and time 
 Source: Zhu et al., "When Robots Do the Chores: A Benchmark and Agent for Long-Horizon Household
 Task Execution" (LongAct / HoloMind), arXiv:2605.14504, 2026. Only the paper's abstract could be
 read here, not its metric section or appendix D; the definitions below follow the project's
-issue text (DESIGN.md section 1) and every choice it leaves open is stated where it is made.
+issue text (docs/ARCHITECTURE.md) and every choice it leaves open is stated where it is made.
 """
 
 from __future__ import annotations

@@ -21,12 +21,19 @@ BODY_FROM_OPTICAL = np.array([[0.0, 0.0, 1.0], [-1.0, 0.0, 0.0], [0.0, -1.0, 0.0
 
 
 def thor_to_ros_points(points: np.ndarray) -> np.ndarray:
-    """(..., 3) THOR points -> (..., 3) REP 103 points."""
-    return np.asarray(points, dtype=float) @ ROS_FROM_THOR.T
+    """(..., 3) THOR points -> (..., 3) REP 103 points.
+
+    Written as the axis permutation the matrix is (ROS x = THOR z, y = -THOR x, z = THOR y), not a
+    BLAS matmul: the same numbers (``+ 0.0`` gives the matmul's signed zeros), without threads
+    that fight each other when several evaluation workers share the cores."""
+    p = np.asarray(points, dtype=float)
+    return np.stack([p[..., 2] + 0.0, 0.0 - p[..., 0], p[..., 1] + 0.0], axis=-1)
 
 
 def ros_to_thor_points(points: np.ndarray) -> np.ndarray:
-    return np.asarray(points, dtype=float) @ THOR_FROM_ROS.T
+    """(..., 3) REP 103 points -> (..., 3) THOR points (THOR x = -ROS y, y = ROS z, z = ROS x)."""
+    p = np.asarray(points, dtype=float)
+    return np.stack([0.0 - p[..., 1], p[..., 2] + 0.0, p[..., 0] + 0.0], axis=-1)
 
 
 def thor_yaw_to_ros(yaw_deg: float) -> float:

@@ -1,4 +1,4 @@
-"""The records that cross the Environment seam (DESIGN.md section 3).
+"""The records that cross the Environment seam (docs/ARCHITECTURE.md, "The seams").
 
 Every backend (embedded, thor, habitat, ros, replay) produces these and nothing else, so the
 planner, perception and evaluation never learn which simulator (or robot) they are talking to.

@@ -1,6 +1,6 @@
 """Embedding encoders behind one small interface: batched, device-aware, unit-norm float32 rows.
 
-Two roles feed the memory's semantic index (DESIGN.md "Spatial semantic memory"):
+Two roles feed the memory's semantic index (docs/ARCHITECTURE.md "Spatial semantic memory"):
 - a CLIP model (``ClipEncoder``, open_clip): image crops and texts in one joint space, giving
   f = CLIP(image) + CLIP(text of the label);
 - a text encoder for the label/caption half: ``HashTextEncoder`` (no dependency, the default),

@@ -4,8 +4,9 @@
   (any instance will do), a source room in the hints is kept for the search, and an object
   already used by a finished goal is not the one meant by "a mug" in a later one.
 - Ground: binds each role of the goal to the nearest fitting object the agent has SEEN (type,
-  room when the goal names one, not excluded); None where nothing fits yet, which the executor
-  answers with a search.
+  room when the goal names one, not excluded; for a destination qualified by a relation, the
+  instance near its anchor); None where nothing fits yet, which the executor answers with a
+  search.
 - Translate: one recipe per predicate, in skills (``planner.roles.SKILLS``), mirroring how THOR
   effects work: water comes from a running faucet over a sink, coffee from a running coffee
   machine, cooking from a running microwave, slicing needs a knife in hand.
@@ -131,7 +132,7 @@ class NearestGrounder:
                 # it wrongly): for a type that belongs to that room (a counter top to a kitchen)
                 # take the nearest instance wherever the map puts it.
                 t = [o for o in self.candidates(item.target.type, context, None, near)]
-            b["target"] = t[0].object_id if t else None
+            b["target"] = self._by_target_relation(t, goal, context)
         elif item.predicate == "inRoom":
             b["target"] = self._receptacle_in_room(item, str(item.value), context, near)
         elif item.predicate == "isSliced":
@@ -156,6 +157,20 @@ class NearestGrounder:
         elif item.predicate == "isCooked":  # the recipe turns the microwave on itself
             b["target"] = self._station(station_type(item.predicate, item.expected), context, near)["target"]
         return Grounding(goal.id, b)
+
+    @staticmethod
+    def _by_target_relation(cands: list[KnownObject], goal: Goal, context: PlannerContext) -> str | None:
+        """The target among ``cands`` that the instruction's relation names ("on the side table
+        by the dresser": the side table near a dresser; "in the mug on the desk"). While no
+        candidate is near a known anchor, the one meant may not have been seen yet: None, so the
+        agent searches on; once the house is explored (``relax_relations``), the nearest."""
+        anchor_type = goal.hints.get("target_near") or goal.hints.get("target_location")
+        if not cands or not anchor_type:
+            return cands[0].object_id if cands else None
+        near = near_anchor(cands, anchor_type, context)
+        if near:
+            return near[0].object_id
+        return cands[0].object_id if context.relax_relations else None
 
     def _tool(self, types: tuple[str, ...], context: PlannerContext, exclude: str | None,
               avoid: frozenset[str] | set[str] = frozenset()) -> str | None:

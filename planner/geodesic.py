@@ -5,6 +5,11 @@ by it floods whole rooms. A multi-source Dijkstra over a coarsened copy of the f
 the walking distance to the goal region instead; coarsening is optimistic (a coarse cell is free
 if any of its fine cells is), so the field stays a lower bound up to one coarse cell diagonal,
 which the caller subtracts.
+
+The same coarse graph answers "can the search reach that region at all?" (``connected``) before
+any search starts: coarsening only adds connections, so a region in another component of the
+coarse graph cannot be reached on the fine grid either, and a search towards it would run to its
+expansion cap (seconds, in pure Python) to find that out.
 """
 
 from __future__ import annotations
@@ -12,8 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import sparse
+from scipy import ndimage, sparse
 from scipy.sparse.csgraph import dijkstra
+
+from household.free_grid import FreeGrid
 
 
 @dataclass
@@ -69,6 +76,15 @@ class CoarseGraph:
             weights.append(np.full(int(ok.sum()), w))
         r, c, w = (np.concatenate(v) for v in (rows, cols, weights))
         self.graph = sparse.csr_matrix((w, (r, c)), shape=(nx * nz, nx * nz))
+        self._labels: np.ndarray | None = None
+
+    @property
+    def labels(self) -> np.ndarray:
+        """8-connected component labels of the coarse free cells (0 = blocked): the components
+        of ``graph``, whose edges join 8-neighbouring free cells."""
+        if self._labels is None:
+            self._labels, _ = ndimage.label(self.mask, structure=np.ones((3, 3), dtype=bool))
+        return self._labels
 
     def field(self, sources: np.ndarray) -> DistanceField:
         """Distances from the coarse cells flagged in ``sources`` (a (nx, nz) bool array)."""
@@ -83,3 +99,40 @@ class CoarseGraph:
         xs = self.x0 + self.resolution * (np.arange(self.shape[0]) + 0.5)
         zs = self.z0 + self.resolution * (np.arange(self.shape[1]) + 0.5)
         return np.meshgrid(xs, zs, indexing="ij")
+
+
+# The coarse graph of the current free grid, rebuilt when the grid changes (a grid's mask is
+# replaced, never edited in place, whenever the map changes).
+_GRAPH: list[tuple[np.ndarray, CoarseGraph]] = []
+COARSE = 4  # fine free-grid cells per coarse cell, per axis (0.2 m cells on a 5 cm grid)
+
+
+def coarse_graph(grid: FreeGrid) -> CoarseGraph:
+    if _GRAPH and _GRAPH[0][0] is grid.mask:
+        return _GRAPH[0][1]
+    graph = CoarseGraph(grid.mask, grid.resolution, grid.x0, grid.z0, COARSE)
+    _GRAPH[:] = [(grid.mask, graph)]
+    return graph
+
+
+def walking_distance_to(region: np.ndarray, grid: FreeGrid) -> DistanceField:
+    """Geodesic distance (metres, coarse cells) from anywhere to the given fine-grid region."""
+    return coarse_graph(grid).field(coarsen_any(region, COARSE))
+
+
+def connected(region: np.ndarray, grid: FreeGrid, x: float, z: float, radius: float) -> bool:
+    """Whether some free cell within ``radius`` of (x, z) lies in the same coarse component as
+    some cell of ``region`` (a fine-grid mask). False means no path exists on the fine grid from
+    any free cell that near: a lattice search's first move lands within one move step of its
+    start, and every later state is on a free cell."""
+    graph = coarse_graph(grid)
+    labels = graph.labels
+    ci = int((x - graph.x0) / graph.resolution)
+    cj = int((z - graph.z0) / graph.resolution)
+    r = int(np.ceil(radius / graph.resolution)) + 1
+    window = labels[max(ci - r, 0):max(ci + r + 1, 0), max(cj - r, 0):max(cj + r + 1, 0)]
+    near = np.unique(window[window > 0])
+    if near.size == 0:
+        return False
+    there = labels[coarsen_any(region, COARSE)]
+    return bool(np.isin(there[there > 0], near).any())

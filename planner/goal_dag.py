@@ -10,6 +10,9 @@ Edges (networkx DiGraph, each with a ``kind``):
   with water, washing; ``planner.stations``) before one that leaves something there for good: a
   remote left in the sink can leave no room for the pot that must be filled there. (Coffee and
   cooking recipes leave the object in the machine, so ordering them would only move the blockage.)
+- tool: a goal that uses a tool of a type (a knife to slice, a wine bottle to pour from) before
+  the goal that moves that type: the bottle left on the side table first was then "used" and
+  never picked up to pour, or pouring took it away again;
 - hold: every other goal before one that ends with something in hand (the hand is needed);
 - temporal: explicit ordering words are rare in household instructions and the decomposer already
   emits goals in text order, which the DAG keeps as the tie-breaker.
@@ -114,6 +117,15 @@ def build_goal_dag(goals: list[Goal]) -> nx.DiGraph:
     return dag
 
 
+def _tools(item: Any) -> tuple[str, ...]:
+    """The tool types an item's recipe picks up (``planner.deterministic.required_roles``)."""
+    if item.predicate == "isSliced":
+        return ("Knife", "ButterKnife")
+    if item.predicate == "isFilledWithLiquid" and item.expected == "wine":
+        return ("WineBottle",)
+    return ()
+
+
 def _holds(item: Any) -> bool:
     return item.predicate == "isHeld" and item.expected is True
 
@@ -138,6 +150,8 @@ def _edge(a: Goal, b: Goal) -> str | None:
             if ia.predicate == "inReceptacle" and ia.target is not None and ib.predicate in _MOVES \
                     and ib.object.type == ia.target.type:
                 return "object"
+            if ib.predicate in _MOVES and ib.object.type in _tools(ia) and ia.object.type != ib.object.type:
+                return "tool"
             if ib.predicate == "inReceptacle" and ib.target is not None \
                     and ib.target.type == emptied_station(ia.predicate, ia.expected):
                 return "station"

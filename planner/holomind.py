@@ -47,6 +47,18 @@ from household.types import Action, Observation
 # ``self.refusals``), or the object is not one / cannot act (below).
 UNUSABLE_SITUATIONS = frozenset({"unknown_object", "not_capable"})
 
+# Why a goal attempt ended, as the report gives it per goal (``extra.goals[id].reason``); read by
+# ``benchmarks/failure_taxonomy.py`` to say why each unmet checklist unit was missed.
+GOAL_REASONS = {
+    "done": "its subgoals ran to the end",
+    "not_found": "no object of a required type was found (explored, looked into receptacles)",
+    "unreachable": "found, but no pose that sees and reaches it was found on the agent's map",
+    "refused": "the receptacle refused the object (no room, or not a place for it)",
+    "step_cap": "the goal's own step allowance was spent",
+    "skill_failed": "a skill failed and the retries ran out",
+    "no_recipe": "the translator gave no plan for the goal's predicate (never counted done)",
+}
+
 
 class HoloMindAgent:
     privileged = False
@@ -100,6 +112,7 @@ class HoloMindAgent:
         self.excluded_now: set[str] = set()  # will not do for the current goal
         self.rejected_ids: set[str] = set()  # will not do for any goal (not an object, cannot do it)
         self.relaxed_goals: set[str] = set()  # goals grounded with the room names relaxed
+        self.relaxed_relations: set[str] = set()  # goals grounded with their relations relaxed
         self.unreachable: set[str] = set()  # navigation to it failed: others of the type first
         # receptacles that refused a type (this episode), and type pairs experience avoids
         self.refusals = ReceptacleRefusals(None if "episodic" in self.config.ablate else self.experience)
@@ -108,6 +121,9 @@ class HoloMindAgent:
         self._failed_frontiers: list[tuple[float, float]] = []
         self._inspected: set[str] = set()  # receptacles looked at closely or opened while searching
         self.goal_status: dict[str, str] = {}
+        # why a goal attempt ended as it did (a GOAL_REASONS category, the detail, what it was bound to)
+        self.goal_outcome: dict[str, dict[str, Any]] = {}
+        self.goal_steps: Counter = Counter()  # steps spent in each goal's attempts
         self.critic_log: list[dict[str, Any]] = []
         self.experience.reused = 0
         if self.llm_client is not None:
@@ -139,7 +155,7 @@ class HoloMindAgent:
         return out
 
     def report_extra(self) -> dict[str, Any]:
-        return {"goals": {g.id: {"text": g.text, "status": self.goal_status.get(g.id, "not reached")} for g in self.goals},
+        return {"goals": {g.id: self._goal_report(g) for g in self.goals},
                 "goals_parsed": self.goals_parsed,
                 "critic_interventions": int(self.stats["critic_refine"] + self.stats["critic_replan"]),
                 "critic_refine": int(self.stats["critic_refine"]), "critic_replan": int(self.stats["critic_replan"]),
@@ -149,6 +165,24 @@ class HoloMindAgent:
                 "unparsed": [str(u) for u in getattr(self.decomposer, "unparsed", [])][:10],
                 **({"llm": self.llm_client.usage()} if self.llm_client is not None else {}),
                 "agent_notes": self.notes_log[-60:]}
+
+    def _goal_report(self, goal: Goal) -> dict[str, Any]:
+        """A goal as the report shows it: what it asked for (so an unmet checklist item can be
+        traced to the goal that served it), its status, and why it ended so."""
+        item = goal.items[0]
+        out: dict[str, Any] = {"text": goal.text, "status": self.goal_status.get(goal.id, "not reached"),
+                               "predicate": item.predicate, "object_type": item.object.type}
+        if item.target is not None:
+            out["target_type"] = item.target.type
+        out.update(self.goal_outcome.get(goal.id, {}))
+        out["steps_spent"] = int(self.goal_steps.get(goal.id, 0))
+        return out
+
+    def _outcome(self, goal: Goal, reason: str, detail: str = "", bindings: dict[str, str | None] | None = None) -> None:
+        """Record why this goal attempt ended (``GOAL_REASONS``); the last attempt's stands."""
+        self.goal_outcome[goal.id] = {"reason": reason, "detail": detail[:200],
+                                      "bindings": {k: v for k, v in (bindings or {}).items() if v},
+                                      "at_step": int(self.obs.step)}
 
     # ---- perception into the agent's own state ---------------------------------------------------
     def _integrate(self, obs: Observation) -> None:
@@ -173,7 +207,7 @@ class HoloMindAgent:
     def held_type(self) -> str | None:
         return self.obs.agent.held_object_type
 
-    def context(self, relax_rooms: bool = False) -> PlannerContext:
+    def context(self, relax_rooms: bool = False, relax_relations: bool = False) -> PlannerContext:
         objs = [o for o in self.tracker.objects.values() if not o.gone]
         self.rooms.update([(o.object_type, float(o.centroid[0]), float(o.centroid[2])) for o in objs])
         known = []
@@ -188,7 +222,7 @@ class HoloMindAgent:
         return PlannerContext(self.obs.step, self.held_id, self.held_type, known, self.rooms.rooms_seen(),
                               self.history[-20:], [] if "episodic" in self.config.ablate else self.experience.rules(),
                               list(self.catalog.object_types), tuple(agent), sorted(self.used_ids | self.excluded_now),
-                              relax_rooms)
+                              relax_rooms, relax_relations)
 
     def note(self, text: str) -> None:
         self.notes_log.append(f"step {self.obs.step}: {text}")
@@ -324,6 +358,15 @@ class HoloMindAgent:
         return best if best < math.inf else 1e3
 
     def _do_goal(self, goal: Goal) -> Generator[Action, Observation, bool]:
+        """One attempt at a goal; the steps it spends are added to the goal's account (the report
+        says where the episode's budget went)."""
+        started = self.obs.step
+        try:
+            return (yield from self._attempt_goal(goal))
+        finally:
+            self.goal_steps[goal.id] += int(self.obs.step - started)
+
+    def _attempt_goal(self, goal: Goal) -> Generator[Action, Observation, bool]:
         start_step = self.obs.step
         self.goal_status[goal.id] = "active"
         # Exclusions are per goal: what would not do for an earlier goal may do for this one,
@@ -340,8 +383,10 @@ class HoloMindAgent:
         for attempt in range(3):
             if self.obs.step - start_step > self.config.goal_step_cap:
                 self.note(f"{goal.id}: step cap reached")
+                self._outcome(goal, "step_cap", f"more than {self.config.goal_step_cap} steps")
                 return False
-            ground = self.ground_role.ground(goal, self.context(relax_rooms=goal.id in self.relaxed_goals))
+            ground = self.ground_role.ground(goal, self.context(relax_rooms=goal.id in self.relaxed_goals,
+                                                                relax_relations=goal.id in self.relaxed_relations))
             ground = self._avoid_known_misfits(goal, ground)
             missing = [(role, t, room) for role, t, room in required_roles(goal) if ground.bindings.get(role) is None]
             if missing:
@@ -355,9 +400,16 @@ class HoloMindAgent:
                         self.note(f"{goal.id}: nothing else found; trying again what was out of reach before")
                         continue
                     self.note(f"{goal.id}: could not find {missing}")
+                    self._outcome(goal, "not_found", "could not find " + ", ".join(
+                        t + (f" in the {room}" if room else "") for _, t, room in missing), ground.bindings)
                     return False
                 continue
             subgoals = self.translator.translate(goal, ground, self.context())
+            if not subgoals:
+                # No silent success: a goal nothing was done for is not done.
+                self.note(f"{goal.id}: no plan for {goal.items[0].predicate} (the translator returned none)")
+                self._outcome(goal, "no_recipe", f"no plan for {goal.items[0].predicate}", ground.bindings)
+                return False
             self._subgoals[goal.id] = [s.to_dict() for s in subgoals]
             self._emit_plan()
             try:
@@ -368,6 +420,9 @@ class HoloMindAgent:
                     self.history.append(f"{sub.skill} {sub.args}")
             except Replan as exc:
                 self.note(f"{goal.id}: replan ({exc.level}): {exc.diagnosis}")
+                reason = ("unreachable" if exc.situation == UNREACHABLE else
+                          "refused" if exc.situation in REFUSED_SITUATIONS else "skill_failed")
+                self._outcome(goal, reason, f"{exc.situation}: {exc.diagnosis}", ground.bindings)
                 self._on_replan(exc, ground.bindings, attempt)
                 if exc.level == "high":
                     return False
@@ -376,6 +431,7 @@ class HoloMindAgent:
                 if ground.bindings.get(role) and goal.items[0].predicate in ("inReceptacle", "inRoom") and role == "object":
                     self.used_ids.add(ground.bindings[role])
             self._note_choice(goal, ground)
+            self._outcome(goal, "done", "", ground.bindings)
             return True
         return False
 
@@ -486,4 +542,9 @@ class HoloMindAgent:
                 self.relaxed_goals.add(goal.id)
                 self.note(f"{goal.id}: nothing where the named room seems to be; taking the likeliest region's")
                 return True
+        if self._binds_all(self.ground_role.ground(goal, self.context(relax_relations=True)), missing):
+            # "the side table by the dresser": no side table was seen near a dresser
+            self.relaxed_relations.add(goal.id)
+            self.note(f"{goal.id}: no instance near what the instruction relates it to; taking the nearest")
+            return True
         return False

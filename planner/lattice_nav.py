@@ -17,13 +17,15 @@ import heapq
 import itertools
 import math
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, NamedTuple
 
 MOVES = {"MoveAhead": 0.0, "MoveRight": 90.0, "MoveBack": 180.0, "MoveLeft": 270.0}
 
 
-@dataclass(frozen=True)
-class LatticeState:
+class LatticeState(NamedTuple):
+    """A pose on the lattice. A named tuple, not a dataclass: the search creates one per
+    successor (millions in a long episode), and a tuple is several times cheaper to make."""
+
     x: float
     z: float
     yaw: float  # THOR rotation.y, degrees
@@ -58,8 +60,18 @@ def plan_lattice(
     n_head = int(round(360.0 / rotate_step))
     moves = MOVES if allow_strafe else {"MoveAhead": 0.0}
 
+    # Everything below computes exactly what the plain loop did (same expressions, same order of
+    # pushes, so the same plan); what repeats is memoised: a state's key, the trigonometry of a
+    # move per heading, the free test per centimetre.
+    yaw_key: dict[float, int] = {}
+    offsets: dict[float, list[tuple[str, float, float]]] = {}
+    turns: dict[float, tuple[float, float]] = {}
+
     def key(s: LatticeState) -> tuple[int, int, int]:
-        return (round(s.x / q), round(s.z / q), int(round(s.yaw / rotate_step)) % n_head)
+        yk = yaw_key.get(s.yaw)
+        if yk is None:
+            yk = yaw_key[s.yaw] = int(round(s.yaw / rotate_step)) % n_head
+        return (round(s.x / q), round(s.z / q), yk)
 
     free_cache: dict[tuple[int, int], bool] = {}
 
@@ -78,31 +90,38 @@ def plan_lattice(
     }
     heap = [(weight * heuristic(start), next(counter), 0.0, start_key, start)]
     expanded = 0
+    inf = math.inf
+    push, pop = heapq.heappush, heapq.heappop
     while heap:
-        _, _, g, k, s = heapq.heappop(heap)
-        if g > best.get(k, math.inf) + 1e-9:
+        _, _, g, k, s = pop(heap)
+        if g > best.get(k, inf) + 1e-9:
             continue
         if is_goal(s):
             return _unwind(parent, k, g, expanded)
         expanded += 1
         if expanded > max_expansions:
             return None
+        sx, sz, syaw = s
+        steps = offsets.get(syaw)
+        if steps is None:
+            steps = offsets[syaw] = [(name, math.sin(math.radians(syaw + off)) * move_step,
+                                      math.cos(math.radians(syaw + off)) * move_step) for name, off in moves.items()]
+            turns[syaw] = ((syaw + rotate_step) % 360.0, (syaw - rotate_step) % 360.0)
         succ: list[tuple[str, LatticeState, float]] = []
-        for name, offset in moves.items():
-            h = math.radians(s.yaw + offset)
-            nx, nz = s.x + math.sin(h) * move_step, s.z + math.cos(h) * move_step
-            mx, mz = 0.5 * (s.x + nx), 0.5 * (s.z + nz)
-            if free(mx, mz) and free(nx, nz):
-                succ.append((name, LatticeState(nx, nz, s.yaw), move_cost))
-        succ.append(("RotateRight", LatticeState(s.x, s.z, (s.yaw + rotate_step) % 360.0), rot_cost))
-        succ.append(("RotateLeft", LatticeState(s.x, s.z, (s.yaw - rotate_step) % 360.0), rot_cost))
+        for name, dx, dz in steps:
+            nx, nz = sx + dx, sz + dz
+            if free(0.5 * (sx + nx), 0.5 * (sz + nz)) and free(nx, nz):
+                succ.append((name, LatticeState(nx, nz, syaw), move_cost))
+        right, left = turns[syaw]
+        succ.append(("RotateRight", LatticeState(sx, sz, right), rot_cost))
+        succ.append(("RotateLeft", LatticeState(sx, sz, left), rot_cost))
         for name, ns, c in succ:
             nk = key(ns)
             ng = g + c
-            if ng < best.get(nk, math.inf) - 1e-9:
+            if ng < best.get(nk, inf) - 1e-9:
                 best[nk] = ng
                 parent[nk] = (k, name, ns)
-                heapq.heappush(heap, (ng + weight * heuristic(ns), next(counter), ng, nk, ns))
+                push(heap, (ng + weight * heuristic(ns), next(counter), ng, nk, ns))
     return None
 
 

@@ -3,7 +3,8 @@
 Both are computed on the simulator's conservative free-space grid (privileged): the region is
 the free floor, in the object's own room and connected to the agent, within reach of the
 object's box; the walking distance to it is a geodesic field that guides the lattice search.
-Derived grids (component labels, room labels, the heuristic graph) are cached per free grid.
+Derived grids (component labels, room labels) are cached per free grid here, the heuristic's
+coarse graph in ``planner.geodesic``.
 """
 
 from __future__ import annotations
@@ -12,13 +13,11 @@ import numpy as np
 from matplotlib.path import Path as MplPath
 from scipy import ndimage
 
-from planner.geodesic import CoarseGraph, DistanceField, coarsen_any
+from planner.geodesic import walking_distance_to  # noqa: F401  (re-exported for the oracle)
 from household.free_grid import FreeGrid
 from sim_bridge.embedded.collision import CollisionMap
 from sim_bridge.embedded.env import EmbeddedEnvironment
 from sim_bridge.embedded.objects import SimObject
-
-_COARSE = 4  # fine free-grid cells per coarse heuristic cell, per axis (0.1 m cells)
 
 
 def _components(mask: np.ndarray) -> np.ndarray:
@@ -29,15 +28,6 @@ def _components(mask: np.ndarray) -> np.ndarray:
     labels, _ = ndimage.label(mask)
     _CACHE["labels"] = (mask, labels)
     return labels
-
-
-def _coarse_graph(grid: FreeGrid) -> CoarseGraph:
-    cached = _CACHE.get("graph")
-    if cached is not None and cached[0] is grid.mask:
-        return cached[1]
-    graph = CoarseGraph(grid.mask, grid.resolution, grid.x0, grid.z0, _COARSE)
-    _CACHE["graph"] = (grid.mask, graph)
-    return graph
 
 
 def _room_labels(grid: FreeGrid, collision: CollisionMap) -> np.ndarray:
@@ -58,14 +48,9 @@ def _room_labels(grid: FreeGrid, collision: CollisionMap) -> np.ndarray:
     return labels
 
 
-# Data derived from the current free grid (component labels, room labels, heuristic graph): one
+# Data derived from the current free grid (component labels, room labels): one
 # entry per kind, tagged with the grid mask it was built from and rebuilt when the grid changes.
 _CACHE: dict[str, tuple[np.ndarray, object]] = {}
-
-
-def walking_distance_to(region: np.ndarray, grid: FreeGrid) -> DistanceField:
-    """Geodesic distance (metres, 0.1 m cells) from anywhere to the given fine-grid region."""
-    return _coarse_graph(grid).field(coarsen_any(region, _COARSE))
 
 
 def reachable_region(env: EmbeddedEnvironment, obj: SimObject, grid: FreeGrid, reach: float) -> np.ndarray | None:

@@ -1,4 +1,4 @@
-"""The planner's roles and the records that flow between them (DESIGN.md, "Planner (HoloMind)").
+"""The planner's roles and the records that flow between them (docs/ARCHITECTURE.md, "Planner (HoloMind)").
 
 Every role has two implementations behind the same Protocol: a deterministic one (the offline
 default and the baseline, ``planner.deterministic``) and one that asks an LLM through litellm
@@ -89,6 +89,10 @@ class PlannerContext:
     # agent can be wrong (an open-plan kitchen read as a living room), so a grounder may then
     # take the instance whose region is the most likely to be the named room.
     relax_rooms: bool = False
+    # Set once the house is explored and a role qualified by a relation ("the side table by the
+    # dresser") is still unbound: the anchor was never seen near any instance, so a grounder may
+    # then take the nearest instance of the type.
+    relax_relations: bool = False
 
 
 @dataclass(frozen=True)

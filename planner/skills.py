@@ -20,7 +20,7 @@ from planner.navigation import HORIZONS, Navigator, Pose
 from planner.object_tracker import ObjectTracker
 from planner.occupancy import OccupancyMap
 from planner.refusals import REFUSED_SITUATIONS, ReceptacleRefusals
-from planner.roles import CriticDecision, CriticEvent, PlannerContext, Subgoal
+from planner.roles import SKILLS, CriticDecision, CriticEvent, PlannerContext, Subgoal
 
 
 class AgentView(Protocol):
@@ -46,7 +46,7 @@ class AgentView(Protocol):
     @property
     def held_type(self) -> str | None: ...
     def camera_thor(self) -> np.ndarray: ...
-    def context(self, relax_rooms: bool = False) -> PlannerContext: ...
+    def context(self, relax_rooms: bool = False, relax_relations: bool = False) -> PlannerContext: ...
     def note(self, text: str) -> None: ...
     def critique(self, event: CriticEvent) -> CriticDecision: ...
     def after_interaction(self, name: str, object_id: str, obs: Observation) -> None: ...
@@ -76,6 +76,7 @@ NOT_IN_MEMORY = "not_in_memory"  # the bound object is not in the agent's memory
 UNREACHABLE = "unreachable"  # navigation found no pose that sees and reaches the object
 NO_BINDING = "no_binding"  # the subgoal names no object
 SKILL_FAILED = "skill_failed"  # a skill returned False without a more specific reason
+UNKNOWN_SKILL = "unknown_skill"  # a role asked for a skill the library does not have
 
 
 class Replan(Exception):
@@ -288,8 +289,19 @@ class Skills:
     def run(self, subgoal: Subgoal, depth: int = 0, proactive: bool = False) -> SkillGen:
         a = self.a
         skill, args = subgoal.skill, subgoal.args
+        if skill not in SKILLS:
+            raise Replan("low", f"unknown skill {skill!r} (skills: {', '.join(SKILLS)})", UNKNOWN_SKILL)
         if skill == "navigate_to":
             return (yield from self.navigate_to(args["object_id"], bool(args.get("closer"))))
+        if skill == "inspect":
+            oid = args.get("object_id")
+            if not oid or a.tracker.get(oid) is None:
+                raise Replan("low", f"inspect: {oid!r} is not in the agent's memory", NOT_IN_MEMORY,
+                             (str(oid),) if oid else ())
+            # a close look: what the frames then show of it (where it is, whether it is there) is current
+            return (yield from self.navigate_to(oid, closer=True))
+        if skill == "search":
+            return (yield from self.search(str(args.get("object_type") or ""), args.get("room")))
         if skill == "put_down":
             return (yield from self.put_down(subgoal.goal_id, depth))
         oid = args.get("object_id") or args.get("receptacle_id")
@@ -339,6 +351,30 @@ class Skills:
         return a.held_id is None
 
     # ---- search -----------------------------------------------------------------------------------
+    def search(self, object_type: str, room: str | None = None) -> SkillGen:
+        """Explore, frontier by frontier, until an object of the type is known (in the room, when
+        one is named and the agent has named a region so); False when the map has no frontier
+        left or ``search_step_cap`` steps are spent. The goal loop's own search
+        (``HoloMindAgent._search``) also opens receptacles; this is the skill a role can ask for."""
+        a = self.a
+        if not object_type:
+            raise Replan("low", "search: no object_type given", NO_BINDING)
+        start = a.obs.step
+
+        def found() -> bool:
+            return any(o.object_type == object_type and (room is None or o.room == room)
+                       for o in a.context().known_objects)
+
+        while not found():
+            if a.obs.step - start > a.config.search_step_cap:
+                a.note(f"search for {object_type}: step cap reached")
+                return False
+            progressed = yield from self.explore_once()
+            if not progressed:
+                a.note(f"search for {object_type}" + (f" in the {room}" if room else "") + ": nothing left to explore")
+                return False
+        return True
+
     def look_around(self) -> Generator[Action, Observation, None]:
         for _ in range(3):
             for _ in range(3):

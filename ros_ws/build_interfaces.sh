@@ -2,7 +2,7 @@
 # Build WorldMind's ROS 2 interface packages into a virtual environment that has the ROS 2 Jazzy
 # PyPI wheels (no system ROS): worldmind_interfaces and, when no tf2_msgs is installed, a local
 # tf2_msgs holding only TFMessage (ros_ws/vendor). Called by `make setup`; measured recipe in
-# ../shared/reference/ROS-INTERFACES.md. Usage: ros_ws/build_interfaces.sh VENV
+# docs/PLATFORM.md. Usage: ros_ws/build_interfaces.sh VENV
 # On a real ROS 2 install use `colcon build` in ros_ws/ instead (the vendor folder is COLCON_IGNOREd).
 #
 # Exit 0 without building (and say why) when cmake or a C++ compiler is missing: the ROS layer's

@@ -35,7 +35,7 @@ DEV_FILE = "houses_dev.jsonl.gz"
 W, H = 96, 72
 FRIDGE, EGG_IN_FRIDGE, MICROWAVE, CUP, DINING_TABLE = "6|1", "small|6|29", "small|6|31", "small|6|26", "7|1"
 
-# ai2thor 5.0 ObjectMetadata field names (shared/reference/ai2thor-api.md, section 4).
+# ai2thor 5.0 ObjectMetadata field names (ai2thor 5.0's ObjectMetadata; sim_bridge/thor/README.md).
 THOR_OBJECT_FIELDS = (
     "name objectId objectType assetId position rotation visible isInteractable receptacle receptacleObjectIds "
     "parentReceptacles toggleable isToggled controlledObjects breakable isBroken canFillWithLiquid "

@@ -329,3 +329,21 @@ def test_back_projected_floor_pixels_lie_at_height_zero(env: EmbeddedEnvironment
     # camera about 73-75 degrees below the horizon, so it meets the floor 0.40-0.47 m ahead.
     ahead = -(points[floor][:, 1] - obs.agent.position[1])
     assert ahead.min() > 0.38 and ahead.max() < 0.5
+
+
+def test_point_conversions_are_the_matrices_exactly_signed_zeros_included():
+    """The conversions are written as permutations (no BLAS threads); they must give the very
+    numbers the matrix products give."""
+    from household.frames import ROS_FROM_THOR, THOR_FROM_ROS, ros_to_thor_points, thor_to_ros_points
+    rng = np.random.default_rng(0)
+    pts = rng.normal(size=(500, 3)) * 10.0
+    pts[::7] = 0.0
+    pts[1::11] = -0.0
+    pts[2::13, 1] = np.inf
+    for fn, m in ((ros_to_thor_points, THOR_FROM_ROS), (thor_to_ros_points, ROS_FROM_THOR)):
+        finite = np.isfinite(pts).all(axis=1)
+        want = pts[finite] @ m.T
+        got = fn(pts[finite])
+        assert np.array_equal(got, want) and np.array_equal(np.signbit(got), np.signbit(want))
+        assert fn(pts[0]).shape == (3,) and fn(pts.reshape(50, 10, 3)).shape == (50, 10, 3)
+        assert np.isinf(fn(pts[2])).any()  # a non-finite coordinate moves, it does not spread

@@ -354,3 +354,86 @@ def test_a_plant_is_watered_from_a_vessel_in_closed_loop(monkeypatch: pytest.Mon
     assert result.gc == 1.0, result.extra.get("agent_notes")
     pours = [s for subs in agent._subgoals.values() for s in subs if s["skill"] == "pour"]
     assert pours and pours[0]["args"]["liquid"] == "water"
+
+
+# ==== no silent success; goals say how they ended ==============================================
+
+class _BindsAnything:
+    """A grounder that binds every role to one id at once (no search)."""
+
+    def ground(self, goal: Any, context: Any) -> Any:
+        from planner.deterministic import required_roles
+        from planner.roles import Grounding
+        return Grounding(goal.id, {role: "Anything|1" for role, _, _ in required_roles(goal)})
+
+
+class _NoPlan:
+    def translate(self, goal: Any, grounding: Any, context: Any) -> list:
+        return []
+
+
+def test_a_goal_with_no_plan_is_failed_with_the_reason_never_done(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 29: a translator that returns no subgoals (an unknown predicate) used to leave the
+    goal 'done' with nothing done."""
+    agent = HoloMindAgent(roles={"ground": _BindsAnything(), "translate": _NoPlan()})
+    result, guard, _ = run_guarded(_with_instruction("Turn on the floor lamp in the bedroom.", 60), monkeypatch,
+                                   agent=agent)
+    assert guard.violations == []
+    goals = result.extra["goals"]
+    assert len(goals) == 1
+    (goal,) = goals.values()
+    assert goal["status"] == "failed" and goal["reason"] == "no_recipe", goal
+    assert goal["predicate"] == "isToggled" and goal["object_type"] == "FloorLamp"
+    assert any("no plan for isToggled" in n for n in result.extra["agent_notes"])
+
+
+def test_every_goal_reports_what_it_asked_for_and_how_it_ended(short_run: tuple) -> None:
+    from planner.holomind import GOAL_REASONS
+    _, result, _, _ = short_run
+    goals = result.extra["goals"]
+    for gid, g in goals.items():
+        assert g["predicate"] and g["object_type"], gid
+        assert isinstance(g["steps_spent"], int) and g["steps_spent"] >= 0
+        if g["status"] == "done":
+            assert g["reason"] == "done" and g["bindings"].get("object"), g
+        elif g["status"] == "failed":
+            assert g["reason"] in GOAL_REASONS and g["reason"] != "done", g
+    assert sum(g["steps_spent"] for g in goals.values()) <= result.num_actions
+
+
+class _SearchThenInspect:
+    """A translator (as an LLM might answer) using the two skills that had no executor."""
+
+    def translate(self, goal: Any, grounding: Any, context: Any) -> list:
+        from planner.roles import Subgoal
+        return [Subgoal("search", {"object_type": "FloorLamp"}, goal.id),
+                Subgoal("inspect", {"object_id": "NotSeen|9"}, goal.id)]
+
+
+def test_search_and_inspect_have_executors_and_an_unknown_id_is_a_replan(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 28: the LLM schema offered `search` and `inspect`, the skill library ran neither
+    (`inspect` with an id ended the episode as an agent error)."""
+    agent = HoloMindAgent(roles={"ground": _BindsAnything(), "translate": _SearchThenInspect()})
+    result, guard, inner = run_guarded(_with_instruction("Turn on the floor lamp in the bedroom.", 400), monkeypatch,
+                                       agent=agent)
+    assert guard.violations == []
+    assert not result.extra["stop_reason"].startswith("agent error"), result.extra["stop_reason"]
+    assert inner.tracker.of_type("FloorLamp"), result.extra["agent_notes"]  # the search found one
+    assert any("inspect: 'NotSeen|9' is not in the agent's memory" in n for n in result.extra["agent_notes"])
+    (goal,) = result.extra["goals"].values()
+    assert goal["status"] == "failed"
+
+
+def test_every_declared_skill_has_an_executor() -> None:
+    """A skill in planner.roles.SKILLS that Skills.run does not know would reach `interact` and
+    fail there; an undeclared one is refused by name."""
+    import inspect as pyinspect
+
+    from planner.roles import SKILLS
+    from planner.skills import _INTERACTION_OF, Replan, Skills
+    source = pyinspect.getsource(Skills.run)
+    for skill in SKILLS:
+        assert skill in _INTERACTION_OF or f'"{skill}"' in source, skill
+    gen = Skills(object()).run(__import__("planner.roles", fromlist=["Subgoal"]).Subgoal("fly", {}))
+    with pytest.raises(Replan, match="unknown skill 'fly'"):
+        next(gen)

@@ -196,3 +196,19 @@ def test_placed_and_left_in_a_state(parser: InstructionParser) -> None:
 def test_room_corrections_there_after_a_placement_and_motion_into_a_room(parser: InstructionParser, text: str,
                                                                           expected: list[str]) -> None:
     assert got(parser, text) == expected
+
+
+def test_an_ellipsis_with_a_relation_after_its_noun_is_read() -> None:
+    """Issue 29: "turn the desk lamp on, and the laptop by the dining table too" lost the laptop
+    (a relation after the noun stopped the ellipsis); the relation says which laptop, and the
+    desk lamp's own qualifiers do not carry over to it."""
+    from planner.instruction_parser import InstructionParser
+    p = InstructionParser()
+    goals = p.decompose("Turn the desk lamp by the bed on, and the laptop by the dining table too.")
+    assert [(g.items[0].object.type, g.items[0].predicate, g.items[0].value) for g in goals] == [
+        ("DeskLamp", "isToggled", True), ("Laptop", "isToggled", True)]
+    assert goals[0].hints.get("object_near") == "Bed" and goals[1].hints.get("object_near") == "DiningTable"
+    assert "object_alternatives" not in goals[1].hints and p.unparsed == []
+    # two nouns before one relation: which does it qualify? not guessed
+    p.decompose("Turn the desk lamp on, and the laptop and the TV by the sofa too.")
+    assert p.unparsed

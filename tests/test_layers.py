@@ -1,4 +1,4 @@
-"""Layers you can see (issue 17): the import rules of DESIGN.md, checked on the source.
+"""Layers you can see (issue 17): the import rules of docs/ARCHITECTURE.md, checked on the source.
 
 Layers, bottom up: the household core (``household``: types, frames, the household model, the
 checklist vocabulary, errors, atomic writes) imports nothing else of ours; the robot-side stack
@@ -71,7 +71,7 @@ def current_violations() -> set[tuple[str, str]]:
 
 def test_no_upward_imports():
     found = sorted(current_violations())
-    assert not found, "imports against the layers (DESIGN.md):\n" + "\n".join(
+    assert not found, "imports against the layers (docs/ARCHITECTURE.md):\n" + "\n".join(
         f"  {a} -> {b}: {violation(a, b)}" for a, b in found)
 
 

@@ -17,7 +17,8 @@ config/worldmind.yaml -p ... -r FROM:=TO``. Their output is streamed line by lin
 ``ends_graph`` exits (the sim episode is over, the bag is played, the robot planner said Stop),
 on Ctrl-C / SIGTERM, when any node fails (non-zero status), or after ``--max-runtime``; another
 node exiting with status 0 has finished its work (the planner after Stop) and the rest go on.
-At the end every node still running gets SIGTERM (their clean shutdown; a node still importing just
+Nodes are tethered to the launcher (``worldmind.tether``): a launcher killed with SIGKILL takes them
+with it. At the end every node still running gets SIGTERM (their clean shutdown; a node still importing just
 ends) and SIGKILL after ``--shutdown-timeout``.
 
 Exit status: 0 when the graph ended normally and every node exited 0; 1 when any node failed
@@ -44,6 +45,7 @@ from pathlib import Path
 from typing import IO, Any, Sequence
 
 from household.secrets import redact
+from worldmind.tether import tethered
 
 PROG = "worldmind ros"
 REPO = Path(__file__).resolve().parents[1]
@@ -214,7 +216,8 @@ class Launcher:
         if self.log_dir:
             self.log_dir.mkdir(parents=True, exist_ok=True)
         for node in self.plan.nodes:
-            node.proc = subprocess.Popen(node.argv, env=self.plan.env, stdin=subprocess.DEVNULL,
+            # tethered: a launcher killed with SIGKILL takes its nodes with it (SIGTERM)
+            node.proc = subprocess.Popen(tethered(node.argv), env=self.plan.env, stdin=subprocess.DEVNULL,
                                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
                                          errors="replace",
                                          start_new_session=True)  # Ctrl-C reaches us; we forward it in order

@@ -1,5 +1,5 @@
 """HoloMind's scene map: a sparse voxel map, an object table and the dual index, kept current
-frame by frame (DESIGN.md "Spatial semantic memory").
+frame by frame (docs/ARCHITECTURE.md "Spatial semantic memory").
 
 One frame (``integrate``): validate everything first (so a bad frame leaves the memory exactly
 as it was), associate observations to objects (association.py), merge fragments, update or

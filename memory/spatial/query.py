@@ -5,7 +5,7 @@ each phrase that names a region (a room's name or kind) restricts where the targ
 other phrase names an anchor object the target must be on/in (or near). Embedding a whole
 sentence and hoping the vector encodes "on" does not work with label encoders and barely with
 CLIP, so relations are decided on the memory's geometry instead. An LLM query planner can
-produce the same ``ParsedQuery`` (DESIGN.md: deterministic first, LLM when configured).
+produce the same ``ParsedQuery`` (docs/ARCHITECTURE.md: deterministic first, LLM when configured).
 """
 
 from __future__ import annotations

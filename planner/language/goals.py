@@ -377,6 +377,16 @@ class GoalBuilding:
             elif not target.pronoun:
                 hints.setdefault("object_source", target.type)
             target = None
+        # "on the side table by the dresser": a relation after the destination says which
+        # destination; before it ("the mug by the sink on the table"), which object
+        after_target = []
+        if isinstance(target, Mention) and not target.pronoun:
+            at = next((k for k, g in enumerate(groups) if g[2] is target), None)
+            after_target = [g[2] for k, g in enumerate(groups) if at is not None and k > at and g[0] == "near"
+                            and isinstance(g[2], Mention) and g[2].type and not g[2].pronoun]
+        if after_target:
+            r.hints["target_near"] = after_target[0].type
+        near_what = [w for w in near_what if not any(w is t for t in after_target)]
         if near_what and (target is not None or verb != "place" or states):
             hints["object_near"] = near_what[0].type
         if target is None:

@@ -355,6 +355,14 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
         words = clause.words
         skip = D.elliptic_object(words)
         chunks = self._chunk(clause.tokens[skip:], None)
+        # "..., and the laptop by the dining table too": which laptop, said after it
+        relation = None
+        if len(chunks) >= 3 and chunks[-2].kind == "prep" and chunks[-2].value[0] == "near" \
+                and chunks[-1].kind == "np" and chunks[-1].value.type and not chunks[-1].value.pronoun:
+            relation = chunks[-1].value.type
+            chunks = chunks[:-2]
+            if sum(c.kind == "np" for c in chunks) != 1:
+                return False
         if not chunks or any(c.kind not in ("np", "and") for c in chunks):
             return False
         nps = [c.value for c in chunks if c.kind == "np"]
@@ -372,7 +380,12 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
         copies = D.ellipsis(prev_items, types, counts, need)
         if not copies:
             return False
-        st.goals.append((copies, text, dict(hints)))
+        hints = dict(hints)
+        if relation is not None:  # the earlier object's own qualifiers are not this one's
+            for key in ("object_near", "object_source", "object_alternatives"):
+                hints.pop(key, None)
+            hints["object_near"] = relation
+        st.goals.append((copies, text, hints))
         return True
 
     def _is_prep(self, word: str) -> bool:

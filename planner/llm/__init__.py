@@ -1,4 +1,4 @@
-"""LLM implementations of the planner roles (DESIGN.md, "Planner (HoloMind)").
+"""LLM implementations of the planner roles (docs/ARCHITECTURE.md, "Planner (HoloMind)").
 
 Every role asks a model through litellm for one JSON object per call, validated against a
 per-role JSON schema built from the agent's own vocabulary and memory; invalid answers get a

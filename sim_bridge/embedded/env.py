@@ -28,6 +28,7 @@ from household.types import (
     ActionFeedback,
     AgentStatus,
     CameraIntrinsics,
+    INTERACTION_ACTIONS,
     InstanceLabel,
     Observation,
     RoomInfo,
@@ -279,8 +280,7 @@ class EmbeddedEnvironment:
             self.pose.horizon = target
         elif name == "Stop":
             self.stopped = True
-        elif name in ("PickupObject", "PutObject", "OpenObject", "CloseObject", "ToggleObjectOn",
-                      "ToggleObjectOff", "SliceObject", "FillObjectWithLiquid"):
+        elif name in INTERACTION_ACTIONS:
             self._interact(name, action.object_id, action.args)
         else:
             raise InteractionError(f"Unknown action {name!r}")
@@ -329,8 +329,10 @@ class EmbeddedEnvironment:
             table.toggle(object_id, name == "ToggleObjectOn")
         elif name == "FillObjectWithLiquid":
             table.fill(object_id, str((args or {}).get("fillLiquid", "")))
-        else:
+        elif name == "SliceObject":
             table.slice(object_id)
+        else:  # an interaction added to the vocabulary but not here must not slice anything
+            raise InteractionError(f"{name}: the embedded simulator has no such interaction")
 
     def _observe(self) -> Observation:
         cfg = self.config

@@ -1,4 +1,4 @@
-"""Recording runs as ROS 2 bags and replaying them (DESIGN.md: the ``replay`` backend). Playing a bag
+"""Recording runs as ROS 2 bags and replaying them (docs/ARCHITECTURE.md: the ``replay`` backend). Playing a bag
 through perception, memory and belief and scoring it is evaluation's job: ``evaluation.replay``.
 
 - ``bag``: ``BagWriter`` (record Observations + ground truth + plans/critic/belief events),

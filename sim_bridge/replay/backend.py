@@ -1,6 +1,6 @@
 """The ``replay`` Environment backend: a recorded bag played back as Observations.
 
-DESIGN.md lists ``replay`` among the sim_bridge backends. It implements the Environment protocol
+docs/ARCHITECTURE.md lists ``replay`` among the sim_bridge backends. It implements the Environment protocol
 so code written against ``reset``/``ground_truth`` (perception, memory, the ROS sim_bridge node in
 replay mode) can consume a bag like a simulator. It cannot act: a bag holds what happened, so
 ``step(action)`` raises ``ReplayStepError`` instead of pretending; use ``next_observation()`` (or

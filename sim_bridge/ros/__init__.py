@@ -1,4 +1,4 @@
-"""The ``ros`` backend's pure-Python core (no rclpy here; DESIGN.md "ROS 2").
+"""The ``ros`` backend's pure-Python core (no rclpy here; docs/ARCHITECTURE.md).
 
 - ``topics``: the topic contract (names, message types, QoS classes, frame ids).
 - ``convert``: project types <-> ROS message fields, for rosbags' and rclpy's message classes alike.

@@ -13,7 +13,7 @@ accept keywords), and array fields are given in the form each side stores: numpy
 ``array.array`` for rclpy's unbounded byte/float sequences (numpy for fixed-size arrays on both).
 Reading accepts any of ndarray, array.array, bytes or list.
 
-Why not ros2_numpy / cv_bridge: neither installs here under numpy 2 (PLATFORM.md), and these are
+Why not ros2_numpy / cv_bridge: neither installs here under numpy 2 (docs/PLATFORM.md), and these are
 small enough to own and test both ways.
 
 Public API (``classes`` is a ``MessageClasses``; ``stamp_ns`` is int nanoseconds; ``topic`` only

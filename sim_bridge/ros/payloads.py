@@ -1,7 +1,7 @@
-"""Versioned JSON payloads carried in ``std_msgs/String`` (DESIGN.md "ROS 2": structured payloads
+"""Versioned JSON payloads carried in ``std_msgs/String`` (docs/ARCHITECTURE.md "ROS 2": structured payloads
 as versioned JSON with a schema).
 
-ROS 2 wheels here cannot build project-defined .msg interfaces (no rosidl build; PLATFORM.md), so
+ROS 2 wheels here cannot build project-defined .msg interfaces (no rosidl build; docs/PLATFORM.md), so
 goal DAGs, critic directives, belief updates, memory queries/answers, skill calls, label tables,
 agent status and (evaluation-only) ground truth travel as JSON text. Every payload is an object::
 

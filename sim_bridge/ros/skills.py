@@ -3,7 +3,7 @@
 Why this module: the planner thinks in atomic actions (``MoveAhead``, ``PickupObject``, ...) and
 the in-process evaluation scores exactly those, while a robot implements a few skills
 (``worldmind_interfaces/action/ExecuteSkill``: navigate_to, move, rotate, look, pick, place, open,
-close, toggle, slice, stop). One bijective mapping, written once and free of rclpy, keeps the
+close, toggle, slice, pour, stop). One bijective mapping, written once and free of rclpy, keeps the
 planner node, the simulator adapter and the tests on the same contract: an action sent as a
 skill goal and executed by the adapter is the action the in-process run executes, so step counts
 and GC stay equal.
@@ -28,8 +28,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-SKILLS = ("navigate_to", "move", "rotate", "look", "pick", "place", "open", "close", "toggle", "slice", "stop")
-OBJECT_SKILLS = ("pick", "place", "open", "close", "toggle", "slice")
+SKILLS = ("navigate_to", "move", "rotate", "look", "pick", "place", "open", "close", "toggle", "slice", "pour",
+          "stop")
+OBJECT_SKILLS = ("pick", "place", "open", "close", "toggle", "slice", "pour")
 DEFAULT_DEGREES = 30.0
 
 # atomic action -> (skill, direction, on)
@@ -41,7 +42,7 @@ _ATOMIC: dict[str, tuple[str, str, bool]] = {
     "PickupObject": ("pick", "", False), "PutObject": ("place", "", False),
     "OpenObject": ("open", "", False), "CloseObject": ("close", "", False),
     "ToggleObjectOn": ("toggle", "", True), "ToggleObjectOff": ("toggle", "", False),
-    "SliceObject": ("slice", "", False), "Stop": ("stop", "", False),
+    "SliceObject": ("slice", "", False), "FillObjectWithLiquid": ("pour", "", False), "Stop": ("stop", "", False),
 }
 _BY_SKILL: dict[tuple[str, str, bool], str] = {v: k for k, v in _ATOMIC.items()}
 DIRECTIONS = {"move": ("ahead", "back", "left", "right"), "rotate": ("left", "right"), "look": ("up", "down")}
@@ -63,6 +64,7 @@ class SkillGoal:
     direction: str = ""
     amount: float = 0.0  # metres (move) or degrees (rotate, look); 0: the robot's default
     on: bool = False
+    liquid: str = ""  # pour: THOR's fillLiquid (water, coffee, wine)
     request_id: str = ""
     step: int = -1
     target_frame: str = ""  # navigate_to by pose: target_pose.header.frame_id ("" = by object)
@@ -82,6 +84,8 @@ class SkillGoal:
             raise SkillError("target_pose", "navigate_to needs an object_id or a target_pose with a frame_id")
         if self.amount < 0 or self.amount != self.amount:
             raise SkillError("amount", f"must be >= 0, got {self.amount!r}")
+        if self.skill == "pour" and not self.liquid:
+            raise SkillError("liquid", "skill 'pour' needs the liquid (water, coffee, wine)")
         return self
 
 
@@ -94,6 +98,7 @@ def goal_for_action(action: str, object_id: str | None = None, args: Mapping[str
     args = dict(args or {})
     amount = float(args.get("degrees", args.get("metres", 0.0)) or 0.0)
     return SkillGoal(skill=skill, object_id=object_id or "", direction=direction, amount=amount, on=on,
+                     liquid=str(args.get("fillLiquid", "")) if skill == "pour" else "",
                      request_id=request_id, step=step).validate()
 
 
@@ -108,6 +113,8 @@ def action_for_goal(goal: SkillGoal) -> tuple[str, str | None, dict[str, Any]]:
     args: dict[str, Any] = {}
     if goal.amount and goal.skill in ("rotate", "look") and goal.amount != DEFAULT_DEGREES:
         args["degrees"] = goal.amount
+    if goal.skill == "pour":
+        args["fillLiquid"] = goal.liquid
     return action, (goal.object_id or None), args
 
 
@@ -116,6 +123,7 @@ def goal_to_msg(goal: SkillGoal, goal_cls: Any) -> Any:
     msg = goal_cls()
     msg.skill, msg.object_id, msg.direction = goal.skill, goal.object_id, goal.direction
     msg.amount, msg.on, msg.request_id, msg.step = float(goal.amount), bool(goal.on), goal.request_id, int(goal.step)
+    msg.liquid = goal.liquid
     msg.target_pose.header.frame_id = goal.target_frame
     p, q = msg.target_pose.pose.position, msg.target_pose.pose.orientation
     p.x, p.y, p.z = (float(v) for v in goal.target_xyz)
@@ -127,6 +135,7 @@ def goal_from_msg(msg: Any) -> SkillGoal:
     """The SkillGoal an ``ExecuteSkill.Goal`` carries (not validated: call ``validate()``)."""
     p, q = msg.target_pose.pose.position, msg.target_pose.pose.orientation
     return SkillGoal(skill=str(msg.skill), object_id=str(msg.object_id), direction=str(msg.direction),
-                     amount=float(msg.amount), on=bool(msg.on), request_id=str(msg.request_id), step=int(msg.step),
+                     amount=float(msg.amount), on=bool(msg.on), liquid=str(getattr(msg, "liquid", "")),
+                     request_id=str(msg.request_id), step=int(msg.step),
                      target_frame=str(msg.target_pose.header.frame_id), target_xyz=(p.x, p.y, p.z),
                      target_quat_xyzw=(q.x, q.y, q.z, q.w))

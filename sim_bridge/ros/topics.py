@@ -1,4 +1,4 @@
-"""The ROS 2 topic contract of WorldMind, as data (DESIGN.md "ROS 2").
+"""The ROS 2 topic contract of WorldMind, as data (docs/ARCHITECTURE.md "ROS 2").
 
 Every node (``ros_ws``), the bag recorder/reader (``sim_bridge.replay``) and the live-robot
 synchroniser (``sim_bridge.ros.sync``) read topic names, message types and QoS from here, so the

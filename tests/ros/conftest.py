@@ -3,7 +3,7 @@
 - ``ros_ws/src/worldmind_ros`` goes on sys.path ((pyproject maps the package too; this keeps a checkout without an install working); see
   ros_ws/README.md), so ``import worldmind_ros`` works here and in the node processes.
 - ``isolated``: a test that starts rclpy/DDS re-executes itself (pytest on its own node id) inside a
-  private network namespace holding only loopback (``unshare -n``, PLATFORM.md) with
+  private network namespace holding only loopback (``unshare -n``, docs/PLATFORM.md) with
   ``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST``, so no DDS traffic ever reaches the host network.
   Where ``unshare -n`` is not permitted (not root) such tests are skipped with that reason.
 """

@@ -86,6 +86,19 @@ def test_every_atomic_action_round_trips(action):
     assert skills.action_for_goal(goal) == (action, obj, {})
 
 
+def test_pour_carries_its_liquid_and_every_interaction_has_a_skill():
+    """Issue 28: FillObjectWithLiquid (watering, wine) had no skill, so over ROS every pour failed."""
+    from household.types import ACTIONS, INTERACTION_ACTIONS
+    goal = skills.goal_for_action("FillObjectWithLiquid", "HousePlant|1", args={"fillLiquid": "water"})
+    assert goal.skill == "pour" and goal.liquid == "water"
+    assert skills.action_for_goal(goal) == ("FillObjectWithLiquid", "HousePlant|1", {"fillLiquid": "water"})
+    with pytest.raises(skills.SkillError, match="liquid"):
+        skills.goal_for_action("FillObjectWithLiquid", "HousePlant|1")
+    for name in ACTIONS:  # the whole vocabulary maps to the contract
+        obj = "X|1" if name in INTERACTION_ACTIONS else None
+        skills.goal_for_action(name, obj, args={"fillLiquid": "wine"} if name == "FillObjectWithLiquid" else None)
+
+
 def test_degrees_survive_the_round_trip():
     goal = skills.goal_for_action("RotateLeft", args={"degrees": 90})
     assert goal.amount == 90.0 and skills.action_for_goal(goal) == ("RotateLeft", None, {"degrees": 90.0})
@@ -145,6 +158,9 @@ def test_skill_goal_msg_round_trip_through_cdr():
     data = serialize_message(skills.goal_to_msg(goal, action.ExecuteSkill.Goal))
     back = skills.goal_from_msg(deserialize_message(data, action.ExecuteSkill.Goal))
     assert back == goal
+    pour = skills.goal_for_action("FillObjectWithLiquid", "Mug|1", args={"fillLiquid": "wine"})
+    data = serialize_message(skills.goal_to_msg(pour, action.ExecuteSkill.Goal))
+    assert skills.goal_from_msg(deserialize_message(data, action.ExecuteSkill.Goal)) == pour
 
 
 def test_local_tf2_msgs_is_importable_with_upstream_fields():

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, in_netns, isolated  # noqa: F401
+from worldmind.tether import tethered
 
 EPISODE = REPO / "evaluation" / "data" / "episodes_dev" / "dev-001-1.json"
 SCRIPTED_ACTIONS = 200  # the oracle's first 200 actions: GC 2/7 on this episode, a partial result
@@ -86,8 +87,17 @@ def _start(module: str, *params: str, name: str | None = None) -> subprocess.Pop
         argv += ["-r", f"__node:={name}"]
     for p in params:
         argv += ["-p", p]
-    return subprocess.Popen(argv, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    # tethered: a test process killed at its timeout takes its nodes with it
+    return subprocess.Popen(tethered(argv), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env=dict(os.environ, PYTHONUNBUFFERED="1"))
+
+
+def _kill_left(procs: list[subprocess.Popen]) -> None:
+    """Whatever a failed assertion left running: killed, so no node outlives its test."""
+    for p in procs:
+        if p.poll() is None:
+            p.kill()
+            p.communicate(timeout=20)
 
 
 class Probe:
@@ -190,13 +200,16 @@ def test_nodes_shut_down_cleanly_on_signals(sig, tmp_path):
     script.write_text('{"actions": []}')
     procs = {m: _start(m) for m in ("perception_node", "memory_node", "belief_node", "critic_node")}
     procs["planner_node"] = _start("planner_node", f"agent:=scripted:{script}")
-    time.sleep(6.0)
-    for m, p in procs.items():
-        assert p.poll() is None, f"{m} died: {p.communicate()[0][-2000:]}"
-    for m, p in procs.items():
-        code, out = _stop(p, sig)
-        assert code == 0, (m, out[-2000:])
-        assert "Traceback" not in out and f"{signal.Signals(sig).name}: shutting down" in out, (m, out[-2000:])
+    try:
+        time.sleep(6.0)
+        for m, p in procs.items():
+            assert p.poll() is None, f"{m} died: {p.communicate()[0][-2000:]}"
+        for m, p in procs.items():
+            code, out = _stop(p, sig)
+            assert code == 0, (m, out[-2000:])
+            assert "Traceback" not in out and f"{signal.Signals(sig).name}: shutting down" in out, (m, out[-2000:])
+    finally:
+        _kill_left(list(procs.values()))
 
 
 @pytest.mark.timeout(300)
