@@ -177,12 +177,9 @@ def cmd_taxonomy(args: argparse.Namespace) -> int:
         _, rows = read_results(source)
         for eid, r in sorted(rows.items()):
             unmet = [UnmetUnit(eid, int(u["item"]), u["predicate"], u["type"], int(u["units"]), u["cause"],
-                               tuple(u.get("goals", ())), u.get("detail", "")) for u in r.get("unmet", [])]
-            tax.episodes += 1
-            tax.total_units += sum(int(v[1]) for v in r.get("units", {}).values())
-            for u in unmet:
-                tax.units[u.cause] += u.units
-                tax.items[u.cause] += 1
+                               tuple(u.get("goals", ())), u.get("detail", ""), u.get("agent_check", ""))
+                     for u in r.get("unmet", [])]
+            tax.add(unmet, {"checklist": [{"units": v[1]} for v in r.get("units", {}).values()]})
     print(format_taxonomy(tax))
     if not source.is_dir():
         print("(steps per cause are read from run folders only)")

@@ -16,7 +16,7 @@ target type where the item names one) and gets one cause:
 - ``done_but_unmet``: its goal was done with an object (and target) the item accepts, yet the
   condition does not hold at the end (undone later, or the action's effect did not hold);
 - a failed goal's reason: ``not_found``, ``unreachable``, ``refused``, ``step_cap``,
-  ``skill_failed``, ``no_recipe``;
+  ``skill_failed``, ``no_recipe``, ``contradicted`` (the agent saw the condition not hold);
 - ``budget_spent``: its goal was still pending, active or deferred when the episode's step budget
   ran out;
 - ``unknown``: a report without goal records (another planner), or a goal state not listed here.
@@ -31,9 +31,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 CAUSES = ("misread", "not_found", "unreachable", "refused", "wrong_object", "wrong_target", "wrong_room",
-          "done_but_unmet", "step_cap",
+          "done_but_unmet", "contradicted", "step_cap",
           "skill_failed", "no_recipe", "budget_spent", "agent_error", "unknown")
-_FAILED_REASONS = {"not_found", "unreachable", "refused", "step_cap", "skill_failed", "no_recipe"}
+_FAILED_REASONS = {"not_found", "unreachable", "refused", "step_cap", "skill_failed", "no_recipe", "contradicted"}
+# Causes where the report calls the goal done and the checklist item is unmet.
+DONE_CAUSES = ("wrong_object", "wrong_target", "wrong_room", "done_but_unmet")
 
 
 @dataclass(frozen=True)
@@ -48,10 +50,17 @@ class UnmetUnit:
     cause: str
     goal_ids: tuple[str, ...] = ()
     detail: str = ""
+    # For an item whose goal was reported done: what the agent's own check of the goal said
+    # (planner.goal_check: verified, unverified, contradicted; "" when the report has none).
+    # "verified" beside an unmet item is a disagreement with no stated reason.
+    agent_check: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"item": self.item_index, "predicate": self.predicate, "type": self.object_type,
-                "units": self.units, "cause": self.cause, "goals": list(self.goal_ids), "detail": self.detail}
+        out = {"item": self.item_index, "predicate": self.predicate, "type": self.object_type,
+               "units": self.units, "cause": self.cause, "goals": list(self.goal_ids), "detail": self.detail}
+        if self.agent_check:
+            out["agent_check"] = self.agent_check
+        return out
 
 
 @dataclass
@@ -60,6 +69,7 @@ class Taxonomy:
 
     units: Counter = field(default_factory=Counter)
     items: Counter = field(default_factory=Counter)
+    done_unmet: Counter = field(default_factory=Counter)  # units of items whose goal was done, by the agent's check
     steps: Counter = field(default_factory=Counter)  # steps the goals behind each cause spent
     episodes: int = 0
     total_units: int = 0
@@ -72,6 +82,8 @@ class Taxonomy:
         for u in unmet:
             self.units[u.cause] += u.units
             self.items[u.cause] += 1
+            if u.cause in DONE_CAUSES:
+                self.done_unmet[u.agent_check or "no check"] += u.units
             for gid in u.goal_ids:
                 if (u.cause, gid) not in counted:
                     counted.add((u.cause, gid))
@@ -114,8 +126,8 @@ def classify_report(report: dict[str, Any], episode: dict[str, Any] | None = Non
         pred = str(item.get("predicate", "?"))
         obj_type, target_type = types[idx] if idx < len(types) else ("?", None)
 
-        def unit(cause: str, gids: tuple[str, ...] = (), detail: str = "") -> UnmetUnit:
-            return UnmetUnit(eid, idx, pred, obj_type, missed, cause, gids, detail)
+        def unit(cause: str, gids: tuple[str, ...] = (), detail: str = "", check: str = "") -> UnmetUnit:
+            return UnmetUnit(eid, idx, pred, obj_type, missed, cause, gids, detail, check)
 
         if stop.startswith("agent error"):
             out.append(unit("agent_error", detail=stop[:200]))
@@ -131,19 +143,22 @@ def classify_report(report: dict[str, Any], episode: dict[str, Any] | None = Non
         candidates = set(item.get("candidate_ids") or ())
         done = [g for g in serving.values() if g.get("status") == "done"]
         if done:
+            checks = {str((g.get("check") or {}).get("status", "")) for g in done} - {""}
+            # the weakest claim among the goals that served it: any doubt stated counts as stated
+            check = next((c for c in ("contradicted", "unverified", "verified") if c in checks), "")
             bound = {str(b["object"]) for g in done if (b := g.get("bindings") or {}).get("object")}
             targets = {str(b["target"]) for g in done if (b := g.get("bindings") or {}).get("target")}
             accepted = set(item.get("target_ids") or ())
             if bound and candidates and not (bound & candidates):
-                out.append(unit("wrong_object", gids, f"done with {', '.join(sorted(bound))}"))
+                out.append(unit("wrong_object", gids, f"done with {', '.join(sorted(bound))}", check))
             elif targets and accepted and not targets <= accepted:
                 out.append(unit("wrong_target", gids, f"put on {', '.join(sorted(targets - accepted))}, "
-                                                      f"wanted {', '.join(sorted(accepted))}"))
+                                                      f"wanted {', '.join(sorted(accepted))}", check))
             elif pred == "inRoom":
                 out.append(unit("wrong_room", gids, f"put on {', '.join(sorted(targets)) or '?'}, "
-                                                    "not in the named room"))
+                                                    "not in the named room", check))
             else:
-                out.append(unit("done_but_unmet", gids, "goal done; the condition does not hold at the end"))
+                out.append(unit("done_but_unmet", gids, "goal done; the condition does not hold at the end", check))
             continue
         failed = [g for g in serving.values() if g.get("status") == "failed"]
         if failed:
@@ -166,4 +181,8 @@ def format_taxonomy(tax: Taxonomy) -> str:
     for cause in sorted(tax.units, key=lambda c: (-tax.units[c], c)):
         share = tax.units[cause] / tax.total_units if tax.total_units else 0.0
         lines.append(f"{cause:<16} {tax.items[cause]:>6} {tax.units[cause]:>6} {share:>7.1%} {tax.steps[cause]:>11}")
+    if tax.done_unmet:
+        parts = ", ".join(f"{k} {v}" for k, v in sorted(tax.done_unmet.items()))
+        lines.append(f"units unmet although their goal was reported done: {sum(tax.done_unmet.values())} "
+                     f"(the agent's own check: {parts}; 'verified' and 'no check' are disagreements with no stated reason)")
     return "\n".join(lines)

@@ -28,6 +28,7 @@ from planner.critic import ExperiencePool, RuleCritic
 from planner.deterministic import NearestGrounder, RecipeTranslator, RuleRefiner, required_roles
 from planner.episodic_beliefs import EpisodicBeliefs
 from planner.all_of import MAX_COPIES, next_of_all
+from planner.goal_check import GoalCheck, check_goal
 from planner.goal_dag import (build_goal_dag, copy_for_next_of_all, dag_to_dict, next_goal, note_other_goal_types,
                               single_item_goals)
 from planner.navigation import Navigator, Pose
@@ -57,6 +58,7 @@ GOAL_REASONS = {
     "step_cap": "the goal's own step allowance was spent",
     "skill_failed": "a skill failed and the retries ran out",
     "no_recipe": "the translator gave no plan for the goal's predicate (never counted done)",
+    "contradicted": "the subgoals ran but the agent saw the condition not hold, twice (planner.goal_check)",
 }
 
 
@@ -124,6 +126,8 @@ class HoloMindAgent:
         # why a goal attempt ended as it did (a GOAL_REASONS category, the detail, what it was bound to)
         self.goal_outcome: dict[str, dict[str, Any]] = {}
         self.goal_steps: Counter = Counter()  # steps spent in each goal's attempts
+        self.goal_checks: dict[str, GoalCheck] = {}  # the latest observation check of each goal
+        self._rechecked: set[str] = set()  # goals retried once after a contradicted check
         self.critic_log: list[dict[str, Any]] = []
         self.experience.reused = 0
         if self.llm_client is not None:
@@ -176,6 +180,8 @@ class HoloMindAgent:
             out["target_type"] = item.target.type
         out.update(self.goal_outcome.get(goal.id, {}))
         out["steps_spent"] = int(self.goal_steps.get(goal.id, 0))
+        if goal.id in self.goal_checks and out["status"] == "done":
+            out["check"] = self.goal_checks[goal.id].to_dict()
         return out
 
     def _outcome(self, goal: Goal, reason: str, detail: str = "", bindings: dict[str, str | None] | None = None) -> None:
@@ -285,7 +291,10 @@ class HoloMindAgent:
                 t.note_moved(object_id)
             elif name == "PutObject" and self._last_held:
                 rec = t.get(object_id)
-                t.note_moved(self._last_held, rec.centroid if rec is not None else None)
+                if not t.visible_now.get(self._last_held):
+                    # not in this frame: assume it where it was put (a fresh view, if the frame
+                    # after the put showed it, is already in the tracker and is kept)
+                    t.note_moved(self._last_held, rec.centroid if rec is not None else None)
                 t.note_state(object_id, "holds_placed", True)  # what it holds would travel with it
             elif name == "SliceObject":
                 t.note_gone(object_id)
@@ -412,6 +421,7 @@ class HoloMindAgent:
                 return False
             self._subgoals[goal.id] = [s.to_dict() for s in subgoals]
             self._emit_plan()
+            since = self.obs.step
             try:
                 for sub in subgoals:
                     ok = yield from self.skills.run(sub)
@@ -426,6 +436,19 @@ class HoloMindAgent:
                 self._on_replan(exc, ground.bindings, attempt)
                 if exc.level == "high":
                     return False
+                continue
+            # Done means observed: the goal's condition against the agent's own frames.
+            check = check_goal(goal, ground.bindings, since, self.held_id, self.tracker, self.rooms)
+            self.goal_checks[goal.id] = check
+            if check.status == "contradicted" and goal.id not in self._rechecked:
+                self._rechecked.add(goal.id)  # once: a check that keeps failing must not loop
+                entry = {"step": self.obs.step, "action": "goal check", "error": check.reason, "verdict": "replan",
+                         "diagnosis": f"{goal.id} ran but its condition does not show: {check.reason}"}
+                self.critic_log.append(entry)
+                self._emit("critic", entry)
+                self.stats["critic_replan"] += 1
+                self.note(f"{goal.id}: subgoals ran, but {check.reason}; trying again")
+                self._outcome(goal, "contradicted", check.reason, ground.bindings)
                 continue
             for role in ("object", "target"):
                 if ground.bindings.get(role) and goal.items[0].predicate in ("inReceptacle", "inRoom") and role == "object":

@@ -82,9 +82,15 @@ class ObjectTracker:
         depth = obs.depth.ravel()
         k = obs.intrinsics
         pose = obs.world_from_camera
+        held = obs.agent.held_object_id
         for inst, label in obs.id_to_label.items():
             n = int(counts[inst]) if inst < len(counts) else 0
             if n < self.min_pixels:
+                continue
+            if label.object_id == held:
+                # In hand it moves with the agent: a union of in-hand views would stretch its box
+                # along the path. Its box stays stale (``note_moved``) until it is seen put down.
+                self.visible_now[label.object_id] = n
                 continue
             sel = np.flatnonzero(flat == inst)
             if len(sel) > 400:

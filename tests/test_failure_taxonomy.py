@@ -40,9 +40,11 @@ def _report(stop: str = "stop", goals: dict | None = None) -> dict:
         _item(5, "inRoom", False, ["Vase|1"], units=2),
     ], "extra": {"stop_reason": stop, "goals": goals if goals is not None else {
         "g1": {"status": "done", "predicate": "inReceptacle", "object_type": "Mug", "target_type": "Sink",
-               "reason": "done", "bindings": {"object": "Mug|2"}, "steps_spent": 40},
+               "reason": "done", "bindings": {"object": "Mug|2"}, "steps_spent": 40,
+               "check": {"status": "verified", "reason": "Mug|2 seen on/in Sink|1"}},
         "g2": {"status": "done", "predicate": "isToggled", "object_type": "FloorLamp", "reason": "done",
-               "bindings": {"object": "FloorLamp|1"}, "steps_spent": 12},
+               "bindings": {"object": "FloorLamp|1"}, "steps_spent": 12,
+               "check": {"status": "unverified", "reason": "the agent's sensors do not show whether it is on"}},
         "g3": {"status": "failed", "predicate": "isOpen", "object_type": "Laptop", "reason": "not_found",
                "detail": "could not find Laptop", "steps_spent": 300},
         "g5": {"status": "done", "predicate": "isOpen", "object_type": "Book", "reason": "done",
@@ -59,6 +61,8 @@ def test_each_unmet_item_gets_its_cause() -> None:
     assert unmet[2].cause == "not_found" and unmet[2].goal_ids == ("g3",)
     assert unmet[3].cause == "misread"  # no goal asked for the apple
     assert unmet[5].cause == "budget_spent" and unmet[5].units == 2
+    # a done goal beside an unmet item: the agent's own check says whether a reason was stated
+    assert unmet[0].agent_check == "verified" and unmet[1].agent_check == "unverified"
     assert all(u.cause in CAUSES for u in unmet.values())
 
 
@@ -85,6 +89,7 @@ def test_the_taxonomy_counts_units_and_each_goals_steps_once() -> None:
     assert tax.units["budget_spent"] == 2 and tax.steps["not_found"] == 300 and tax.steps["misread"] == 0
     text = format_taxonomy(tax)
     assert "budget_spent" in text and "1 episodes, 7 checklist units, 6 missed" in text
+    assert "reported done: 2 (the agent's own check: unverified 1, verified 1" in text
 
 
 def _run_folder(root: Path, gc_of_book: bool = True) -> Path:

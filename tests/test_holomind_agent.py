@@ -396,6 +396,8 @@ def test_every_goal_reports_what_it_asked_for_and_how_it_ended(short_run: tuple)
         assert isinstance(g["steps_spent"], int) and g["steps_spent"] >= 0
         if g["status"] == "done":
             assert g["reason"] == "done" and g["bindings"].get("object"), g
+            # done means checked against the agent's own frames, with the outcome stated
+            assert g["check"]["status"] in ("verified", "unverified", "contradicted") and g["check"]["reason"], g
         elif g["status"] == "failed":
             assert g["reason"] in GOAL_REASONS and g["reason"] != "done", g
     assert sum(g["steps_spent"] for g in goals.values()) <= result.num_actions

@@ -475,6 +475,24 @@ def test_tracker_note_moved_and_gone() -> None:
     assert set(tracker.objects) == {"Lamp|1"}
 
 
+def test_tracker_keeps_a_held_objects_box_until_it_is_seen_put_down() -> None:
+    """In hand an object moves with the agent; unioning its in-hand views stretched its box along
+    the agent's path, and the box then said nothing of where it was put (issue 34's check)."""
+    import dataclasses
+    tracker = ObjectTracker()
+    tracker.integrate(_lamp_frame(0.0, 2.0, 0))
+    rec = tracker.get("Lamp|1")
+    tracker.note_moved("Lamp|1")  # picked up
+    for step, z in ((1, 2.5), (2, 3.0), (3, 3.5)):
+        held = _lamp_frame(0.0, z, step)
+        held = dataclasses.replace(held, agent=dataclasses.replace(held.agent, held_object_id="Lamp|1"))
+        tracker.integrate(held)
+        assert tracker.visible_now.get("Lamp|1") and rec.moved and rec.last_seen == 0  # seen, not used
+    tracker.integrate(_lamp_frame(1.0, 4.0, 4))  # put down: the first view after replaces the box
+    assert not rec.moved and rec.last_seen == 4
+    assert rec.box_min[2] > 3.6 and rec.box_min[0] > 0.7
+
+
 def test_tracker_ignores_instances_below_min_pixels() -> None:
     obs = synthetic_observation(0.0, 0.0, 0.0, 30.0, [((-0.01, 0.0, 5.0), (0.01, 0.02, 5.02), 3)],
                                 {3: InstanceLabel("Pen|1", "Pen")})

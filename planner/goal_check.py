@@ -1,0 +1,120 @@
+"""Did the goal's condition hold, as the agent itself saw it? (issue 34, first part)
+
+A goal whose subgoals all ran is not thereby achieved: a receptacle may have taken the object
+somewhere else than the agent believes, a weaker role (an LLM, a new recipe) may have planned the
+wrong thing, a backend may report success loosely. After a goal's subgoals, the agent checks its
+condition against what it perceives and remembers (never ground truth), with the checklist's own
+predicate names:
+
+- ``isHeld``: the agent's own status says what is in hand (proprioception: verified or not);
+- ``inReceptacle``: the object seen in a frame since it was placed, its box standing on or in the
+  target's box; seen elsewhere contradicts; not seen since (inside a container it closed, hidden
+  behind something) leaves it unverified, and says so;
+- ``inRoom``: the object seen since it was placed, in a region the agent's map names that room;
+- ``isSliced``: slices of the type seen since the goal started;
+- ``isOpen``, ``isToggled``, ``isCooked``, ``isFilledWithLiquid``, ``isDirty``: these flags do not
+  show in the agent's frames (RGB-D and instance masks); the successful action is the only
+  evidence, so the goal is done but unverified, with that reason.
+
+The result is one of ``verified``, ``unverified`` (with why) or ``contradicted`` (with what was
+seen instead). It is reported per goal, so a goal the report calls done and a checklist item that
+is unmet never disagree without a stated reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+import numpy as np
+
+from planner.object_tracker import ObjectTracker, TrackedObject
+from planner.roles import Goal
+
+Status = Literal["verified", "unverified", "contradicted"]
+# How far (metres) an object's box may stick out of its receptacle's footprint and still count as
+# on or in it (a mug at a counter's edge), and how far below the receptacle's bottom it may sit.
+FOOTPRINT_SLACK = 0.10
+BELOW_SLACK = 0.05
+UNOBSERVABLE = {
+    "isOpen": "whether it is open",
+    "isToggled": "whether it is on",
+    "isCooked": "whether it is cooked",
+    "isFilledWithLiquid": "what it holds",
+    "isDirty": "whether it is clean",
+}
+
+
+@dataclass(frozen=True)
+class GoalCheck:
+    status: Status
+    reason: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"status": self.status, "reason": self.reason}
+
+
+class RoomNamer(Protocol):
+    def room_type_at(self, x: float, z: float) -> str | None: ...
+
+
+def _stands_in(obj: TrackedObject, target: TrackedObject) -> bool:
+    lo, hi = obj.box_min, obj.box_max
+    tlo, thi = target.box_min, target.box_max
+    overlap_x = lo[0] <= thi[0] + FOOTPRINT_SLACK and hi[0] >= tlo[0] - FOOTPRINT_SLACK
+    overlap_z = lo[2] <= thi[2] + FOOTPRINT_SLACK and hi[2] >= tlo[2] - FOOTPRINT_SLACK
+    centre_inside = (tlo[0] - FOOTPRINT_SLACK <= (lo[0] + hi[0]) / 2 <= thi[0] + FOOTPRINT_SLACK
+                     and tlo[2] - FOOTPRINT_SLACK <= (lo[2] + hi[2]) / 2 <= thi[2] + FOOTPRINT_SLACK)
+    return bool(overlap_x and overlap_z and centre_inside and lo[1] >= tlo[1] - BELOW_SLACK)
+
+
+def check_goal(goal: Goal, bindings: dict[str, str | None], since_step: int, held_id: str | None,
+               tracker: ObjectTracker, rooms: RoomNamer) -> GoalCheck:
+    """The goal's condition against the agent's own observations since ``since_step``."""
+    item = goal.items[0]
+    pred, expected = item.predicate, item.expected
+    oid = bindings.get("object")
+    obj = tracker.get(oid) if oid else None
+    if pred == "isHeld":
+        holds = held_id is not None and (oid is None or held_id == oid)
+        if bool(expected) == holds:
+            return GoalCheck("verified", "in hand" if holds else "the hand is empty")
+        return GoalCheck("contradicted", f"holding {held_id}" if held_id else "nothing in hand")
+    if pred in UNOBSERVABLE:
+        return GoalCheck("unverified", f"the agent's sensors do not show {UNOBSERVABLE[pred]}; "
+                                       "the action reported success")
+    if pred == "isSliced":
+        sliced = [o for o in tracker.objects.values() if o.object_type == f"{item.object.type}Sliced"
+                  and o.first_seen >= since_step]
+        return GoalCheck("verified", f"{len(sliced)} slice(s) seen") if sliced else \
+            GoalCheck("unverified", "no slice seen since")
+    if obj is None:
+        return GoalCheck("unverified", f"{oid or 'the object'} is not in the agent's memory")
+    if obj.moved or obj.last_seen < since_step:
+        return GoalCheck("unverified", f"{obj.object_id} not seen since it was put there")
+    if pred == "inReceptacle":
+        tid = bindings.get("target")
+        target = tracker.get(tid) if tid else None
+        if target is None:
+            return GoalCheck("unverified", f"the receptacle {tid or '?'} is not in the agent's memory")
+        if _stands_in(obj, target):
+            return GoalCheck("verified", f"{obj.object_id} seen on/in {target.object_id}")
+        where = np.round(obj.centroid, 2).tolist()
+        return GoalCheck("contradicted", f"{obj.object_id} seen at {where}, not on/in {target.object_id}")
+    if pred == "inRoom":
+        seen_in = rooms.room_type_at(float(obj.centroid[0]), float(obj.centroid[2]))
+        if seen_in == expected:
+            return GoalCheck("verified", f"{obj.object_id} seen in a region the agent names {seen_in}")
+        if seen_in is None:
+            return GoalCheck("unverified", f"the agent's map names no room where {obj.object_id} is")
+        return GoalCheck("contradicted", f"{obj.object_id} seen in a region the agent names {seen_in}")
+    return GoalCheck("unverified", f"no observation check for {pred}")
+
+
+def check_report(status: str, check: dict[str, Any] | None) -> str:
+    """One line for a goal's report: "done (verified: ...)", "done, unverified: ...", ..."""
+    if status != "done" or not check:
+        return status
+    if check["status"] == "verified":
+        return f"done (verified: {check['reason']})"
+    return f"done, {check['status']}: {check['reason']}"

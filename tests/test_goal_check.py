@@ -1,0 +1,86 @@
+"""planner.goal_check: a goal is checked against what the agent saw, never ground truth (issue 34).
+Synthetic tracker records, so each rule is exercised on its own."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from household.checklist import ChecklistItem, ObjectSelector
+from planner.goal_check import check_goal, check_report
+from planner.object_tracker import ObjectTracker, TrackedObject
+from planner.roles import Goal
+
+
+class Rooms:
+    def __init__(self, name: str | None) -> None:
+        self.name = name
+
+    def room_type_at(self, x: float, z: float) -> str | None:
+        return self.name
+
+
+def _goal(pred: str, obj: str, value=None, target: str | None = None) -> Goal:
+    item = ChecklistItem(ObjectSelector(obj), pred, value=value,
+                         target=ObjectSelector(target) if target else None)
+    return Goal("g1", (item,), "text")
+
+
+def _rec(oid: str, lo, hi, seen: int = 10, first: int = 0) -> TrackedObject:
+    lo, hi = np.array(lo, float), np.array(hi, float)
+    return TrackedObject(oid, oid.split("|")[0], (lo + hi) / 2, lo, hi, first, seen)
+
+
+def _tracker(*recs: TrackedObject) -> ObjectTracker:
+    t = ObjectTracker()
+    t.objects = {r.object_id: r for r in recs}
+    return t
+
+
+TABLE = _rec("DiningTable|1", [0, 0, 0], [2, 0.8, 1])
+ON_TABLE = _rec("Mug|1", [0.9, 0.8, 0.4], [1.0, 0.9, 0.5])
+ON_FLOOR = _rec("Mug|1", [4.0, 0.0, 4.0], [4.1, 0.1, 4.1])
+
+
+def test_placed_object_seen_on_its_target_is_verified_elsewhere_contradicted() -> None:
+    goal = _goal("inReceptacle", "Mug", target="DiningTable")
+    b = {"object": "Mug|1", "target": "DiningTable|1"}
+    ok = check_goal(goal, b, 5, None, _tracker(TABLE, ON_TABLE), Rooms(None))
+    assert ok.status == "verified" and "DiningTable|1" in ok.reason
+    bad = check_goal(goal, b, 5, None, _tracker(TABLE, ON_FLOOR), Rooms(None))
+    assert bad.status == "contradicted" and "not on/in DiningTable|1" in bad.reason
+
+
+def test_not_seen_since_it_was_placed_is_unverified_with_the_reason() -> None:
+    goal = _goal("inReceptacle", "Mug", target="Fridge")
+    stale = _rec("Mug|1", [0.9, 0.8, 0.4], [1.0, 0.9, 0.5], seen=3)
+    check = check_goal(goal, {"object": "Mug|1", "target": "DiningTable|1"}, 5, None, _tracker(TABLE, stale), Rooms(None))
+    assert check.status == "unverified" and "not seen since" in check.reason
+    moved = _rec("Mug|1", [0.9, 0.8, 0.4], [1.0, 0.9, 0.5])
+    moved.moved = True  # put down, no frame has shown it since
+    assert check_goal(goal, {"object": "Mug|1", "target": "DiningTable|1"}, 5, None, _tracker(TABLE, moved),
+                      Rooms(None)).status == "unverified"
+
+
+@pytest.mark.parametrize("named, status", [("Kitchen", "verified"), ("Bedroom", "contradicted"), (None, "unverified")])
+def test_in_room_reads_the_agents_own_room_names(named: str | None, status: str) -> None:
+    goal = _goal("inRoom", "Mug", value="Kitchen")
+    assert check_goal(goal, {"object": "Mug|1"}, 5, None, _tracker(ON_TABLE), Rooms(named)).status == status
+
+
+def test_held_is_proprioception_and_flags_are_unobservable() -> None:
+    assert check_goal(_goal("isHeld", "Mug", True), {"object": "Mug|1"}, 0, "Mug|1", _tracker(), Rooms(None)).status \
+        == "verified"
+    wrong = check_goal(_goal("isHeld", "Mug", True), {"object": "Mug|1"}, 0, "Cup|2", _tracker(), Rooms(None))
+    assert wrong.status == "contradicted" and "Cup|2" in wrong.reason
+    lamp = check_goal(_goal("isToggled", "FloorLamp", True), {"object": "FloorLamp|1"}, 0, None, _tracker(), Rooms(None))
+    assert lamp.status == "unverified" and "whether it is on" in lamp.reason
+    assert check_report("done", lamp.to_dict()).startswith("done, unverified: the agent's sensors do not show")
+
+
+def test_slices_seen_since_the_goal_began() -> None:
+    goal = _goal("isSliced", "Apple", True)
+    old = _rec("AppleSliced|1", [0, 0, 0], [0.1, 0.1, 0.1], first=2)
+    new = _rec("AppleSliced|2", [0, 0, 0], [0.1, 0.1, 0.1], first=12)
+    assert check_goal(goal, {"object": "Apple|1"}, 10, None, _tracker(old), Rooms(None)).status == "unverified"
+    assert check_goal(goal, {"object": "Apple|1"}, 10, None, _tracker(old, new), Rooms(None)).status == "verified"
