@@ -21,7 +21,6 @@ from typing import Any
 from household.checklist import ChecklistResult
 from evaluation.episodes import Episode
 from evaluation.metrics import DEFAULT_IR_SEGMENTS, ScoreTimeline, StepCounter, improvement_rate, improvement_rate_paper
-from evaluation.report_plot import render_episode_png
 from sim_bridge.embedded.house_geometry import HouseLayout
 from household.atomic_io import atomic_write_bytes, atomic_write_text
 from household.types import WorldState
@@ -219,7 +218,7 @@ def write_episode_report(out_dir: str | os.PathLike[str], result: EpisodeResult,
     return {
         "json": atomic_write_text(out / "report.json", _json_text(result.to_dict())),
         "md": atomic_write_text(out / "report.md", _episode_markdown(result)),
-        "png": atomic_write_bytes(out / "report.png", render_episode_png(result, layout, world)),
+        "png": atomic_write_bytes(out / "report.png", _png(result, layout, world)),
     }
 
 
@@ -348,3 +347,10 @@ def write_summary(out_dir: str | os.PathLike[str], results: list[EpisodeResult],
         "json": atomic_write_text(out / "summary.json", _json_text(summary)),
         "md": atomic_write_text(out / "summary.md", _summary_markdown(summary)),
     }
+
+
+def _png(result: "EpisodeResult", layout: HouseLayout, world: WorldState) -> bytes:
+    """The report's picture. matplotlib is imported here, not with this module: every process
+    that only scores or reads reports (Ray workers, the CLI) starts without it."""
+    from evaluation.report_plot import render_episode_png
+    return render_episode_png(result, layout, world)

@@ -13,7 +13,8 @@ from typing import Sequence
 
 from planner import vocabulary as V
 from planner.language.types import (WHEN, WHY, _CONTRACTIONS, _MULTI_VERB_KEYS, _SPLIT_PUNCT, _TOKEN_RE, _Clause,
-                                    _drop_phrases, _stem, _strip_sequencers, _trim_sequencers)
+                                    _drop_phrases, _skip_sequencers, _stem, _strip_sequencers,
+                                    _trim_sequencers)
 
 
 class ClauseSplitting:
@@ -72,9 +73,11 @@ class ClauseSplitting:
         """Split a sentence at ',', 'then' and 'and <verb>'; glue verbless comma pieces back on."""
         words = sentence.words
         pieces: list[tuple[str, list[tuple[str, int, int]]]] = [("", [])]  # (separator before, tokens)
+        skipped: dict[int, int] = {}  # _skip_sequencers' memo for this sentence
         for i, t in enumerate(sentence.tokens):
             w = t[0]
-            follows_verb = self._is_verb_at(_strip_sequencers(words[i + 1:]), 0)
+            # asked only after "and"/"or" (the one place it matters), by index: no copies of the rest
+            follows_verb = w in ("and", "or") and self._is_verb_at(words, _skip_sequencers(words, i + 1, skipped))
             by_gerund = w in ("by", "while") and i + 1 < len(words) and words[i + 1].endswith("ing") and \
                 _stem(words[i + 1]) in V.VERBS
             if w in (WHY, WHEN):  # "so they don't distract me": a purpose clause starts here

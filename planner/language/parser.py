@@ -139,6 +139,12 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
         if words[0] == WHY:
             self.unparsed.append(UnparsedClause(text, "purpose or reason clause: says why, not what to do"))
             return
+        odd = _ODD_COUNT.search(text)
+        if odd is not None:
+            # "-5 mugs" read as 5, "0 cups" as 1, "1e3" as 3: a count that is no count of objects
+            self.unparsed.append(UnparsedClause(text, f"'{odd.group(0).strip()}' is not a number of objects "
+                                                      "(a whole number from 1 is)"))
+            return
         if self._correction(clause, text, st):
             return
         room, n = D.leading_room(words, self._room_at, st.last_room)
@@ -477,6 +483,10 @@ def _splice(prev: list[tuple[str, int, int]], rest: list[tuple[str, int, int]], 
 
 
 # Common English function words: an instruction with none of them is not read as English.
+# A number written where a count goes that is not a positive whole number: signed, zero, with a
+# decimal or thousands separator, or in exponent form.
+_ODD_COUNT = re.compile(r"(?<![\w.,])(?:[-+\u2212]\s*\d+(?:[.,]\d+)*|0+(?:[.,]\d+)?|\d+(?:[.,]\d+)+|\d+[eE][-+]?\d+)"
+                        r"(?![\w.,]*\d)(?=\s*[a-zA-Z])")
 _ENGLISH = frozenset({"the", "a", "an", "and", "in", "on", "to", "of", "it", "my", "please", "put", "with", "is",
                       "that", "this", "from", "for", "then", "me", "you", "your", "some", "into", "onto", "off"})
 
