@@ -32,6 +32,7 @@ from typing import Any, Iterator
 from household.checklist import PREDICATES, ChecklistItem, ChecklistSchemaError, ObjectSelector, sliced_base_type
 from household.house_data import HouseError, load_house
 from sim_bridge.embedded.house_geometry import parse_layout
+from household.input_files import MB, NotARegularFile, check_input_file
 from household.types import point_in_polygon
 
 INSTRUCTION_KINDS = ("detailed", "concise")
@@ -295,7 +296,12 @@ def _parse_checklist(data: Any, eid: str) -> list[ChecklistItem]:
 
 # --- loading -----------------------------------------------------------------------------------
 
+# An episode file is a few kB; a .jsonl of many episodes a few MB.
+MAX_EPISODE_FILE_BYTES = 256 * MB
+
+
 def _open_text(path: Path):
+    check_input_file(path, "an episode file", MAX_EPISODE_FILE_BYTES)
     return gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz" else open(path, encoding="utf-8")
 
 
@@ -309,6 +315,8 @@ def load_episode(path: str | os.PathLike[str]) -> Episode:
     try:
         with _open_text(p) as fh:
             data = json.load(fh)
+    except NotARegularFile as exc:  # before ValueError: it is one
+        raise EpisodeError(str(exc)) from None
     except (OSError, UnicodeDecodeError, EOFError) as exc:  # before ValueError: UnicodeDecodeError is one
         raise EpisodeError(f"{p}: unreadable episode file ({exc})") from None
     except ValueError as exc:
@@ -337,6 +345,9 @@ def _records(path: Path) -> Iterator[tuple[str, Any, str | None]]:
                         yield f"{path}:{lineno}", None, "malformed JSON (nested too deeply)"
                 return
             data = json.load(fh)
+    except NotARegularFile as exc:  # before ValueError: it is one
+        yield str(path), None, str(exc).removeprefix(f"{path}: ")
+        return
     except (OSError, UnicodeDecodeError, EOFError) as exc:  # before ValueError: UnicodeDecodeError is one
         yield str(path), None, f"unreadable episode file ({exc})"
         return

@@ -5,6 +5,7 @@ is imported only when a Ray option is given."""
 from __future__ import annotations
 
 import argparse
+import math
 from typing import Any
 
 
@@ -18,13 +19,14 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _positive_float(text: str) -> float:
+def positive_float(text: str) -> float:
+    """An argparse type: a finite number above 0 (``nan`` never ends a wait, ``inf`` never comes)."""
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"must be a finite number above 0, got {text}")
     return value
 
 
@@ -35,7 +37,7 @@ def add_executor_options(p: argparse.ArgumentParser, unit: str = "episode", expe
     p.add_argument("--ray-address", default=None, metavar="HOST:PORT",
                    help="join an existing Ray cluster at its head's address instead (with --workers: "
                         "at most N tasks at once)")
-    p.add_argument("--task-timeout", type=_positive_float, default=None, metavar="S",
+    p.add_argument("--task-timeout", type=positive_float, default=None, metavar="S",
                    help=f"Ray only: a {unit} still running after S seconds is cancelled and recorded failed "
                         "(default: no limit)")
     if experience:

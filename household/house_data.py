@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Iterator
 
 from household.errors import InputError
+from household.input_files import check_input_file
 
 PACKAGE_DATA_DIR = Path(__file__).resolve().parent / "data"
 
@@ -74,10 +75,12 @@ MAX_JSON_DEPTH = 64
 
 
 def _open_text(path: Path):
+    check_input_file(path, "a houses file")
     return gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz" else open(path, encoding="utf-8")
 
 
 def _open_binary(path: Path) -> BinaryIO:
+    check_input_file(path, "a houses file")
     return gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
 
 

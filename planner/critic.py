@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from household.atomic_io import atomic_write_text
+from household.input_files import MB, check_input_file
 from planner.roles import CriticDecision, CriticEvent, PlannerContext, Subgoal
 
 # Situations recognised in backend error texts (THOR's and the embedded simulator's wording).
@@ -96,6 +97,10 @@ def _experience_from(raw: Any, where: str) -> Experience:
     return Experience(**raw)
 
 
+# A pool holds a few hundred rules (kilobytes); anything this large is not one.
+MAX_POOL_BYTES = 64 * MB
+
+
 @dataclass
 class ExperiencePool:
     """Failures and their fixes, persisted as JSON (written atomically after each change)."""
@@ -108,6 +113,7 @@ class ExperiencePool:
     def load(cls, path: str | os.PathLike[str] | None) -> "ExperiencePool":
         pool = cls(Path(path) if path else None)
         if pool.path is not None and pool.path.exists():
+            check_input_file(pool.path, "an experience pool", MAX_POOL_BYTES)
             try:
                 data = json.loads(pool.path.read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:

@@ -213,6 +213,10 @@ def test_parse_indices():
     for bad in ("3-1", "a", "1,,2", "-2"):
         with pytest.raises(cli.CliError):
             cli.parse_indices(bad)
+    # issue 32: a huge range is refused before it is expanded (it built 3 GB of indices)
+    with pytest.raises(cli.CliError, match="beyond the last index accepted"):
+        cli.parse_indices("0-999999999")
+    assert len(cli.parse_indices("0-99999")) == 100_000
 
 
 def test_generate_rejects_bad_indices(tmp_path, capsys):
@@ -294,3 +298,17 @@ def test_memory_eval_passes_its_options_to_the_memory_evaluation(monkeypatch):
     monkeypatch.setattr(memory_eval, "main_memory_eval", lambda argv: seen.append(list(argv)) or 0)
     assert cli.main(["memory-eval", "--index", "0", "--out", "x"]) == 0
     assert seen == [["--index", "0", "--out", "x"]]
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["ros", "up", "sim", "--max-runtime", "nan"], "--max-runtime"),
+    (["ros", "up", "sim", "--max-runtime", "inf"], "--max-runtime"),
+    (["ros", "up", "sim", "--shutdown-timeout", "-1"], "--shutdown-timeout"),
+    (["record", "--rate", "inf", "--out", "x.mcap"], "--rate"),
+    (["eval", "longact", "--episodes", "x", "--out", "y", "--task-timeout", "nan"], "--task-timeout"),
+])
+def test_time_and_rate_options_must_be_finite_and_positive(argv: list[str], option: str, tmp_path) -> None:
+    """Issue 32: `ros up --max-runtime nan` never stopped, `record --rate inf` was accepted."""
+    r = subprocess.run([sys.executable, "-m", "worldmind.cli", *argv], capture_output=True, text=True, timeout=60,
+                       cwd=tmp_path)
+    assert r.returncode == 2 and f"argument {option}: must be a finite number above 0" in r.stderr, r.stderr

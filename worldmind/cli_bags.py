@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from evaluation.dev_set import default_episode_file
+from evaluation.executor_options import positive_float
 from planner.factory import LLM_PREFIX, PLANNER_HELP, check_planner, make_agent
 from worldmind.cli_common import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, PROG, CliError, StepReporter,
                                   load_valid_episode)
@@ -136,7 +137,7 @@ def _record_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-steps", type=int, default=None, metavar="N", help="step budget (default: the episode's)")
     p.add_argument("--width", type=int, default=320)
     p.add_argument("--height", type=int, default=240)
-    p.add_argument("--rate", type=float, default=10.0, metavar="HZ", help="nominal frame rate of the stamps")
+    p.add_argument("--rate", type=positive_float, default=10.0, metavar="HZ", help="nominal frame rate of the stamps")
     p.add_argument("--ground-truth", default="changes", choices=GROUND_TRUTH_MODES,
                    help="when to record /worldmind/ground_truth (evaluation only): on frames where an object "
                         "changed (default), every frame, or never")

@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import IO, Any, Sequence
 
 from household.secrets import redact
+from evaluation.executor_options import positive_float
 from worldmind.tether import tethered
 
 PROG = "worldmind ros"
@@ -330,9 +331,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="parameter YAML (default: ros_ws/src/worldmind_ros/config/worldmind.yaml)")
         p.add_argument("--without", default=None, metavar="NODE,...", help="nodes of the graph not to start")
         p.add_argument("--log-dir", default=None, metavar="DIR", help="also write each node's log to DIR/NAME.log")
-        p.add_argument("--max-runtime", type=float, default=None, metavar="S",
+        p.add_argument("--max-runtime", type=positive_float, default=None, metavar="S",
                        help="stop the graph (as a failure) after S seconds")
-        p.add_argument("--shutdown-timeout", type=float, default=10.0, metavar="S",
+        p.add_argument("--shutdown-timeout", type=positive_float, default=10.0, metavar="S",
                        help="seconds a node gets to exit after SIGTERM before SIGKILL (default: 10)")
     return parser
 

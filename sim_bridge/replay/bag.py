@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
+from household.input_files import check_input_file
 from household.secrets import redact_bytes
 from sim_bridge.replay.salvage import SalvageError, salvage_mcap, salvage_sqlite3
 from sim_bridge.ros import convert as cv
@@ -389,6 +390,10 @@ class BagReader:
         no MCAP summary), a sequential salvage read of the storage file."""
         from rosbags.rosbag2 import Reader
 
+        # a FIFO or /dev/zero named as a bag would block or stream for ever
+        for f in ([p for p in self.path.iterdir() if p.suffix in (".mcap", ".db3", ".yaml")] if self.path.is_dir()
+                  else [self.path]):
+            check_input_file(f, "a bag")
         try:
             reader = Reader(self.path)
             reader.open()
