@@ -62,6 +62,7 @@ def row(report: dict[str, Any], episode: dict[str, Any] | None) -> dict[str, Any
             "num_actions": report.get("num_actions"), "failed_actions": report.get("failed_actions"),
             "stop_reason": extra.get("stop_reason"), "ir": report.get("ir"),
             "wall_time_s": round(float(report.get("wall_time_s", 0.0)), 1),
+            "oracle_steps_nav": ((episode or {}).get("oracle") or {}).get("steps_nav"),
             "units": {k: v for k, v in sorted(units.items())},
             "unmet": [u.to_dict() for u in classify_report(report, episode)]}
 
@@ -129,10 +130,24 @@ def cmd_export(args: argparse.Namespace) -> int:
     tmp = out.with_name(out.name + ".tmp")
     tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
     tmp.replace(out)
-    gc = sum(float(r["gc"]) for r in reports.values()) / len(reports)
-    sr = sum(float(r["sr"]) for r in reports.values()) / len(reports)
-    print(f"{out}: {len(reports)} episodes, GC {gc:.3f}, SR {sr:.3f}")
+    rows = [json.loads(line) for line in lines[1:]]
+    print(f"{out}: {len(rows)} episodes, " + headline(rows))
     return 0
+
+
+def headline(rows: list[dict[str, Any]]) -> str:
+    """GC, SR and mean navigation steps beside the oracle's (the episodes' stored oracle runs)."""
+    n = max(len(rows), 1)
+    gc = sum(float(r["gc"]) for r in rows) / n
+    sr = sum(float(r["sr"]) for r in rows) / n
+    nav = sum(float(r.get("steps_nav") or 0.0) for r in rows) / n
+    with_oracle = [r for r in rows if r.get("oracle_steps_nav")]
+    text = f"GC {gc:.3f}, SR {sr:.3f}, nav {nav:.1f}"
+    if with_oracle:
+        ours = sum(float(r.get("steps_nav") or 0.0) for r in with_oracle)
+        theirs = sum(float(r["oracle_steps_nav"]) for r in with_oracle)
+        text += f" (oracle {theirs / len(with_oracle):.1f}: {ours / theirs:.2f}x)"
+    return text
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -154,6 +169,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     print(f"{len(shared)} episodes in common ({len(set(before) - set(after))} only before, "
           f"{len(set(after) - set(before))} only after); {len(changed)} changed")
+    print(f"  before: {headline([before[e] for e in shared])}")
+    print(f"  after:  {headline([after[e] for e in shared])}")
     for key in ("gc", "sr", "steps_nav", "num_actions"):
         print(f"  {key:<12} {mean(before, key):10.3f} -> {mean(after, key):10.3f}")
     worse = [e for e in shared if float(after[e]["gc"]) < float(before[e]["gc"]) - 1e-9]

@@ -51,21 +51,30 @@ def _typical_room(object_type: str) -> str | None:
 
 
 # How close (metres, floor plane) an object must be to a known object of the type a goal relates
-# it to ("the apple on the dining table", "the lamp by the sofa") to count as that one.
-RELATION_RADIUS = 1.5
+# it to ("the apple on the dining table", "the lamp by the sofa") to count as that one: the gap
+# between what the agent has seen of the two, box to box (0 when they overlap). The agent sees
+# parts of large furniture, so its boxes are smaller than the things and the gaps larger.
+RELATION_GAP = 1.25
+
+
+def box_gap(a: KnownObject, b: KnownObject) -> float:
+    """Floor-plane gap between two known objects' boxes (0 where they overlap)."""
+    dx = max(abs(a.position[0] - b.position[0]) - a.half_extent[0] - b.half_extent[0], 0.0)
+    dy = max(abs(a.position[1] - b.position[1]) - a.half_extent[1] - b.half_extent[1], 0.0)
+    return math.hypot(dx, dy)
 
 
 def near_anchor(cands: list[KnownObject], anchor_type: str, context: PlannerContext) -> list[KnownObject]:
-    """The candidates within ``RELATION_RADIUS`` of a known object of ``anchor_type``, nearest to
-    it first; none while no object of that type is known."""
+    """The candidates within ``RELATION_GAP`` of a known object of ``anchor_type``, nearest to it
+    first; none while no object of that type is known."""
     anchors = [o for o in context.known_objects if o.object_type == anchor_type]
     if not anchors:
         return []
 
     def gap(o: KnownObject) -> float:
-        return min(math.dist(o.position[:2], a.position[:2]) for a in anchors)
+        return min(box_gap(o, a) for a in anchors)
 
-    return sorted((o for o in cands if gap(o) <= RELATION_RADIUS), key=gap)
+    return sorted((o for o in cands if gap(o) <= RELATION_GAP), key=gap)
 
 
 def _by_relation(cands: list[KnownObject], anchor_type: str, context: PlannerContext) -> list[KnownObject]:

@@ -220,10 +220,12 @@ class HoloMindAgent:
         for o in objs:
             ros = thor_to_ros_points(o.centroid)
             region = self.rooms.region_at(float(o.centroid[0]), float(o.centroid[2]))
+            half = (o.box_max - o.box_min) / 2.0  # THOR (x, y, z): REP 103 x is THOR z, y is THOR x
             known.append(KnownObject(o.object_id, o.object_type, region.room_type if region else None,
                                      (float(ros[0]), float(ros[1]), float(ros[2])),
                                      {} if "episodic" in self.config.ablate else dict(o.state), o.last_seen,
-                                     dict(region.scores) if relax_rooms and region and region.scores else {}))
+                                     dict(region.scores) if relax_rooms and region and region.scores else {},
+                                     (float(half[2]), float(half[0]))))
         agent = self.obs.agent.position
         return PlannerContext(self.obs.step, self.held_id, self.held_type, known, self.rooms.rooms_seen(),
                               self.history[-20:], [] if "episodic" in self.config.ablate else self.experience.rules(),

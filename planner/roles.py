@@ -69,6 +69,10 @@ class KnownObject:
     # log posterior of each room type for the region it stands in, normalised to the best (0.0):
     # how far from being named each type the region is; empty where the agent cannot tell
     room_scores: dict[str, float] = field(default_factory=dict, compare=False)
+    # half the size of what the agent has seen of it along the REP 103 x and y axes (metres): a
+    # relation ("the dresser by the bed") is about the gap between two pieces of furniture, not
+    # between their centres (two metres apart for a bed and the dresser beside it)
+    half_extent: tuple[float, float] = (0.0, 0.0)
 
 
 @dataclass

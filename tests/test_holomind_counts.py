@@ -133,3 +133,14 @@ def test_a_tool_is_used_before_the_goal_that_puts_it_away() -> None:
     by = {(g.items[0].predicate, g.items[0].object.type): g.id for g in goals}
     assert dag.edges[by[("isFilledWithLiquid", "Mug")], by[("inReceptacle", "WineBottle")]]["kind"] == "tool"
     assert dag.edges[by[("isSliced", "Apple")], by[("inReceptacle", "Knife")]]["kind"] == "tool"
+
+
+def test_a_relation_is_measured_between_boxes_not_centres() -> None:
+    """"The dresser by the bed": a 2 m bed's centre is 1.6 m from the dresser beside it; centre
+    distance missed it, the gap between what the agent saw of the two is 0.3 m."""
+    bed = KnownObject("Bed|1", "Bed", None, (0.0, 0.0, 0.5), half_extent=(1.0, 0.8))
+    beside = KnownObject("Dresser|by-bed", "Dresser", None, (1.6, 0.0, 0.5), half_extent=(0.3, 0.5))
+    far = KnownObject("Dresser|hall", "Dresser", None, (0.5, 4.0, 0.5), half_extent=(0.3, 0.5))
+    card = KnownObject("CreditCard|1", "CreditCard", None, (0.3, 2.0, 0.9))
+    goal = _put("CreditCard", "Dresser", {"target_near": "Bed"})
+    assert NearestGrounder().ground(goal, _ctx([card, bed, beside, far])).bindings["target"] == "Dresser|by-bed"
