@@ -21,6 +21,7 @@ import math
 from collections import Counter
 from typing import Any, Generator
 
+import networkx as nx
 import numpy as np
 
 from planner.agent_config import AgentConfig
@@ -319,7 +320,18 @@ class HoloMindAgent:
         while True:
             goal = next_goal(self.dag, finished, self._goal_cost, spatial=spatial)
             if goal is None:
-                break
+                left = [g for g in self.dag.nodes if g not in finished]
+                if not left:
+                    break
+                # Never stop with goals left: a cycle among them (defensive; _requeue makes none)
+                # is broken by dropping the deferral edges into them, else by instruction order.
+                self.note(f"no goal ready among {', '.join(left)}: their ordering has a cycle; breaking it")
+                drop = [(u, v) for u, v, k in self.dag.in_edges(left, data="kind") if k == "deferred"]
+                self.dag.remove_edges_from(drop)
+                if next_goal(self.dag, finished, self._goal_cost, spatial=spatial) is None:
+                    first = min(left, key=lambda g: self.dag.nodes[g]["order"])
+                    self.dag.remove_edges_from(list(self.dag.in_edges(first)))
+                continue
             if spatial:
                 goal = self.refiner.refine(goal, self.context())
             ok = yield from self._do_goal(goal)
@@ -353,9 +365,12 @@ class HoloMindAgent:
         self.note(f"{copy.id}: 'all' covers {other.object_id} too")
 
     def _requeue(self, goal_id: str, finished: list[str]) -> None:
-        """A deferred goal waits until every other ready goal is finished."""
+        """A deferred goal waits until every other unfinished goal is finished, except those that
+        wait for it (its descendants): an edge from one of them closed a cycle (A -> F -> G, then
+        G -> A), no goal of it was ever ready again, and the agent stopped with them undone."""
+        after = nx.descendants(self.dag, goal_id)
         for other in self.dag.nodes:
-            if other != goal_id and other not in finished and not self.dag.has_edge(goal_id, other):
+            if other != goal_id and other not in finished and other not in after:
                 if not self.dag.has_edge(other, goal_id):
                     self.dag.add_edge(other, goal_id, kind="deferred")
 
