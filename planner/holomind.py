@@ -50,7 +50,7 @@ from household.types import Action, Observation
 UNUSABLE_SITUATIONS = frozenset({"unknown_object", "not_capable"})
 
 # Why a goal attempt ended, as the report gives it per goal (``extra.goals[id].reason``); read by
-# ``benchmarks/failure_taxonomy.py`` to say why each unmet checklist unit was missed.
+# ``evaluation/failure_taxonomy.py`` to say why each unmet checklist unit was missed.
 GOAL_REASONS = {
     "done": "its subgoals ran to the end",
     "not_found": "no object of a required type was found (explored, looked into receptacles)",
