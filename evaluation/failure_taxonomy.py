@@ -21,7 +21,8 @@ target type where the item names one) and gets one cause:
   ran out;
 - ``unknown``: a report without goal records (another planner), or a goal state not listed here.
 
-The checklist items' object types come from the episode files (the report names ids only).
+The checklist items' object types come from the report (``object_type``, ``target_type``) or, for
+reports written before those fields, from the episode files.
 """
 
 from __future__ import annotations
@@ -34,6 +35,24 @@ CAUSES = ("misread", "not_found", "unreachable", "refused", "wrong_object", "wro
           "done_but_unmet", "contradicted", "step_cap",
           "skill_failed", "no_recipe", "budget_spent", "agent_error", "unknown")
 _FAILED_REASONS = {"not_found", "unreachable", "refused", "step_cap", "skill_failed", "no_recipe", "contradicted"}
+# One sentence per cause, for people (report.md's "Why unmet").
+CAUSE_SENTENCES = {
+    "misread": "the instruction was read without it (no goal asked for it)",
+    "not_found": "nothing of the type was found",
+    "unreachable": "found, but the agent found no pose that sees and reaches it",
+    "refused": "the receptacle refused the object",
+    "wrong_object": "done with another object of the type than the one meant",
+    "wrong_target": "put on or in another receptacle than the one meant",
+    "wrong_room": "put where the agent's map names that room, which is not the room",
+    "done_but_unmet": "the goal ran, but the condition does not hold at the end",
+    "contradicted": "the agent saw the condition not hold after its goal ran, twice",
+    "step_cap": "the goal's own step allowance ran out",
+    "skill_failed": "a skill failed and the retries ran out",
+    "no_recipe": "the planner has no plan for this predicate",
+    "budget_spent": "the episode's step budget ran out before its goal finished",
+    "agent_error": "the planner stopped with an error",
+    "unknown": "no goal record says why",
+}
 # Causes where the report calls the goal done and the checklist item is unmet.
 DONE_CAUSES = ("wrong_object", "wrong_target", "wrong_room", "done_but_unmet")
 
@@ -124,7 +143,11 @@ def classify_report(report: dict[str, Any], episode: dict[str, Any] | None = Non
             continue
         idx = int(item.get("index", len(out)))
         pred = str(item.get("predicate", "?"))
-        obj_type, target_type = types[idx] if idx < len(types) else ("?", None)
+        if item.get("object_type"):  # reports written since the types were added to them
+            obj_type, target_type = str(item["object_type"]), (str(item["target_type"]) or None
+                                                                if item.get("target_type") else None)
+        else:
+            obj_type, target_type = types[idx] if idx < len(types) else ("?", None)
 
         def unit(cause: str, gids: tuple[str, ...] = (), detail: str = "", check: str = "") -> UnmetUnit:
             return UnmetUnit(eid, idx, pred, obj_type, missed, cause, gids, detail, check)

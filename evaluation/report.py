@@ -204,6 +204,7 @@ def _episode_markdown(result: EpisodeResult) -> str:
         ids = f" — {', '.join(f'`{i}`' for i in item.object_ids)}" if item.object_ids else ""
         lines.append(f"- {mark[item.satisfied]} {_cell(item.description)} ({item.satisfied_units}/{item.units}){ids}")
     lines += ["", "![GC over steps and top-down map](report.png)", ""]
+    lines += _why_unmet(result)
     extra = scrub(result.extra)
     if extra:
         lines += ["## Extra", "", "```json", json.dumps(extra, indent=2), "```", ""]
@@ -354,3 +355,20 @@ def _png(result: "EpisodeResult", layout: HouseLayout, world: WorldState) -> byt
     that only scores or reads reports (Ray workers, the CLI) starts without it."""
     from evaluation.report_plot import render_episode_png
     return render_episode_png(result, layout, world)
+
+
+def _why_unmet(result: EpisodeResult) -> list[str]:
+    """A sentence per unmet checklist item: why it was missed (``evaluation.failure_taxonomy``),
+    from the goal that served it as the planner reported it."""
+    from evaluation.failure_taxonomy import CAUSE_SENTENCES, classify_report
+    unmet = classify_report(result.to_dict())
+    if not unmet:
+        return []
+    lines = ["## Why unmet", ""]
+    for u in unmet:
+        text = result.checklist.items[u.item_index].description if u.item_index < len(result.checklist.items) else "?"
+        why = CAUSE_SENTENCES.get(u.cause, u.cause)
+        goals = f" (goal {', '.join(u.goal_ids)})" if u.goal_ids else ""
+        detail = f": {u.detail}" if u.detail else ""
+        lines.append(f"- {_cell(text)}: {why}{goals}{_cell(detail)}")
+    return lines + [""]

@@ -308,6 +308,8 @@ class ItemResult:
     object_ids: tuple[str, ...]
     candidate_ids: tuple[str, ...]
     target_ids: tuple[str, ...] = ()
+    object_type: str = ""  # the item's object and target types: reports trace unmet items by them
+    target_type: str = ""
 
     @property
     def satisfied(self) -> bool:
@@ -324,13 +326,15 @@ class ItemResult:
             "object_ids": list(self.object_ids),
             "candidate_ids": list(self.candidate_ids),
             "target_ids": list(self.target_ids),
+            "object_type": self.object_type,
+            "target_type": self.target_type,
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "ItemResult":
         return cls(int(data["index"]), str(data["description"]), str(data["predicate"]), int(data["units"]),
                    int(data["satisfied_units"]), tuple(data["object_ids"]), tuple(data.get("candidate_ids", ())),
-                   tuple(data.get("target_ids", ())))
+                   tuple(data.get("target_ids", ())), str(data.get("object_type", "")), str(data.get("target_type", "")))
 
 
 @dataclass(frozen=True)
@@ -374,7 +378,8 @@ def evaluate_item(item: ChecklistItem, world: WorldState, index: int = 0) -> Ite
     ctx = EvalContext(world, frozenset(target_ids))
     satisfying = tuple(str(o["objectId"]) for o in candidates if pred.test(o, item.expected, ctx))
     return ItemResult(index, item.describe(), item.predicate, item.units, min(item.units, len(satisfying)), satisfying,
-                      tuple(str(o["objectId"]) for o in candidates), target_ids)
+                      tuple(str(o["objectId"]) for o in candidates), target_ids, item.object.type,
+                      item.target.type if item.target is not None else "")
 
 
 def evaluate_checklist(checklist: Sequence[ChecklistItem], world: WorldState) -> ChecklistResult:

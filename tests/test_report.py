@@ -246,3 +246,18 @@ def test_old_report_json_reads_its_ir_as_per_step(world: WorldState) -> None:
     back = EpisodeResult.from_dict(json.loads(json.dumps(old)))
     assert back.ir_per_step == r.ir_per_step
     assert back.ir == pytest.approx(r.ir)
+
+
+def test_report_says_in_a_sentence_why_each_unmet_item_was_missed(tmp_path: Path, layout: HouseLayout,
+                                                                  world: WorldState) -> None:
+    """Issue 29: the report gives, per unmet checklist item, the cause traced through the goal
+    that served it; items carry their types, so no episode file is needed for it."""
+    goals = {"g2": {"text": "fill the mug", "status": "failed", "predicate": "isFilledWithLiquid",
+                    "object_type": "Mug", "reason": "not_found", "detail": "could not find Sink", "steps_spent": 80}}
+    r = make_result(world, extra={"stop_reason": "stop", "goals": goals})
+    data = r.to_dict()
+    assert data["checklist"][1]["object_type"] == "Mug" and data["checklist"][0]["target_type"] == "Fridge"
+    md = write_episode_report(tmp_path / "ep", r, layout, world)["md"].read_text()
+    assert "## Why unmet" in md
+    assert "- Mug is filled with water: nothing of the type was found (goal g2): could not find Sink" in md
+    assert "Apple in Fridge:" not in md.split("## Why unmet")[1].split("## Extra")[0]  # met: no sentence
