@@ -182,7 +182,8 @@ def _fmt(value: float | None, digits: int = 3, sign: str = "") -> str:
     return "n/a" if value is None else f"{value:{sign}.{digits}f}"
 
 
-def _episode_markdown(result: EpisodeResult) -> str:
+def _episode_markdown(result: EpisodeResult, data: dict[str, Any]) -> str:
+    """report.md; ``data`` is ``result.to_dict()`` (computed once for report.json too)."""
     mark = {True: "✅", False: "❌"}
     lines = [
         f"# Episode `{result.episode_id}`",
@@ -204,7 +205,7 @@ def _episode_markdown(result: EpisodeResult) -> str:
         ids = f" — {', '.join(f'`{i}`' for i in item.object_ids)}" if item.object_ids else ""
         lines.append(f"- {mark[item.satisfied]} {_cell(item.description)} ({item.satisfied_units}/{item.units}){ids}")
     lines += ["", "![GC over steps and top-down map](report.png)", ""]
-    lines += _why_unmet(result)
+    lines += _why_unmet(result, data)
     extra = scrub(result.extra)
     if extra:
         lines += ["## Extra", "", "```json", json.dumps(extra, indent=2), "```", ""]
@@ -216,9 +217,10 @@ def write_episode_report(out_dir: str | os.PathLike[str], result: EpisodeResult,
     """Write report.json, report.md and report.png for one episode into out_dir (created if
     missing); returns their paths by kind ("json", "md", "png")."""
     out = Path(out_dir)
+    data = result.to_dict()
     return {
-        "json": atomic_write_text(out / "report.json", _json_text(result.to_dict())),
-        "md": atomic_write_text(out / "report.md", _episode_markdown(result)),
+        "json": atomic_write_text(out / "report.json", _json_text(data)),
+        "md": atomic_write_text(out / "report.md", _episode_markdown(result, data)),
         "png": atomic_write_bytes(out / "report.png", _png(result, layout, world)),
     }
 
@@ -357,11 +359,11 @@ def _png(result: "EpisodeResult", layout: HouseLayout, world: WorldState) -> byt
     return render_episode_png(result, layout, world)
 
 
-def _why_unmet(result: EpisodeResult) -> list[str]:
+def _why_unmet(result: EpisodeResult, data: dict[str, Any]) -> list[str]:
     """A sentence per unmet checklist item: why it was missed (``evaluation.failure_taxonomy``),
-    from the goal that served it as the planner reported it."""
+    from the goal that served it as the planner reported it (``data``: the report's dict)."""
     from evaluation.failure_taxonomy import CAUSE_SENTENCES, classify_report
-    unmet = classify_report(result.to_dict())
+    unmet = classify_report(data)
     if not unmet:
         return []
     lines = ["## Why unmet", ""]

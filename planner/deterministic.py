@@ -23,6 +23,17 @@ from household.receptacle_filters import AGENT_PUT_DOWN, ROOM_SURFACE
 from planner.stations import emptied_station, station_type
 
 KNIVES = ("Knife", "ButterKnife")
+WINE_SOURCES = ("WineBottle",)  # wine is poured from a bottle in hand
+
+
+def tool_types(item: ChecklistItem) -> tuple[str, ...]:
+    """The types of tool an item's recipe picks up (a knife to slice, a bottle to pour wine
+    from): the grounder binds one, and the goal DAG uses the tool before putting that type away."""
+    if item.predicate == "isSliced":
+        return KNIVES
+    if item.predicate == "isFilledWithLiquid" and item.expected == "wine":
+        return WINE_SOURCES
+    return ()
 # What can carry water to something that cannot go under a faucet (a plant): THOR's fillable,
 # pickupable types but the wine bottle (it holds wine).
 VESSELS = ("WateringCan", "Cup", "Mug", "Bowl", "Bottle", "Kettle", "Pot")
@@ -153,7 +164,7 @@ class NearestGrounder:
         elif item.predicate == "isFilledWithLiquid" and item.expected == "wine":
             # Wine is poured from a wine bottle in hand (THOR fills from nothing; the embedded
             # simulator needs the source), into the object where it stands.
-            b["tool"] = self._tool(("WineBottle",), context, exclude=b["object"])
+            b["tool"] = self._tool(WINE_SOURCES, context, exclude=b["object"])
         elif item.predicate == "isFilledWithLiquid" and not _pickupable_type(item.object.type, self.catalog):
             # Watering a plant: it cannot go under the faucet, so a vessel goes, full, to it.
             busy = set(filter(None, goal.hints.get("other_goal_types", "").split(",")))
@@ -309,7 +320,7 @@ def required_roles(goal: Goal) -> list[tuple[str, str, str | None]]:
     elif item.predicate == "isSliced":
         out.append(("tool", "Knife", None))
     elif item.predicate == "isFilledWithLiquid" and item.expected == "wine":
-        out.append(("tool", "WineBottle", None))
+        out.append(("tool", WINE_SOURCES[0], None))
     elif item.predicate in ("isFilledWithLiquid", "isDirty"):
         if item.predicate == "isFilledWithLiquid" and not _pickupable_type(item.object.type):
             out.append(("tool", "Cup", None))  # any of VESSELS binds; Cup is what the search looks for

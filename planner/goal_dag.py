@@ -29,6 +29,7 @@ from typing import Any, Callable, Iterable
 import networkx as nx
 
 from household.checklist import sliced_base_type
+from planner.deterministic import tool_types
 from planner.roles import Goal
 from planner.stations import emptied_station
 
@@ -117,15 +118,6 @@ def build_goal_dag(goals: list[Goal]) -> nx.DiGraph:
     return dag
 
 
-def _tools(item: Any) -> tuple[str, ...]:
-    """The tool types an item's recipe picks up (``planner.deterministic.required_roles``)."""
-    if item.predicate == "isSliced":
-        return ("Knife", "ButterKnife")
-    if item.predicate == "isFilledWithLiquid" and item.expected == "wine":
-        return ("WineBottle",)
-    return ()
-
-
 def _holds(item: Any) -> bool:
     return item.predicate == "isHeld" and item.expected is True
 
@@ -150,7 +142,7 @@ def _edge(a: Goal, b: Goal) -> str | None:
             if ia.predicate == "inReceptacle" and ia.target is not None and ib.predicate in _MOVES \
                     and ib.object.type == ia.target.type:
                 return "object"
-            if ib.predicate in _MOVES and ib.object.type in _tools(ia) and ia.object.type != ib.object.type:
+            if ib.predicate in _MOVES and ib.object.type in tool_types(ia) and ia.object.type != ib.object.type:
                 return "tool"
             if ib.predicate == "inReceptacle" and ib.target is not None \
                     and ib.target.type == emptied_station(ia.predicate, ia.expected):

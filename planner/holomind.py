@@ -255,11 +255,14 @@ class HoloMindAgent:
         decision = self.critic.critique(event, self.context())
         if decision.verdict != "pass":
             self.stats[f"critic_{decision.verdict}"] += 1
-        entry = {"step": self.obs.step, "action": event.action, "error": event.error, "verdict": decision.verdict,
-                 "diagnosis": decision.diagnosis}
+        self._log_critic(event.action, event.error, decision.verdict, decision.diagnosis)
+        return decision
+
+    def _log_critic(self, action: str | None, error: str, verdict: str, diagnosis: str) -> None:
+        """One critic decision in the log the report counts and on the critic topic."""
+        entry = {"step": self.obs.step, "action": action, "error": error, "verdict": verdict, "diagnosis": diagnosis}
         self.critic_log.append(entry)
         self._emit("critic", entry)
-        return decision
 
     def experience_fix(self, action: str, object_type: str) -> str | None:
         if "episodic" in self.config.ablate:
@@ -459,10 +462,8 @@ class HoloMindAgent:
             self.goal_checks[goal.id] = check
             if check.status == "contradicted" and goal.id not in self._rechecked:
                 self._rechecked.add(goal.id)  # once: a check that keeps failing must not loop
-                entry = {"step": self.obs.step, "action": "goal check", "error": check.reason, "verdict": "replan",
-                         "diagnosis": f"{goal.id} ran but its condition does not show: {check.reason}"}
-                self.critic_log.append(entry)
-                self._emit("critic", entry)
+                self._log_critic("goal check", check.reason, "replan",
+                                 f"{goal.id} ran but its condition does not show: {check.reason}")
                 self.stats["critic_replan"] += 1
                 self.note(f"{goal.id}: subgoals ran, but {check.reason}; trying again")
                 self._outcome(goal, "contradicted", check.reason, ground.bindings)

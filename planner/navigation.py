@@ -138,16 +138,19 @@ class Navigator:
             # cell's centre is not: test on the region grown by half a cell diagonal, its
             # in-sight cells grown by one cell (a superset of where goal states can lie).
             loose = self._region_near(obj, reach + 0.75 * res)
-            loose_sight = loose & ndimage.binary_dilation(self.in_sight(loose, cx, cz), structure=_CELL_AND_NEIGHBOURS)
+            sight = self.in_sight(loose, cx, cz)  # per cell: the region's cells are among these
+            loose_sight = loose & ndimage.binary_dilation(sight, structure=_CELL_AND_NEIGHBOURS)
             if not loose_sight.any():
                 self.last_failure = f"no mapped free floor within {reach:.2f} m of {obj.object_id} sees it"
                 return None
             if not connected(loose_sight, grid, pose.x, pose.z, self.move_step + res):
                 self.last_failure = f"the floor that sees {obj.object_id} is not connected to the agent on its map"
                 return None
+        else:
+            sight = self.in_sight(region, cx, cz)
         # The heuristic leads to the cells a goal pose can stand on: in reach, in sight, not a
         # viewpoint that did not show the object.
-        seed = region & self.in_sight(region, cx, cz)
+        seed = region & sight
         for ax, az in avoid:
             i, j = self.map.cell(ax, az)
             r = int(0.4 / res)

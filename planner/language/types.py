@@ -189,9 +189,7 @@ def _strip_sequencers(words: Sequence[str]) -> list[str]:
 
 
 def _trim_sequencers(toks: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
-    words = [t[0] for t in toks]
-    rest = _strip_sequencers(words)
-    return toks[len(words) - len(rest):]
+    return toks[_skip_sequencers([t[0] for t in toks]):]
 
 
 def _match_any(words: Sequence[str], i: int, phrases: Iterable[tuple[str, ...]]) -> int:
