@@ -39,7 +39,10 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[BinaryIO], None]
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, mode: int = FILE_MODE) -> Path:
-    return atomic_write(path, lambda fh: fh.write(data), mode)
+    def write(fh: BinaryIO) -> None:
+        fh.write(data)
+
+    return atomic_write(path, write, mode)
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str, mode: int = FILE_MODE) -> Path:

@@ -150,7 +150,14 @@ class Predicate:
     """One checklist predicate. ``test(obj, value, ctx)`` gets the item's effective value (True
     when omitted). ``requires``/``target_requires`` name the asset-database property (a
     secondaryProperty, or the primaryProperty "CanPickup") that makes the item achievable;
-    ``phrase`` is (when value holds, when negated), with "{target}" and "{value}" filled in."""
+    ``phrase`` is (when value holds, when negated), with "{target}" and "{value}" filled in.
+
+    What kind of change it asks for, read by the planner instead of its own lists of names:
+    ``moves`` (the object ends up somewhere: placements, holding), ``in_place`` (done where the
+    object stands: switching, opening, breaking; a room in scope narrows the object itself),
+    ``before_moves`` (a state change made to an object before it is carried: "slice the bread and
+    put it on a plate" slices first). A predicate that does not move its object is a state
+    predicate: "turn off all the lamps" skips those already off."""
 
     name: str
     value_kind: ValueKind
@@ -159,6 +166,9 @@ class Predicate:
     needs_target: bool = False
     requires: str | None = None
     target_requires: str | None = None
+    moves: bool = False
+    in_place: bool = False
+    before_moves: bool = False
 
 
 PREDICATES: dict[str, Predicate] = {}
@@ -199,16 +209,26 @@ def _room(obj: dict[str, Any], value: Any, ctx: EvalContext) -> bool:
 
 
 register(Predicate("inReceptacle", "bool", _in_receptacle, ("in {target}", "not in {target}"), needs_target=True,
-                   target_requires="Receptacle"))
-register(Predicate("isOpen", "bool", _flag("isOpen"), ("is open", "is closed"), requires="CanOpen"))
-register(Predicate("isToggled", "bool", _flag("isToggled"), ("is on", "is off"), requires="CanToggleOnOff"))
-register(Predicate("isSliced", "bool", _flag("isSliced"), ("is sliced", "is not sliced"), requires="CanBeSliced"))
-register(Predicate("isCooked", "bool", _flag("isCooked"), ("is cooked", "is not cooked"), requires="CanBeCooked"))
+                   target_requires="Receptacle", moves=True))
+register(Predicate("isOpen", "bool", _flag("isOpen"), ("is open", "is closed"), requires="CanOpen", in_place=True))
+register(Predicate("isToggled", "bool", _flag("isToggled"), ("is on", "is off"), requires="CanToggleOnOff",
+                   in_place=True))
+register(Predicate("isSliced", "bool", _flag("isSliced"), ("is sliced", "is not sliced"), requires="CanBeSliced",
+                   before_moves=True))
+register(Predicate("isCooked", "bool", _flag("isCooked"), ("is cooked", "is not cooked"), requires="CanBeCooked",
+                   before_moves=True))
 register(Predicate("isFilledWithLiquid", "liquid", _filled, ("is filled with {value}", "is empty"),
-                   requires="CanBeFilled"))
-register(Predicate("isDirty", "bool", _flag("isDirty"), ("is dirty", "is clean"), requires="CanBeDirty"))
-register(Predicate("inRoom", "room", _room, ("is in the {value}", "is in the {value}")))
-register(Predicate("isHeld", "bool", _held, ("is held", "is not held"), requires="CanPickup"))
+                   requires="CanBeFilled", before_moves=True))
+register(Predicate("isDirty", "bool", _flag("isDirty"), ("is dirty", "is clean"), requires="CanBeDirty",
+                   before_moves=True))
+register(Predicate("inRoom", "room", _room, ("is in the {value}", "is in the {value}"), moves=True))
+register(Predicate("isHeld", "bool", _held, ("is held", "is not held"), requires="CanPickup", moves=True))
+
+
+def predicates_where(**flags: bool) -> frozenset[str]:
+    """Names of the registered predicates with these category flags, e.g. ``in_place=True``."""
+    return frozenset(name for name, p in PREDICATES.items()
+                     if all(getattr(p, flag) == want for flag, want in flags.items()))
 
 
 @dataclass(frozen=True)

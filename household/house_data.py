@@ -81,7 +81,9 @@ def _open_text(path: Path):
 
 def _open_binary(path: Path) -> BinaryIO:
     check_input_file(path, "a houses file")
-    return gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
+    if path.suffix == ".gz":
+        return gzip.open(path, "rb")  # type: ignore[return-value]  # GzipFile is a binary file object
+    return open(path, "rb")
 
 
 def iter_house_lines(path: Path) -> Iterator[tuple[int, str]]:

@@ -18,6 +18,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from household.interactions import INTERACTION_ACTIONS as _INTERACTION_ACTIONS
+
 # The ALFRED/LongAct action vocabulary. Backends may add actions (e.g. a device setter) but must
 # accept all of these.
 NAVIGATION_ACTIONS = (
@@ -30,16 +32,9 @@ NAVIGATION_ACTIONS = (
     "LookUp",
     "LookDown",
 )
-INTERACTION_ACTIONS = (
-    "PickupObject",
-    "PutObject",
-    "OpenObject",
-    "CloseObject",
-    "ToggleObjectOn",
-    "ToggleObjectOff",
-    "SliceObject",
-    "FillObjectWithLiquid",  # THOR's; args {"fillLiquid": "water" | "coffee" | "wine"}
-)
+# Object interactions: one table in household.interactions (THOR call, robot skill, planner
+# skill, belief effect per interaction), read by every backend and the planner.
+INTERACTION_ACTIONS = _INTERACTION_ACTIONS
 CONTROL_ACTIONS = ("Stop",)
 ACTIONS = NAVIGATION_ACTIONS + INTERACTION_ACTIONS + CONTROL_ACTIONS
 
@@ -111,9 +106,14 @@ class AgentStatus:
 
 @dataclass(frozen=True)
 class ActionFeedback:
+    """What the last action did. ``failure`` is the typed outcome (a ``household.outcomes.Failure``
+    value, "" on success): backends set it where they know why; "" with ``success`` False means the
+    backend sent only text, and ``household.outcomes.failure_of`` falls back to reading it."""
+
     action: str | None
     success: bool
     error: str = ""
+    failure: str = ""
 
 
 @dataclass
@@ -137,6 +137,11 @@ class StepResult:
     observation: Observation
     success: bool
     error: str = ""
+
+    @property
+    def failure(self) -> str:
+        """The typed outcome the backend reported (``observation.feedback.failure``)."""
+        return self.observation.feedback.failure
 
 
 @dataclass

@@ -170,7 +170,7 @@ class Perception:
     def _embed(self, frame: FrameObservations) -> None:
         """One batched call per encoder for the whole frame."""
         objs = frame.objects
-        if not objs:
+        if not objs or self.encoders is None:
             return
         labels = [o.label for o in objs]
         text = self.encoders.text.encode_texts(labels)
@@ -184,10 +184,11 @@ class Perception:
             for lab, vec in zip(missing, clip.encode_texts(missing)):
                 self._clip_text_cache[lab] = vec
         with_crop = [o for o in objs if o.crop is not None and o.crop.size]
-        if not with_crop:
+        crops = [o.crop for o in with_crop if o.crop is not None]
+        if not crops:
             frame.warnings.append(f"step {frame.step}: no RGB crops: CLIP image embeddings skipped")
             return
-        images = clip.encode_images([o.crop for o in with_crop])
+        images = clip.encode_images(crops)
         for o, img in zip(with_crop, images):
             o.image_embedding = img
             o.clip_text_embedding = self._clip_text_cache[o.label]

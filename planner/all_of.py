@@ -15,13 +15,14 @@ from __future__ import annotations
 import math
 from typing import Iterable
 
+from household.checklist import predicates_where
 from planner.deterministic import near_anchor
 from planner.roles import Goal, KnownObject, PlannerContext
 
 # Copies of one "all" goal at most: a bound on a misread house (a cluttered shelf), not a count.
 MAX_COPIES = 8
 
-_STATE_PREDICATES = frozenset({"isToggled", "isOpen", "isDirty", "isFilledWithLiquid", "isSliced", "isCooked"})
+_STATE_PREDICATES = predicates_where(moves=False)  # household.checklist: what does not move its object
 
 
 def next_of_all(goal: Goal, context: PlannerContext, done: Iterable[str]) -> KnownObject | None:

@@ -3,8 +3,8 @@
 After every action the critic reads the feedback (success, the backend's error text) and answers
 Pass, Refine (a local fix run before retrying: open the receptacle first, free the hand, come
 closer, look again) or Replan (back to grounding for another object, or to the goal level). The
-diagnosis is rule-based: the backend's error text is classified into a small set of situations
-(``classify``), each with one fix.
+diagnosis is rule-based: the backend's typed outcome (``household.outcomes.Failure``, read
+from its error text only where a backend sends none) is the situation, each with one fix.
 
 The experience pool remembers situations and fixes by (action, situation, object type). A fix
 that made the retried action succeed is *validated* and distilled into a rule the executor
@@ -24,40 +24,20 @@ from typing import Any
 
 from household.atomic_io import atomic_write_text
 from household.input_files import MB, check_input_file
+from household.outcomes import Failure, classify_text, failure_of
 from planner.roles import CriticDecision, CriticEvent, PlannerContext, Subgoal
 
-# Situations recognised in backend error texts (THOR's and the embedded simulator's wording).
-_PATTERNS: tuple[tuple[str, str], ...] = (
-    ("already_state", r"is already (on|off|open|closed|sliced)"),
-    ("closed", r"is closed; open it|which is closed|is closed"),
-    ("hand_full", r"hand is already holding|already holding"),
-    ("not_holding", r"not holding any object"),
-    ("out_of_reach", r"out of reach|too far|distance"),
-    ("not_visible", r"not visible|not in view|cannot see"),
-    ("no_room", r"no valid positions|no room|does not fit"),
-    ("wrong_receptacle", r"only accepts|not a receptacle"),
-    ("not_capable", r"is not (openable|pickupable|toggleable|sliceable)"),
-    ("needs_knife", r"needs a knife|knife or butterknife"),
-    ("running", r"is running; turn it off"),
-    ("is_open_device", r"is open; close it before"),
-    ("blocked", r"blocked|collide"),
-    ("unknown_object", r"invalid|does not exist|no longer exists"),
-)
-
-
 def classify(error: str) -> str:
-    """The situation a backend's error text describes (one of _PATTERNS' names, or "unknown")."""
-    text = error.lower()
-    for name, pattern in _PATTERNS:
-        if re.search(pattern, text):
-            return name
-    return "unknown"
+    """The situation free error text describes: ``household.outcomes.classify_text``'s value, the
+    fallback for a backend that sends no typed outcome."""
+    return classify_text(error).value
 
 
 def situation_of(event: CriticEvent) -> str:
-    """The typed situation of a critic event: "ok" for a success, else what the backend's error
-    text says. Every critic's decision carries it, so the agent never parses a diagnosis."""
-    return "ok" if event.success else classify(event.error)
+    """The typed situation of a critic event: "ok" for a success, else the backend's typed outcome
+    (``event.failure``), read from its error text only where it sent none. Every critic's decision
+    carries it, so the agent never parses a diagnosis."""
+    return "ok" if event.success else failure_of(False, event.failure, event.error).value
 
 
 @dataclass
@@ -182,7 +162,7 @@ class RuleCritic:
     def _decide(self, event: CriticEvent, context: PlannerContext) -> CriticDecision:
         if event.success:
             return CriticDecision("pass", "the action succeeded")
-        situation = classify(event.error)
+        situation = situation_of(event)
         target = (event.subgoal.args.get("object_id") or event.subgoal.args.get("receptacle_id")) if event.subgoal else None
         held = context.held_object_id
         if situation == "already_state":
@@ -203,8 +183,9 @@ class RuleCritic:
                                   (Subgoal("toggle_off", {"object_id": target}),))
         if situation == "is_open_device":
             return CriticDecision("refine", f"{target} is open: close it first", (Subgoal("close", {"object_id": target}),))
-        if situation == "needs_knife":
-            return CriticDecision("replan", "slicing needs a knife in hand: ground a knife", replan_level="low")
+        if situation == Failure.NEEDS_TOOL.value:
+            return CriticDecision("replan", f"{event.action} needs a tool in hand (a knife to slice, a vessel to "
+                                  "pour from): ground one", replan_level="low")
         if situation in ("no_room", "wrong_receptacle"):
             return CriticDecision("replan", f"{target} cannot take the object ({situation}): choose another receptacle",
                                   replan_level="low")

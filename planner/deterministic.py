@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 
 from household.checklist import ChecklistItem
+from household.interactions import setter
 from planner.roles import Goal, Grounding, KnownObject, PlannerContext, Subgoal
 from household.assets import AssetCatalog, default_catalog
 from household.receptacle_filters import AGENT_PUT_DOWN, ROOM_SURFACE
@@ -275,10 +276,6 @@ class RecipeTranslator:
 
         if pred in ("inReceptacle", "inRoom"):
             return [s("pick", object_id=obj), s("place", receptacle_id=target)]
-        if pred == "isToggled":
-            return [s("toggle_on" if value else "toggle_off", object_id=obj)]
-        if pred == "isOpen":
-            return [s("open" if value else "close", object_id=obj)]
         if pred == "isHeld":
             return [s("pick", object_id=obj)] if value else [s("put_down")]
         if pred == "isSliced":
@@ -300,6 +297,9 @@ class RecipeTranslator:
                 # take it out of the sink again (planner.stations says why)
                 fill += [s("pick", object_id=carried), s("put_down")]
             return fill
+        row = setter(pred, value)
+        if row is not None:  # one interaction on the object makes it true (isOpen, isToggled, ...)
+            return [s(row.skill, object_id=obj)]
         return []
 
 

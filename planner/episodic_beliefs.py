@@ -16,18 +16,16 @@ robot's own actions and feedback, never ground truth.
 from __future__ import annotations
 
 import os
-import re
 from typing import Any
 
-from memory.belief.effects import ALREADY, THOR_FLAGS, action_effects, held_location
+from household.interactions import BY_ACTION
+from household.outcomes import Failure, failure_of
+from memory.belief.effects import THOR_FLAGS, action_effects, held_location
 from memory.belief.events import Event, StateAtom
 from memory.belief.tracker import BeliefTracker
 
 ROBOT = "robot"
 HAND = held_location(ROBOT)  # the location of what the robot holds
-# interaction -> the skill name its event carries
-_SKILLS = {"PickupObject": "pick", "PutObject": "place", "OpenObject": "open", "CloseObject": "close",
-           "ToggleObjectOn": "toggle_on", "ToggleObjectOff": "toggle_off", "SliceObject": "slice"}
 
 
 class EpisodicBeliefs:
@@ -54,18 +52,20 @@ class EpisodicBeliefs:
             raise ValueError(f"belief tracker refused the agent's event: {report.rejected[0]}")
 
     def record(self, step: int, action: str, object_id: str, success: bool, error: str = "",
-               held_before: str | None = None) -> None:
-        """One interaction and its feedback (``held_before``: what was in hand when it was sent)."""
+               held_before: str | None = None, failure: str = "") -> None:
+        """One interaction and its feedback (``held_before``: what was in hand when it was sent;
+        ``failure``: the backend's typed outcome, read from ``error`` where it sent none)."""
         if success:
             atoms = [StateAtom(*atom) for atom in action_effects(action, object_id, held_before, ROBOT)]
             if atoms and action == "PutObject":
                 self._ingest(step, "action", "place", held_before, atoms, {"to": object_id})
             elif atoms:
-                self._ingest(step, "action", _SKILLS[action], object_id, atoms)
+                self._ingest(step, "action", BY_ACTION[action].skill, object_id, atoms)
             return
-        m = re.search(r"is already (on|off|open|closed|sliced)", error.lower())
-        if m:
-            attribute, value = ALREADY[m.group(1)]
+        row = BY_ACTION.get(action)
+        if row is not None and row.belief and failure_of(False, failure, error) is Failure.ALREADY_STATE:
+            # "is already on": what the action would have made true holds already
+            attribute, value = row.belief
             self._ingest(step, "observation", "inspect", object_id, [StateAtom(object_id, attribute, value)],
                          {"after": action})
 

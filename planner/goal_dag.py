@@ -28,13 +28,13 @@ from typing import Any, Callable, Iterable
 
 import networkx as nx
 
-from household.checklist import sliced_base_type
+from household.checklist import predicates_where, sliced_base_type
 from planner.deterministic import tool_types
 from planner.roles import Goal
 from planner.stations import emptied_station
 
-_STATE_CHANGES = {"isSliced", "isCooked", "isFilledWithLiquid", "isDirty"}
-_MOVES = {"inReceptacle", "inRoom", "isHeld"}
+_STATE_CHANGES = predicates_where(before_moves=True)  # household.checklist's categories
+_MOVES = predicates_where(moves=True)
 
 
 def single_item_goals(goals: Iterable[Goal]) -> list[Goal]:

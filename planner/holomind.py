@@ -42,12 +42,13 @@ from planner.skills import SKILL_FAILED, UNREACHABLE, Replan, Skills
 from household.assets import default_catalog
 from household.receptacle_filters import FIXED_RECEPTACLE
 from household.frames import ros_to_thor_points, ros_yaw_to_thor, thor_to_ros_points
+from household.outcomes import Failure
 from household.types import Action, Observation
 
-# Replan situations (planner.critic.classify) after which the grounded object will not do: the
+# Replan situations (household.outcomes.Failure values) after which the grounded object will not do: the
 # receptacle refused the held type (planner.refusals.REFUSED_SITUATIONS, remembered in
 # ``self.refusals``), or the object is not one / cannot act (below).
-UNUSABLE_SITUATIONS = frozenset({"unknown_object", "not_capable"})
+UNUSABLE_SITUATIONS = frozenset({Failure.UNKNOWN_OBJECT.value, Failure.NOT_CAPABLE.value})
 
 # Why a goal attempt ended, as the report gives it per goal (``extra.goals[id].reason``); read by
 # ``evaluation/failure_taxonomy.py`` to say why each unmet checklist unit was missed.
@@ -286,7 +287,7 @@ class HoloMindAgent:
         self.obs = obs  # act() has integrated the frame already
         if "episodic" not in self.config.ablate:
             self.beliefs.record(int(obs.step), name, object_id, obs.feedback.success, obs.feedback.error,
-                                held_before=self._last_held)
+                                held_before=self._last_held, failure=obs.feedback.failure)
             for oid in {object_id, self._last_held} - {None}:
                 for key, value in self.beliefs.state_of(oid).items():
                     if key != "location":

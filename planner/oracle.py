@@ -11,9 +11,11 @@ at most ``search_weight`` times the step-optimal path). After every failed actio
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, Iterator
 
 from household.checklist import ChecklistItem, ItemResult, evaluate_checklist
+from household.interactions import setter
 from planner.lattice_nav import LatticeState, plan_lattice
 from planner.reach_region import reachable_region, walking_distance_to
 from household.assets import SLICER_TYPES
@@ -167,8 +169,6 @@ class OraclePlanner:
             rec = self._receptacle_in_room(obj, str(value))
             yield from self._fetch(obj)
             yield from self._place(obj, rec)
-        elif pred in ("isToggled", "isOpen"):
-            yield from self._toggle_or_open(obj, pred, bool(value))
         elif pred == "isSliced":
             knife = self._held_type(SLICER_TYPES) or self._nearest(
                 lambda o: o.type in SLICER_TYPES and o.affords("pickupable"))
@@ -188,8 +188,8 @@ class OraclePlanner:
             yield from self._place(obj, heater)
             if heater.affords("openable") and heater.is_open:
                 yield from self._interact(heater, "CloseObject")
-            yield from self._toggle_or_open(heater, "isToggled", True)
-            yield from self._toggle_or_open(heater, "isToggled", False)
+            yield from self._set_flag(heater, "isToggled", True)
+            yield from self._set_flag(heater, "isToggled", False)
         elif pred == "isFilledWithLiquid" and value == "wine":
             bottle = self._held_type(frozenset({"WineBottle"})) or self._nearest(
                 lambda o: o.type == "WineBottle" and o.affords("pickupable") and o.id != obj.id)
@@ -221,6 +221,8 @@ class OraclePlanner:
                 yield from self._fetch(obj)
             elif table.held == obj.id:
                 yield from self._free_hand()
+        elif setter(pred, value) is not None:  # one interaction on the object (isOpen, isToggled, ...)
+            yield from self._set_flag(obj, pred, bool(value))
         else:
             raise OracleError(f"the oracle has no recipe for predicate {pred!r}")
 
@@ -238,9 +240,9 @@ class OraclePlanner:
         yield from self._fetch(obj)
         yield from self._place(obj, station)
         if switch.is_toggled:
-            yield from self._toggle_or_open(switch, "isToggled", False)
-        yield from self._toggle_or_open(switch, "isToggled", True)
-        yield from self._toggle_or_open(switch, "isToggled", False)
+            yield from self._set_flag(switch, "isToggled", False)
+        yield from self._set_flag(switch, "isToggled", True)
+        yield from self._set_flag(switch, "isToggled", False)
 
     def _why_no_candidate(self, res: ItemResult, done: set[str], protected: set[str]) -> str:
         """Why every object the item's selector matches is ruled out, for the generator's
@@ -274,15 +276,19 @@ class OraclePlanner:
             yield from self._interact(receptacle, "OpenObject")
         yield from self._interact(receptacle, "PutObject")
 
-    def _toggle_or_open(self, obj: SimObject, pred: str, value: bool) -> Iterator[Action]:
-        state = obj.is_toggled if pred == "isToggled" else obj.is_open
-        if state == value:
+    def _set_flag(self, obj: SimObject, flag: str, value: bool) -> Iterator[Action]:
+        """Make THOR flag ``flag`` (isToggled, isOpen, ...) ``value`` with the interaction the
+        table names for it (household.interactions.setter); nothing when it holds already."""
+        # SimObject keeps THOR's flags as snake_case fields: isToggled -> is_toggled
+        field = re.sub(r"(?<!^)(?=[A-Z])", "_", flag).lower()
+        if not hasattr(obj, field):
+            raise OracleError(f"the simulator keeps no {flag} ({field}) on {obj.id}")
+        if bool(getattr(obj, field)) == value:
             return
-        if pred == "isToggled":
-            name = "ToggleObjectOn" if value else "ToggleObjectOff"
-        else:
-            name = "OpenObject" if value else "CloseObject"
-        yield from self._interact(obj, name)
+        row = setter(flag, value)
+        if row is None:
+            raise OracleError(f"no interaction sets {flag} to {value}")
+        yield from self._interact(obj, row.action)
 
     def _free_hand(self) -> Iterator[Action]:
         table = self.env.table

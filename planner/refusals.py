@@ -13,9 +13,10 @@ persists), and the instance-level fact lives for the episode.
 
 from __future__ import annotations
 
+from household.outcomes import Failure
 from planner.critic import ExperiencePool
 
-REFUSED_SITUATIONS = frozenset({"no_room", "wrong_receptacle"})
+REFUSED_SITUATIONS = frozenset({Failure.NO_ROOM.value, Failure.WRONG_RECEPTACLE.value})
 REFUSAL_FIX = "choose another receptacle"
 
 

@@ -17,25 +17,20 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from household.checklist import ChecklistItem
+from household.interactions import INTERACTION_SKILLS
 
 Verdict = Literal["pass", "refine", "replan"]
 ReplanLevel = Literal["low", "high"]
 
 # The skills the executor compiles to atomic actions (planner.skills).
-SKILLS = (
-    "navigate_to",  # args: object_id                 walk to a pose that sees and reaches it
-    "search",  # args: object_type, room?             explore / open containers until one is seen
-    "inspect",  # args: object_id                     look at it again (refresh its state)
-    "pick",  # args: object_id
-    "place",  # args: receptacle_id
-    "open",  # args: object_id
-    "close",  # args: object_id
-    "toggle_on",  # args: object_id
-    "toggle_off",  # args: object_id
-    "slice",  # args: object_id                      needs a knife in hand
-    "pour",  # args: object_id, liquid               from what is in hand: a vessel of it, or a wine bottle
-    "put_down",  # args: -                            free the hand on any nearby surface
-)
+#   navigate_to  args: object_id            walk to a pose that sees and reaches it
+#   search       args: object_type, room?   explore / open containers until one is seen
+#   inspect      args: object_id            look at it again (refresh its state)
+#   <interaction> one skill per row of household.interactions (pick, place, open, close, toggle_on,
+#                toggle_off, slice, pour, ...): args object_id (place: receptacle_id; pour: also
+#                liquid, poured from what is in hand; slice needs a knife in hand)
+#   put_down     args: -                    free the hand on any nearby surface
+SKILLS = ("navigate_to", "search", "inspect", *INTERACTION_SKILLS, "put_down")
 
 
 @dataclass(frozen=True)
@@ -129,6 +124,8 @@ class CriticEvent:
     success: bool
     error: str
     context_note: str = ""  # e.g. "held: Mug|1|2", "target not visible after navigate"
+    # The backend's typed outcome (household.outcomes.Failure value); "" when it sent only text.
+    failure: str = ""
 
 
 @dataclass(frozen=True)
@@ -137,7 +134,7 @@ class CriticDecision:
     diagnosis: str  # one sentence, written to reports and the experience pool
     fix: tuple[Subgoal, ...] = ()  # for "refine": subgoals to run before retrying
     replan_level: ReplanLevel = "low"  # for "replan"
-    # What went wrong, as a type the agent acts on (planner.critic.classify's situations; "unknown"
+    # What went wrong, as a type the agent acts on (a household.outcomes.Failure value; "unknown"
     # when nobody judged). Set from the backend's feedback, whatever a critic wrote in ``diagnosis``.
     situation: str = "unknown"
 

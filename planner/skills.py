@@ -13,9 +13,10 @@ from typing import Any, Generator, Protocol
 
 import numpy as np
 
+from household.interactions import INTERACTIONS
+from household.outcomes import Failure, failure_of
 from household.types import Action, Observation
 from planner.agent_config import AgentConfig
-from planner.critic import classify
 from planner.navigation import HORIZONS, Navigator, Pose
 from planner.object_tracker import ObjectTracker
 from planner.occupancy import OccupancyMap
@@ -58,9 +59,8 @@ class AgentView(Protocol):
 
 SkillGen = Generator[Action, Observation, bool]
 _MOVE_HEADINGS = {"MoveAhead": 0.0, "MoveRight": 90.0, "MoveBack": 180.0, "MoveLeft": 270.0}
-_INTERACTION_OF = {"pick": "PickupObject", "place": "PutObject", "open": "OpenObject", "close": "CloseObject",
-                   "toggle_on": "ToggleObjectOn", "toggle_off": "ToggleObjectOff", "slice": "SliceObject",
-                   "pour": "FillObjectWithLiquid"}
+# planner skill -> the atomic interaction it sends (household.interactions)
+_INTERACTION_OF = {i.skill: i.action for i in INTERACTIONS}
 
 
 def action_args(subgoal: Subgoal) -> dict:
@@ -70,7 +70,7 @@ def action_args(subgoal: Subgoal) -> dict:
     return {}
 
 
-# Why a skill gave up, beside the situations ``planner.critic.classify`` reads from the backend's
+# Why a skill gave up, beside the backend's typed outcomes (``household.outcomes.Failure``) of its
 # feedback: the goal loop acts on these, never on the wording of a diagnosis.
 NOT_IN_MEMORY = "not_in_memory"  # the bound object is not in the agent's memory
 UNREACHABLE = "unreachable"  # navigation found no pose that sees and reaches the object
@@ -79,9 +79,15 @@ SKILL_FAILED = "skill_failed"  # a skill returned False without a more specific 
 UNKNOWN_SKILL = "unknown_skill"  # a role asked for a skill the library does not have
 
 
+def outcome(obs: Observation) -> Failure:
+    """The typed outcome of the action that produced ``obs`` (the backend's code, else its text's)."""
+    fb = obs.feedback
+    return failure_of(fb.success, fb.failure, fb.error)
+
+
 class Replan(Exception):
     """Back to grounding ("low") or to the goal level ("high"). ``situation`` says why, as a type
-    (a ``classify`` situation of the backend's feedback, or one of the names above); ``target_ids``
+    (a ``household.outcomes.Failure`` value of the backend's feedback, or one of the names above); ``target_ids``
     are the objects it concerns. Whichever critic decided (rules or an LLM writing free text),
     the goal loop reads these two, and ``diagnosis`` is only for people and reports."""
 
@@ -263,21 +269,23 @@ class Skills:
         a.after_interaction(name, object_id, obs)
         if obs.feedback.success:
             return True
-        decision = a.critique(CriticEvent("action", subgoal, name, False, obs.feedback.error))
+        decision = a.critique(CriticEvent("action", subgoal, name, False, obs.feedback.error,
+                                          failure=obs.feedback.failure))
         if decision.verdict == "pass":
             return True
         if decision.verdict == "refine" and depth < 2:
-            situation = classify(obs.feedback.error)
+            situation = outcome(obs).value
             for fix_goal in decision.fix:
                 yield from self.run(fix_goal, depth + 1)
             obs2 = yield Action(name, object_id, action_args(subgoal))
             a.after_interaction(name, object_id, obs2)
-            fixed = obs2.feedback.success or classify(obs2.feedback.error) == "already_state"
+            fixed = obs2.feedback.success or outcome(obs2) is Failure.ALREADY_STATE
             if decision.fix:
                 a.learn(name, situation, obj.object_type, decision.fix[0].skill, fixed)
             if fixed:
                 return True
-            decision = a.critique(CriticEvent("action", subgoal, name, False, obs2.feedback.error))
+            decision = a.critique(CriticEvent("action", subgoal, name, False, obs2.feedback.error,
+                                              failure=obs2.feedback.failure))
             if decision.verdict == "pass":
                 return True
         if decision.situation in REFUSED_SITUATIONS and a.held_type:
@@ -330,7 +338,7 @@ class Skills:
             return False
         obs = yield Action(name, oid)
         a.after_interaction(name, oid, obs)
-        return obs.feedback.success or classify(obs.feedback.error) == "already_state"
+        return obs.feedback.success or outcome(obs) is Failure.ALREADY_STATE
 
     def put_down(self, goal_id: str, depth: int = 0) -> SkillGen:
         a = self.a

@@ -236,6 +236,10 @@ STATE_WORDS: dict[str, tuple[str, bool | str]] = {
     "watered": ("isFilledWithLiquid", "water"),
     "running": ("isToggled", True), "going": ("isToggled", True),
 }
+# Verb classes that ask for one state change made where the object stands -> (predicate, value).
+# A predicate that one interaction makes true (household.interactions) is parsed from this row,
+# its verbs in VERBS and its state words in STATE_WORDS: no parser code per predicate.
+VERB_STATES: dict[str, tuple[str, bool]] = {}
 # Multi-word prepositions first; each maps to its role.
 PREPOSITIONS: dict[str, str] = {
     "on top of": "on", "onto": "on", "on to": "on", "on": "on", "upon": "on", "atop": "on",

@@ -613,25 +613,38 @@ def do(env: EmbeddedEnvironment, name: str, object_id: str | None = None) -> Ste
 
 
 @pytest.fixture()
-def sim_errors(env: EmbeddedEnvironment) -> dict[str, str]:
-    """The embedded simulator's error texts for the situations the critic must recognise."""
-    errors: dict[str, str] = {}
-    errors["out_of_reach"] = do(env, "PickupObject", CUP).error  # from the living room
-    errors["unknown_object"] = do(env, "PickupObject", "Nope|1|2").error
+def sim_results(env: EmbeddedEnvironment) -> dict[str, StepResult]:
+    """The embedded simulator's failed steps for the situations the critic must recognise."""
+    results: dict[str, StepResult] = {}
+    results["out_of_reach"] = do(env, "PickupObject", CUP)  # from the living room
+    results["unknown_object"] = do(env, "PickupObject", "Nope|1|2")
     env.pose = interaction_pose(env, LAMP_ON)
-    errors["already_state"] = do(env, "ToggleObjectOn", LAMP_ON).error
-    errors["not_holding"] = do(env, "PutObject", LAMP_ON).error
+    results["already_state"] = do(env, "ToggleObjectOn", LAMP_ON)
+    results["not_holding"] = do(env, "PutObject", LAMP_ON)
     env.pose = interaction_pose(env, CUP)
     assert do(env, "PickupObject", CUP).success
     env.pose = interaction_pose(env, FRIDGE)
-    errors["closed"] = do(env, "PutObject", FRIDGE).error
-    errors["hand_full"] = do(env, "PickupObject", FRIDGE).error
-    errors["not_visible"] = do(env, "PickupObject", EGG_IN_FRIDGE).error  # inside the closed fridge
-    assert all(errors.values()), errors
-    return errors
+    results["closed"] = do(env, "PutObject", FRIDGE)
+    results["hand_full"] = do(env, "PickupObject", FRIDGE)
+    results["not_visible"] = do(env, "PickupObject", EGG_IN_FRIDGE)  # inside the closed fridge
+    assert all(r.error and not r.success for r in results.values()), results
+    return results
+
+
+@pytest.fixture()
+def sim_errors(sim_results: dict[str, StepResult]) -> dict[str, str]:
+    """The embedded simulator's error texts for those situations."""
+    return {situation: r.error for situation, r in sim_results.items()}
+
+
+def test_the_simulator_reports_each_failure_typed(sim_results: dict[str, StepResult]) -> None:
+    for situation, result in sim_results.items():
+        assert result.failure == situation, (situation, result.error)
+        assert result.observation.feedback.failure == situation
 
 
 def test_classify_the_simulators_error_texts(sim_errors: dict[str, str]) -> None:
+    """The text fallback (for backends without codes) agrees with the codes on the same failures."""
     for situation, text in sim_errors.items():
         assert classify(text) == situation, (situation, text)
 

@@ -58,8 +58,9 @@ def thor(tmp_path: Path):
 
     def make(**overrides: Any) -> tuple[ThorEnvironment, Path]:
         log = tmp_path / f"actions-{len(made)}.jsonl"
-        settings: dict[str, Any] = {"start_timeout_s": 20.0, "action_timeout_s": 20.0, **overrides}
-        cfg = ThorConfig(width=W, height=H, local_executable_path=fake_player.command(str(log)), **settings)
+        settings: dict[str, Any] = {"width": W, "height": H, "start_timeout_s": 20.0, "action_timeout_s": 20.0,
+                                    **overrides}
+        cfg = ThorConfig(local_executable_path=fake_player.command(str(log)), **settings)
         env = ThorEnvironment(cfg)
         made.append(env)
         return env, log
@@ -212,19 +213,44 @@ def test_contract_episode_scored_through_thor_has_the_embedded_gc(thor):
     assert 0.0 < partial.gc == partial_ref.gc < 1.0
 
 
+@pytest.mark.timeout(240)
+def test_contract_holomind_runs_through_thor_as_in_process_with_a_pour(thor):
+    """The HoloMind agent (deterministic roles, its own perception) through the THOR contract path:
+    a watering goal compiles to a pour (FillObjectWithLiquid with fillLiquid), which the stand-in
+    player must carry to the simulator; the run matches the in-process one action for action."""
+    from planner.holomind import HoloMindAgent
+
+    episode = _episode([{"object": {"type": "HousePlant"}, "predicate": "isFilledWithLiquid", "value": "water"}],
+                       instructions={"detailed": "Water the house plant.", "concise": "Water the plant."},
+                       max_steps=900)
+    size = {"width": 160, "height": 120}
+    ref_agent = _Recording(HoloMindAgent())
+    want, _ = run_episode(EmbeddedEnvironment(EmbeddedConfig(**size)), ref_agent, episode)
+    assert want.gc == 1.0, "the in-process run waters the plant"
+    assert any(a.name == "FillObjectWithLiquid" and a.args.get("fillLiquid") == "water" for a in ref_agent.actions)
+    env, log = thor(**size)
+    thor_agent = _Recording(HoloMindAgent())
+    got, _ = run_episode(env, thor_agent, episode)
+    assert [(a.name, a.object_id) for a in thor_agent.actions] == [(a.name, a.object_id) for a in ref_agent.actions]
+    assert (got.gc, got.sr) == (want.gc, want.sr)
+    pours = [m for m in _messages(log) if m["action"] == "FillObjectWithLiquid"]
+    assert pours and all(m["fillLiquid"] == "water" for m in pours)
+
+
 # ---- failures ---------------------------------------------------------------------------------
 
 def test_contract_thor_errors_are_failed_steps_not_exceptions(thor, house):
     env, log = thor()
     env.reset(house)
     unknown = env.step(Action("FlyAway"))  # THOR errorCode InvalidAction: the Controller raises ValueError
-    assert not unknown.success and "Invalid action" in unknown.error
+    assert not unknown.success and "Invalid action" in unknown.error and unknown.failure == "bad_request"
     missing = env.step(Action("OpenObject", "no|such|object"))
-    assert not missing.success and "no|such|object" in missing.error
+    assert not missing.success and "no|such|object" in missing.error and missing.failure == "unknown_object"
     no_target = env.step(Action("PickupObject"))
-    assert not no_target.success and "needs an objectId" in no_target.error
+    assert not no_target.success and "needs an objectId" in no_target.error and no_target.failure == "bad_request"
     too_far_up = [env.step(Action("LookUp")) for _ in range(4)]
     assert not too_far_up[-1].success and "horizon" in too_far_up[-1].error
+    assert too_far_up[-1].observation.feedback.failure  # typed, whatever the player's wording
     assert [m["action"] for m in _messages(log)[4:]] == ["FlyAway", "OpenObject"] + ["LookUp"] * 4
     assert env.step(Action("MoveAhead")).observation.feedback.action == "MoveAhead"  # still alive
 

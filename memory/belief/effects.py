@@ -10,24 +10,22 @@ from __future__ import annotations
 
 from typing import Optional
 
+from household.interactions import INTERACTIONS
+
 ON, OFF, OPEN, CLOSED, TRUE = "on", "off", "open", "closed", "true"
 LOCATION, OPENNESS, POWER, SLICED = "location", "open", "power", "sliced"
 HELD_PREFIX = "held:"
 
-# ALFRED/LongAct interaction -> the (attribute, value) it makes true on its target.
-STATE_EFFECTS: dict[str, tuple[str, str]] = {
-    "OpenObject": (OPENNESS, OPEN),
-    "CloseObject": (OPENNESS, CLOSED),
-    "ToggleObjectOn": (POWER, ON),
-    "ToggleObjectOff": (POWER, OFF),
-    "SliceObject": (SLICED, TRUE),
-}
+# ALFRED/LongAct interaction -> the (attribute, value) it makes true on its target: the interaction
+# table's ``belief`` column (household.interactions), e.g. OpenObject -> (open, open).
+STATE_EFFECTS: dict[str, tuple[str, str]] = {i.action: i.belief for i in INTERACTIONS if i.belief}
 # "... is already on/off/open/closed/sliced": what a refused action says about the world.
-ALREADY: dict[str, tuple[str, str]] = {"on": (POWER, ON), "off": (POWER, OFF), "open": (OPENNESS, OPEN),
-                                       "closed": (OPENNESS, CLOSED), "sliced": (SLICED, TRUE)}
+ALREADY: dict[str, tuple[str, str]] = {i.already: i.belief for i in INTERACTIONS if i.already and i.belief}
 # THOR's boolean object flags <-> (attribute, the value that means True).
-THOR_FLAGS: dict[str, tuple[str, str]] = {"isOpen": (OPENNESS, OPEN), "isToggled": (POWER, ON),
-                                          "isSliced": (SLICED, TRUE)}
+THOR_FLAGS: dict[str, tuple[str, str]] = {i.thor_flag: i.belief for i in INTERACTIONS
+                                          if i.thor_flag and i.thor_value and i.belief}
+assert (STATE_EFFECTS["OpenObject"], STATE_EFFECTS["ToggleObjectOn"], STATE_EFFECTS["SliceObject"]) == \
+    ((OPENNESS, OPEN), (POWER, ON), (SLICED, TRUE)), "the trace vocabulary's names changed"
 
 Atom = tuple[str, str, str]
 

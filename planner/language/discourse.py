@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-from household.checklist import ChecklistItem
+from household.checklist import ChecklistItem, predicates_where
 from planner import vocabulary as V
 
 # Words that open a correction of the previous clause. "no" only counts alone or before a
@@ -35,7 +35,7 @@ _LEAD_WORDS = frozenset({"<when>", "you've", "got", "have", "over", "out", "back
 _ROOM_PREPS = frozenset({"in", "at", "inside"})
 # Predicates a room in scope narrows: the object itself for in-place state changes (it does not
 # move), the destination for placements.
-IN_PLACE_PREDICATES = frozenset({"isToggled", "isOpen"})
+IN_PLACE_PREDICATES = predicates_where(in_place=True)  # household.checklist: isToggled, isOpen, ...
 SPEAKER_WORDS = frozenset({"i", "i'm", "i've", "i'll", "i'd", "we", "we're", "we've", "we'll", "we'd"})
 _ELLIPSIS_OPENERS: tuple[tuple[str, ...], ...] = (
     ("do", "the", "same", "for"), ("do", "the", "same", "with"), ("the", "same", "for"), ("the", "same", "with"),

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable, Iterable
 
-from household.checklist import ChecklistItem, ObjectSelector
+from household.checklist import PREDICATES, ChecklistItem, ObjectSelector
 from planner import vocabulary as V
 from planner.language.types import (_NEEDS, _NEGATIONS, Mention, _Chunk, _Clause, _Pending, _Reading,
                                     _stem)
@@ -242,6 +242,10 @@ class GoalBuilding:
                 else:
                     specs.append((m, "isOpen", value, None))
             return self._emit(r, specs, verb, groups, in_place=True)
+        if verb in V.VERB_STATES:  # one state change in place ("break the vase"): planner.vocabulary's row
+            pred, value = V.VERB_STATES[verb]
+            return self._emit(r, [(m, pred, value, None) for m in objs], verb, groups,
+                              in_place=PREDICATES[pred].in_place)
         if verb == "slice":
             specs = []
             bases: list[str] = []

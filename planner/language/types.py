@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from household.checklist import ChecklistItem
+from household.interactions import BY_ACTION, INTERACTIONS, setter
 from planner import vocabulary as V
 
 # Longest instruction accepted: checked before any tokenising, so a 50 MB string costs O(1) time
@@ -38,7 +39,12 @@ _SLICE_NOUNS = frozenset({"slice", "slices", "piece", "pieces", "wedge", "wedges
 _HELD_PHRASES = (("in", "hand"), ("in", "your", "hand"), ("in", "your", "hands"), ("in", "hand", "s"),
                  ("holding",), ("in", "the", "hand"), ("in", "its", "hand"), ("in", "the", "gripper"))
 # The affordance each reading needs of its object, used to choose among ambiguous types.
-_NEEDS = {"turn": "toggleable", "on": "toggleable", "off": "toggleable", "open": "openable",
+_NEEDS = {
+    # what the interaction table says each flag's interaction needs, and the verbs of VERB_STATES
+    **{i.thor_flag: i.affordance for i in INTERACTIONS if i.thor_flag},
+    **{verb: BY_ACTION[i.action].affordance for verb, (flag, value) in V.VERB_STATES.items()
+       if (i := setter(flag, value)) is not None},
+    "turn": "toggleable", "on": "toggleable", "off": "toggleable", "open": "openable",
           "close": "openable", "slice": "sliceable", "cook": "cookable", "fill": "fillable", "pour": "fillable",
           "clean": "dirtyable", "place": "pickupable", "bring": "pickupable", "pick": "pickupable",
           "hold": "pickupable", "empty": "fillable", "isToggled": "toggleable", "isOpen": "openable",

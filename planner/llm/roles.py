@@ -15,6 +15,7 @@ import json
 import math
 from typing import Any, Callable, TypeVar
 
+from household.interactions import INTERACTIONS
 from household.checklist import PREDICATES, ChecklistItem
 from planner.critic import situation_of
 from planner.llm import schemas
@@ -37,10 +38,9 @@ from planner.roles import (
 T = TypeVar("T")
 
 _SKILL_HELP = {
-    "navigate_to": "object_id", "search": "object_type, room?", "inspect": "object_id", "pick": "object_id",
-    "place": "receptacle_id", "open": "object_id", "close": "object_id", "toggle_on": "object_id",
-    "toggle_off": "object_id", "slice": "object_id (needs a knife in hand)",
-    "pour": "object_id, liquid (water/coffee/wine; from a vessel of it or a wine bottle in hand)", "put_down": "no args",
+    "navigate_to": "object_id", "search": "object_type, room?", "inspect": "object_id",
+    **{i.skill: ", ".join(i.skill_args) + (f" ({i.note})" if i.note else "") for i in INTERACTIONS},
+    "put_down": "no args",
 }
 
 

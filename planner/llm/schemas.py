@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from household.interactions import INTERACTIONS
 from household.checklist import LIQUIDS, PREDICATES, ChecklistItem, ChecklistSchemaError, sliced_base_type
 from planner.roles import SKILLS, Goal, Grounding, PlannerContext
 
@@ -26,14 +27,7 @@ SKILL_ARGS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "navigate_to": (frozenset({"object_id"}), frozenset()),
     "search": (frozenset({"object_type"}), frozenset({"room"})),
     "inspect": (frozenset({"object_id"}), frozenset()),
-    "pick": (frozenset({"object_id"}), frozenset()),
-    "place": (frozenset({"receptacle_id"}), frozenset()),
-    "open": (frozenset({"object_id"}), frozenset()),
-    "close": (frozenset({"object_id"}), frozenset()),
-    "toggle_on": (frozenset({"object_id"}), frozenset()),
-    "toggle_off": (frozenset({"object_id"}), frozenset()),
-    "slice": (frozenset({"object_id"}), frozenset()),
-    "pour": (frozenset({"object_id", "liquid"}), frozenset()),
+    **{i.skill: (frozenset(i.skill_args), frozenset()) for i in INTERACTIONS},  # household.interactions
     "put_down": (frozenset(), frozenset()),
 }
 assert set(SKILL_ARGS) == set(SKILLS), "SKILL_ARGS must cover planner.roles.SKILLS exactly"

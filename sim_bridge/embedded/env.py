@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from household.assets import AssetCatalog, default_catalog
 from sim_bridge.embedded.collision import CollisionMap
 from household.house_data import HouseError
+from household.outcomes import Failure
 from sim_bridge.embedded.house_geometry import HouseLayout, parse_layout
 from sim_bridge.embedded.interactions import InteractionError, ObjectTable, find_placement
 from sim_bridge.embedded.metadata import agent_metadata, object_metadata
@@ -134,7 +135,7 @@ class EmbeddedEnvironment:
             self._dispatch(action)
             feedback = ActionFeedback(action.name, True, "")
         except InteractionError as exc:
-            feedback = ActionFeedback(action.name, False, str(exc))
+            feedback = ActionFeedback(action.name, False, str(exc), exc.failure.value)
         self._last_feedback = feedback
         obs = self._observe()
         return StepResult(obs, feedback.success, feedback.error)
@@ -265,7 +266,7 @@ class EmbeddedEnvironment:
         name = action.name
         cfg = self.config
         if self.stopped and name != "Stop":
-            raise InteractionError(f"{name}: the episode was stopped; call reset()")
+            raise InteractionError(f"{name}: the episode was stopped; call reset()", Failure.BAD_REQUEST)
         if name in ("MoveAhead", "MoveBack", "MoveLeft", "MoveRight"):
             offset = {"MoveAhead": 0.0, "MoveRight": 90.0, "MoveBack": 180.0, "MoveLeft": 270.0}[name]
             self._move(self.pose.yaw + offset, float(action.args.get("moveMagnitude", cfg.move_step)), name)
@@ -276,14 +277,14 @@ class EmbeddedEnvironment:
             deg = float(action.args.get("degrees", cfg.look_step))
             target = self.pose.horizon + (deg if name == "LookDown" else -deg)
             if target < cfg.horizon_min - 1e-6 or target > cfg.horizon_max + 1e-6:
-                raise InteractionError(f"{name}: camera horizon {target:.0f} is outside [{cfg.horizon_min:.0f}, {cfg.horizon_max:.0f}]")
+                raise InteractionError(f"{name}: camera horizon {target:.0f} is outside [{cfg.horizon_min:.0f}, {cfg.horizon_max:.0f}]", Failure.BAD_REQUEST)
             self.pose.horizon = target
         elif name == "Stop":
             self.stopped = True
         elif name in INTERACTION_ACTIONS:
             self._interact(name, action.object_id, action.args)
         else:
-            raise InteractionError(f"Unknown action {name!r}")
+            raise InteractionError(f"Unknown action {name!r}", Failure.BAD_REQUEST)
         if self.table.held is not None:
             self.table.move_held(self._hand_position())
 
@@ -297,7 +298,7 @@ class EmbeddedEnvironment:
             f = k / probes
             hit = self.collision.collision(self.pose.x + f * (nx - self.pose.x), self.pose.z + f * (nz - self.pose.z))
             if hit is not None:
-                raise InteractionError(f"{name} blocked: the agent would collide with {hit.kind} {hit.id}")
+                raise InteractionError(f"{name} blocked: the agent would collide with {hit.kind} {hit.id}", Failure.BLOCKED)
         self.pose.x, self.pose.z = nx, nz
 
     def _hand_position(self) -> np.ndarray:
@@ -305,34 +306,24 @@ class EmbeddedEnvironment:
 
     def _interact(self, name: str, object_id: str | None, args: dict[str, Any] | None = None) -> None:
         if not object_id:
-            raise InteractionError(f"{name} needs an objectId")
+            raise InteractionError(f"{name} needs an objectId", Failure.BAD_REQUEST)
         table = self.table
         obj = table.objects.get(object_id)
         if obj is None:
-            raise InteractionError(f"{name}: object {object_id} does not exist in house {self.layout.house_id}")
+            raise InteractionError(f"{name}: object {object_id} does not exist in house {self.layout.house_id}", Failure.UNKNOWN_OBJECT)
         if not obj.active:
-            raise InteractionError(f"{name}: object {object_id} no longer exists (it was sliced)")
+            raise InteractionError(f"{name}: object {object_id} no longer exists (it was sliced)", Failure.UNKNOWN_OBJECT)
         if obj.is_picked_up:
-            raise InteractionError(f"{name}: object {object_id} is being held")
+            raise InteractionError(f"{name}: object {object_id} is being held", Failure.UNKNOWN)
         dist = obj.distance_to_point(self.camera_position())
         if dist > self.config.reach:
-            raise InteractionError(f"{name}: object {object_id} is out of reach ({dist:.2f} m > {self.config.reach:.2f} m)")
+            raise InteractionError(f"{name}: object {object_id} is out of reach ({dist:.2f} m > {self.config.reach:.2f} m)", Failure.OUT_OF_REACH)
         if not self.is_visible(object_id):
-            raise InteractionError(f"{name}: object {object_id} is not visible from the agent's view")
-        if name == "PickupObject":
-            table.pickup(object_id, self._hand_position())
-        elif name == "PutObject":
-            table.put(object_id, find_placement)
-        elif name in ("OpenObject", "CloseObject"):
-            table.open(object_id, name == "OpenObject")
-        elif name in ("ToggleObjectOn", "ToggleObjectOff"):
-            table.toggle(object_id, name == "ToggleObjectOn")
-        elif name == "FillObjectWithLiquid":
-            table.fill(object_id, str((args or {}).get("fillLiquid", "")))
-        elif name == "SliceObject":
-            table.slice(object_id)
-        else:  # an interaction added to the vocabulary but not here must not slice anything
-            raise InteractionError(f"{name}: the embedded simulator has no such interaction")
+            raise InteractionError(f"{name}: object {object_id} is not visible from the agent's view", Failure.NOT_VISIBLE)
+        executor = EXECUTORS.get(name)
+        if executor is None:  # an interaction added to the vocabulary but not here must not do anything
+            raise InteractionError(f"{name}: the embedded simulator has no such interaction", Failure.BAD_REQUEST)
+        executor(self, object_id, args or {})
 
     def _observe(self) -> Observation:
         cfg = self.config
@@ -354,3 +345,17 @@ class EmbeddedEnvironment:
                 oid = self._render_ids[int(k) - 1]
                 obs.id_to_label[int(k)] = InstanceLabel(oid, self.table.objects[oid].type)
         return obs
+
+
+# Interaction -> how this simulator executes it (one row per row of household.interactions;
+# tests/test_interaction_table.py fails when one is missing).
+EXECUTORS: dict[str, Callable[[EmbeddedEnvironment, str, dict[str, Any]], None]] = {
+    "PickupObject": lambda env, oid, args: env.table.pickup(oid, env._hand_position()),
+    "PutObject": lambda env, oid, args: env.table.put(oid, find_placement),
+    "OpenObject": lambda env, oid, args: env.table.open(oid, True),
+    "CloseObject": lambda env, oid, args: env.table.open(oid, False),
+    "ToggleObjectOn": lambda env, oid, args: env.table.toggle(oid, True),
+    "ToggleObjectOff": lambda env, oid, args: env.table.toggle(oid, False),
+    "SliceObject": lambda env, oid, args: env.table.slice(oid),
+    "FillObjectWithLiquid": lambda env, oid, args: env.table.fill(oid, str(args.get("fillLiquid", ""))),
+}

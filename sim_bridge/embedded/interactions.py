@@ -20,6 +20,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from household.assets import OBJECT_SPECIFIC_RECEPTACLES, SLICER_TYPES, AssetCatalog, sliced_type
+from household.outcomes import Failure
 from sim_bridge.embedded.objects import SimObject
 
 # How far a faucet may be from the sink it runs into.
@@ -32,7 +33,12 @@ POURABLE_LIQUIDS = ("water", "coffee", "wine")
 
 
 class InteractionError(Exception):
-    """A failed interaction; the message is what THOR's errorMessage would carry."""
+    """A failed interaction; the message is what THOR's errorMessage would carry, ``failure`` the
+    typed outcome (``household.outcomes.Failure``) set where the simulator knows why."""
+
+    def __init__(self, message: str, failure: Failure = Failure.UNKNOWN) -> None:
+        super().__init__(message)
+        self.failure = failure
 
 
 class ObjectTable:
@@ -48,7 +54,7 @@ class ObjectTable:
     def get(self, object_id: str) -> SimObject:
         obj = self.objects.get(object_id)
         if obj is None or not obj.active:
-            raise InteractionError(f"Object ID {object_id} appears to be invalid (no such object in this house)")
+            raise InteractionError(f"Object ID {object_id} appears to be invalid (no such object in this house)", Failure.UNKNOWN_OBJECT)
         return obj
 
     def active(self) -> list[SimObject]:
@@ -84,12 +90,12 @@ class ObjectTable:
     def pickup(self, object_id: str, hand_position: np.ndarray) -> None:
         obj = self.get(object_id)
         if self.held is not None:
-            raise InteractionError(f"Agent's hand is already holding {self.held}; cannot pick up {object_id}")
+            raise InteractionError(f"Agent's hand is already holding {self.held}; cannot pick up {object_id}", Failure.HAND_FULL)
         if not obj.affords("pickupable"):
-            raise InteractionError(f"{object_id} ({obj.type}) is not pickupable")
+            raise InteractionError(f"{object_id} ({obj.type}) is not pickupable", Failure.NOT_CAPABLE)
         hidden_by = self.enclosed_by_closed(obj)
         if hidden_by is not None:
-            raise InteractionError(f"{object_id} is inside {hidden_by.id}, which is closed")
+            raise InteractionError(f"{object_id} is inside {hidden_by.id}, which is closed", Failure.CLOSED)
         obj.parent = None
         obj.is_picked_up = True
         self.held = obj.id
@@ -109,21 +115,21 @@ class ObjectTable:
 
     def put(self, receptacle_id: str, place: Placement) -> None:
         if self.held is None:
-            raise InteractionError("Agent is not holding any object")
+            raise InteractionError("Agent is not holding any object", Failure.NOT_HOLDING)
         rec = self.get(receptacle_id)
         obj = self.objects[self.held]
         if rec.id == obj.id or rec.id in {d.id for d in self.descendants(obj.id)}:
-            raise InteractionError(f"cannot put {obj.id} into itself")
+            raise InteractionError(f"cannot put {obj.id} into itself", Failure.BAD_REQUEST)
         if not rec.affords("receptacle"):
-            raise InteractionError(f"{receptacle_id} ({rec.type}) is not a receptacle")
+            raise InteractionError(f"{receptacle_id} ({rec.type}) is not a receptacle", Failure.WRONG_RECEPTACLE)
         if rec.must_be_open and not rec.is_open:
-            raise InteractionError(f"{receptacle_id} ({rec.type}) is closed; open it before putting {obj.id} in it")
+            raise InteractionError(f"{receptacle_id} ({rec.type}) is closed; open it before putting {obj.id} in it", Failure.CLOSED)
         if not self.catalog.accepts(rec.type, obj.type):
             allowed = ", ".join(sorted(OBJECT_SPECIFIC_RECEPTACLES[rec.type]))
-            raise InteractionError(f"{receptacle_id} ({rec.type}) only accepts {allowed}, not {obj.type}")
+            raise InteractionError(f"{receptacle_id} ({rec.type}) only accepts {allowed}, not {obj.type}", Failure.WRONG_RECEPTACLE)
         spot = place(obj, rec, [o for o in self.children(rec.id)])
         if spot is None:
-            raise InteractionError(f"No valid positions to place object {obj.id} ({obj.type}) in {receptacle_id} ({rec.type})")
+            raise InteractionError(f"No valid positions to place object {obj.id} ({obj.type}) in {receptacle_id} ({rec.type})", Failure.NO_ROOM)
         delta = spot - obj.position
         obj.position = spot
         obj.parent = rec.id
@@ -138,22 +144,22 @@ class ObjectTable:
         obj = self.get(object_id)
         verb = "open" if value else "close"
         if not obj.affords("openable"):
-            raise InteractionError(f"{object_id} ({obj.type}) is not openable")
+            raise InteractionError(f"{object_id} ({obj.type}) is not openable", Failure.NOT_CAPABLE)
         if obj.is_open == value:
-            raise InteractionError(f"{object_id} ({obj.type}) is already {'open' if value else 'closed'}; cannot {verb} it")
+            raise InteractionError(f"{object_id} ({obj.type}) is already {'open' if value else 'closed'}; cannot {verb} it", Failure.ALREADY_STATE)
         if obj.type == "Microwave" and value and obj.is_toggled:
-            raise InteractionError(f"{object_id} (Microwave) is running; turn it off before opening it")
+            raise InteractionError(f"{object_id} (Microwave) is running; turn it off before opening it", Failure.RUNNING)
         obj.is_open = value
         self._changed()
 
     def toggle(self, object_id: str, value: bool) -> None:
         obj = self.get(object_id)
         if not obj.affords("toggleable"):
-            raise InteractionError(f"{object_id} ({obj.type}) is not toggleable")
+            raise InteractionError(f"{object_id} ({obj.type}) is not toggleable", Failure.NOT_CAPABLE)
         if obj.is_toggled == value:
-            raise InteractionError(f"{object_id} ({obj.type}) is already {'on' if value else 'off'}")
+            raise InteractionError(f"{object_id} ({obj.type}) is already {'on' if value else 'off'}", Failure.ALREADY_STATE)
         if obj.type == "Microwave" and value and obj.is_open:
-            raise InteractionError(f"{object_id} (Microwave) is open; close it before turning it on")
+            raise InteractionError(f"{object_id} (Microwave) is open; close it before turning it on", Failure.DEVICE_OPEN)
         obj.is_toggled = value
         self._changed()
 
@@ -164,31 +170,32 @@ class ObjectTable:
         while every fill done here is also a valid THOR action."""
         obj = self.get(object_id)
         if liquid not in POURABLE_LIQUIDS:
-            raise InteractionError(f"FillObjectWithLiquid: unknown liquid {liquid!r} (known: {', '.join(POURABLE_LIQUIDS)})")
+            raise InteractionError(f"FillObjectWithLiquid: unknown liquid {liquid!r} (known: {', '.join(POURABLE_LIQUIDS)})", Failure.BAD_REQUEST)
         if not obj.affords("fillable"):
-            raise InteractionError(f"{object_id} ({obj.type}) cannot be filled with a liquid")
+            raise InteractionError(f"{object_id} ({obj.type}) cannot be filled with a liquid", Failure.NOT_CAPABLE)
         if obj.is_filled and obj.fill_liquid != liquid:
-            raise InteractionError(f"{object_id} is already filled with {obj.fill_liquid}")
+            # filled with another liquid, and nothing here empties it: this object will not do
+            raise InteractionError(f"{object_id} is already filled with {obj.fill_liquid}", Failure.NOT_CAPABLE)
         held = self.objects.get(self.held) if self.held else None
         pours = held is not None and ((held.type == "WineBottle" and liquid == "wine")
                                       or (held.is_filled and held.fill_liquid == liquid))
         if not pours:
             raise InteractionError(f"Filling {object_id} with {liquid} needs something to pour it from in hand "
-                                   f"({'a WineBottle' if liquid == 'wine' else f'a vessel of {liquid}'})")
+                                   f"({'a WineBottle' if liquid == 'wine' else f'a vessel of {liquid}'})", Failure.NEEDS_TOOL)
         obj.is_filled, obj.fill_liquid = True, liquid
         self._changed()
 
     def slice(self, object_id: str) -> list[SimObject]:
         obj = self.get(object_id)
         if not obj.affords("sliceable"):
-            raise InteractionError(f"{object_id} ({obj.type}) is not sliceable")
+            raise InteractionError(f"{object_id} ({obj.type}) is not sliceable", Failure.NOT_CAPABLE)
         if obj.is_sliced:
-            raise InteractionError(f"{object_id} is already sliced")
+            raise InteractionError(f"{object_id} is already sliced", Failure.ALREADY_STATE)
         held = self.objects.get(self.held) if self.held else None
         if held is None or held.type not in SLICER_TYPES:
-            raise InteractionError(f"Slicing {object_id} needs a Knife or ButterKnife in hand")
+            raise InteractionError(f"Slicing {object_id} needs a Knife or ButterKnife in hand", Failure.NEEDS_TOOL)
         if obj.is_picked_up:
-            raise InteractionError(f"{object_id} is held; put it down before slicing")
+            raise InteractionError(f"{object_id} is held; put it down before slicing", Failure.UNKNOWN)
         pieces = self._make_slices(obj)
         obj.is_sliced = True
         obj.active = False

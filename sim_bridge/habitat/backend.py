@@ -35,6 +35,8 @@ import numpy as np
 from transforms3d.quaternions import quat2mat
 
 from household.frames import world_from_camera
+from household.interactions import BY_ACTION, INTERACTIONS
+from household.outcomes import Failure
 from sim_bridge.habitat.episode import (
     HabitatDatasetError,
     HabitatEpisode,
@@ -74,8 +76,17 @@ class HabitatUnavailableError(HabitatError, ImportError):
     """habitat_sim (or its magnum bindings) is not importable."""
 
 
+# What this backend executes: the interaction table's rows marked ``habitat`` (open/closed and
+# on/off are the only object states it keeps; the rest fail as NOT_CAPABLE).
+HABITAT_INTERACTIONS = frozenset(i.action for i in INTERACTIONS if i.habitat)
+
+
 class _Failed(Exception):
-    """An action that cannot be done; becomes a failed step with this message."""
+    """An action that cannot be done; becomes a failed step with this message and typed outcome."""
+
+    def __init__(self, message: str, failure: Failure = Failure.UNKNOWN) -> None:
+        super().__init__(message)
+        self.failure = failure
 
 
 def import_habitat() -> tuple[Any, Any]:
@@ -161,11 +172,11 @@ class HabitatEnvironment:
         self.step_count += 1
         try:
             if self.stopped and action.name != "Stop":
-                raise _Failed(f"{action.name}: the episode was stopped; call reset()")
+                raise _Failed(f"{action.name}: the episode was stopped; call reset()", Failure.BAD_REQUEST)
             self._dispatch(action)
             self._feedback = ActionFeedback(action.name, True, "")
         except _Failed as exc:
-            self._feedback = ActionFeedback(action.name, False, str(exc))
+            self._feedback = ActionFeedback(action.name, False, str(exc), exc.failure.value)
         return StepResult(self._observe(), self._feedback.success, self._feedback.error)
 
     def ground_truth(self) -> WorldState:
@@ -307,7 +318,7 @@ class HabitatEnvironment:
                 target = self.horizon + (amount if name == "LookDown" else -amount)
                 if not cfg.horizon_min - 1e-6 <= target <= cfg.horizon_max + 1e-6:
                     raise _Failed(f"{name}: camera horizon {target:.0f} is outside "
-                                  f"[{cfg.horizon_min:.0f}, {cfg.horizon_max:.0f}]")
+                                  f"[{cfg.horizon_min:.0f}, {cfg.horizon_max:.0f}]", Failure.BAD_REQUEST)
                 self._act(name, amount)
                 self.horizon = target
                 return
@@ -316,43 +327,44 @@ class HabitatEnvironment:
             if self._act(name, amount) and name.startswith("Move"):
                 agent.set_state(before, reset_sensors=False)  # THOR semantics: a blocked move does not move
                 self._frame = self.sim.get_sensor_observations()
-                raise _Failed(f"{name} blocked: the navmesh ends there (collision)")
+                raise _Failed(f"{name} blocked: the navmesh ends there (collision)", Failure.BLOCKED)
         elif name == "Stop":
             self.stopped = True
-        elif name in ("PickupObject", "PutObject", "OpenObject", "CloseObject", "ToggleObjectOn", "ToggleObjectOff"):
+        elif name in HABITAT_INTERACTIONS:
             self._interact(name, action.object_id)
-        elif name == "SliceObject":
-            raise _Failed("SliceObject is not supported by the habitat backend (habitat_sim has no object states)")
+        elif name in BY_ACTION:
+            raise _Failed(f"{name} is not supported by the habitat backend (habitat_sim has no such object state)",
+                          Failure.NOT_CAPABLE)
         else:
-            raise _Failed(f"Unknown action {name!r}")
+            raise _Failed(f"Unknown action {name!r}", Failure.BAD_REQUEST)
 
     def _interact(self, name: str, object_id: str | None) -> None:
         item = self.items.get(object_id or "")
         if item is None:
-            raise _Failed(f"{name}: object {object_id} does not exist in scene {self.scene}")
+            raise _Failed(f"{name}: object {object_id} does not exist in scene {self.scene}", Failure.UNKNOWN_OBJECT)
         if item.held:
-            raise _Failed(f"{name}: object {object_id} is being held")
+            raise _Failed(f"{name}: object {object_id} is being held", Failure.UNKNOWN)
         camera = self._camera_position()
         dist = item.distance(camera)
         if dist > self.config.reach:
-            raise _Failed(f"{name}: object {object_id} is out of reach ({dist:.2f} m > {self.config.reach:.2f} m)")
+            raise _Failed(f"{name}: object {object_id} is out of reach ({dist:.2f} m > {self.config.reach:.2f} m)", Failure.OUT_OF_REACH)
         if item.semantic_id not in self._visible_ids():
-            raise _Failed(f"{name}: object {object_id} is not visible from the agent's view")
+            raise _Failed(f"{name}: object {object_id} is not visible from the agent's view", Failure.NOT_VISIBLE)
         rom = self.sim.get_rigid_object_manager()
         if name == "PickupObject":
             if not item.affords("pickupable"):
-                raise _Failed(f"PickupObject: {object_id} ({item.type}) is not pickupable")
+                raise _Failed(f"PickupObject: {object_id} ({item.type}) is not pickupable", Failure.NOT_CAPABLE)
             if self.held is not None:
-                raise _Failed(f"PickupObject: already holding {self.held.id}")
+                raise _Failed(f"PickupObject: already holding {self.held.id}", Failure.HAND_FULL)
             rom.remove_object_by_handle(item.rigid.handle)
             item.rigid, item.held, item.parents, self.held = None, True, [], item
         elif name == "PutObject":
             if self.held is None:
-                raise _Failed("PutObject: nothing is held")
+                raise _Failed("PutObject: nothing is held", Failure.NOT_HOLDING)
             if not item.affords("receptacle"):
-                raise _Failed(f"PutObject: {object_id} ({item.type}) is not a receptacle")
+                raise _Failed(f"PutObject: {object_id} ({item.type}) is not a receptacle", Failure.WRONG_RECEPTACLE)
             if item.affords("openable") and not item.is_open:
-                raise _Failed(f"PutObject: {object_id} is closed")
+                raise _Failed(f"PutObject: {object_id} is closed", Failure.CLOSED)
             held, self.held = self.held, None
             held.held = False
             self._place(held, np.array([item.center[0], item.hi[1] + 0.01, item.center[2]]), held.spec.yaw_deg)
@@ -360,7 +372,7 @@ class HabitatEnvironment:
         else:
             what = "openable" if name in ("OpenObject", "CloseObject") else "toggleable"
             if not item.affords(what):
-                raise _Failed(f"{name}: {object_id} ({item.type}) is not {what}")
+                raise _Failed(f"{name}: {object_id} ({item.type}) is not {what}", Failure.NOT_CAPABLE)
             if what == "openable":
                 item.is_open = name == "OpenObject"
             else:

@@ -87,7 +87,7 @@ OPTIONAL: dict[str, dict[str, str]] = {
     "memory_query": {"k": _INT, "kind": _STR, "now": _NUM},
     "memory_answer": {"answer": _OPT_STR, "status": _STR, "error": _STR},
     "skill_request": {"goal_id": _STR, "step": _INT, "record": _BOOL},
-    "skill_result": {"error": _STR, "actions": _INT, "step": _INT},
+    "skill_result": {"error": _STR, "failure": _STR, "actions": _INT, "step": _INT},
     "agent_status": {"held_object_id": _OPT_STR, "held_object_type": _OPT_STR, "feedback": _DICT,
                      "world_from_camera": _LIST},
     "ground_truth": {"rooms": _LIST, "held_object_id": _OPT_STR, "house_id": _STR},
@@ -193,8 +193,9 @@ def _check_status(data: Mapping[str, Any], topic: str) -> None:
     fb = data.get("feedback")
     if fb is not None:
         if not _type_ok(fb.get("action"), _OPT_STR) or not _type_ok(fb.get("success", True), _BOOL) \
-                or not _type_ok(fb.get("error", ""), _STR):
-            raise PayloadError(topic, "feedback", "must be {action: str|null, success: bool, error: str}")
+                or not _type_ok(fb.get("error", ""), _STR) or not _type_ok(fb.get("failure", ""), _STR):
+            raise PayloadError(topic, "feedback",
+                               "must be {action: str|null, success: bool, error: str, failure: str}")
 
 
 _CHECKS = {"label_table": _check_labels, "goal_dag": _check_goals, "critic_directive": _check_verdict,
@@ -294,7 +295,8 @@ def agent_status_to_payload(agent: AgentStatus, step: int, feedback: ActionFeedb
                            "yaw_deg": float(agent.yaw_deg), "horizon_deg": float(agent.horizon_deg),
                            "held_object_id": agent.held_object_id, "held_object_type": agent.held_object_type}
     if feedback is not None:
-        out["feedback"] = {"action": feedback.action, "success": bool(feedback.success), "error": feedback.error}
+        out["feedback"] = {"action": feedback.action, "success": bool(feedback.success), "error": feedback.error,
+                           "failure": feedback.failure}
     if world_from_camera is not None:
         out["world_from_camera"] = [float(v) for v in np.asarray(world_from_camera, dtype=np.float64).reshape(16)]
     return out
@@ -305,7 +307,7 @@ def agent_status_from_payload(data: Mapping[str, Any]) -> tuple[AgentStatus, int
     agent = AgentStatus(tuple(float(v) for v in data["position"]), float(data["yaw_deg"]),  # type: ignore[arg-type]
                         float(data["horizon_deg"]), data.get("held_object_id"), data.get("held_object_type"))
     return agent, int(data["step"]), ActionFeedback(fb.get("action"), bool(fb.get("success", True)),
-                                                    str(fb.get("error", "")))
+                                                    str(fb.get("error", "")), str(fb.get("failure", "")))
 
 
 def world_state_to_payload(world: WorldState, step: int) -> dict[str, Any]:

@@ -28,9 +28,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-SKILLS = ("navigate_to", "move", "rotate", "look", "pick", "place", "open", "close", "toggle", "slice", "pour",
-          "stop")
-OBJECT_SKILLS = ("pick", "place", "open", "close", "toggle", "slice", "pour")
+from household.interactions import BY_ACTION, INTERACTIONS, ROBOT_OBJECT_SKILLS
+
+# The object skills come from the interaction table (household.interactions): an interaction
+# declared there is a robot skill here, and the ExecuteSkill.action constants must list it
+# (tests/test_interaction_table.py reads the .action file).
+OBJECT_SKILLS = ROBOT_OBJECT_SKILLS
+SKILLS = ("navigate_to", "move", "rotate", "look") + OBJECT_SKILLS + ("stop",)
 DEFAULT_DEGREES = 30.0
 
 # atomic action -> (skill, direction, on)
@@ -39,10 +43,8 @@ _ATOMIC: dict[str, tuple[str, str, bool]] = {
     "MoveLeft": ("move", "left", False), "MoveRight": ("move", "right", False),
     "RotateLeft": ("rotate", "left", False), "RotateRight": ("rotate", "right", False),
     "LookUp": ("look", "up", False), "LookDown": ("look", "down", False),
-    "PickupObject": ("pick", "", False), "PutObject": ("place", "", False),
-    "OpenObject": ("open", "", False), "CloseObject": ("close", "", False),
-    "ToggleObjectOn": ("toggle", "", True), "ToggleObjectOff": ("toggle", "", False),
-    "SliceObject": ("slice", "", False), "FillObjectWithLiquid": ("pour", "", False), "Stop": ("stop", "", False),
+    **{i.action: (i.robot_skill, "", i.robot_on) for i in INTERACTIONS},
+    "Stop": ("stop", "", False),
 }
 _BY_SKILL: dict[tuple[str, str, bool], str] = {v: k for k, v in _ATOMIC.items()}
 DIRECTIONS = {"move": ("ahead", "back", "left", "right"), "rotate": ("left", "right"), "look": ("up", "down")}
@@ -89,6 +91,12 @@ class SkillGoal:
         return self
 
 
+def _passes(action: str) -> tuple[str, ...]:
+    """The Action.args keys an interaction carries (the table's ``passes``); none for the rest."""
+    row = BY_ACTION.get(action)
+    return row.passes if row is not None else ()
+
+
 def goal_for_action(action: str, object_id: str | None = None, args: Mapping[str, Any] | None = None,
                     step: int = -1, request_id: str = "") -> SkillGoal:
     """The skill goal that performs one atomic action (``args.degrees`` / ``args.metres`` set the amount)."""
@@ -98,7 +106,7 @@ def goal_for_action(action: str, object_id: str | None = None, args: Mapping[str
     args = dict(args or {})
     amount = float(args.get("degrees", args.get("metres", 0.0)) or 0.0)
     return SkillGoal(skill=skill, object_id=object_id or "", direction=direction, amount=amount, on=on,
-                     liquid=str(args.get("fillLiquid", "")) if skill == "pour" else "",
+                     liquid=str(args.get("fillLiquid", "")) if "fillLiquid" in _passes(action) else "",
                      request_id=request_id, step=step).validate()
 
 
@@ -113,7 +121,7 @@ def action_for_goal(goal: SkillGoal) -> tuple[str, str | None, dict[str, Any]]:
     args: dict[str, Any] = {}
     if goal.amount and goal.skill in ("rotate", "look") and goal.amount != DEFAULT_DEGREES:
         args["degrees"] = goal.amount
-    if goal.skill == "pour":
+    if "fillLiquid" in _passes(action):
         args["fillLiquid"] = goal.liquid
     return action, (goal.object_id or None), args
 

@@ -4,8 +4,8 @@ One table instead of ad-hoc dicts, because the two vocabularies differ in ways t
 break a run: ai2thor 5.0's ``PutObject`` takes the RECEPTACLE as ``objectId`` (ALFRED's 2.1.0
 took the held object plus ``receptacleObjectId``), moves and turns need explicit magnitudes so
 the step size does not depend on the build's defaults, and ALFRED's ``Stop`` is THOR's ``Done``.
-Actions outside the vocabulary (``FillObjectWithLiquid``, ``DropHandObject``, ...) pass through
-unchanged so a backend extra needs no code here.
+Actions outside the vocabulary (``DropHandObject``, ...) pass through unchanged so a backend
+extra needs no code here.
 """
 
 from __future__ import annotations
@@ -13,21 +13,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from household.interactions import INTERACTIONS
 from household.types import Action
 
 MOVES = ("MoveAhead", "MoveBack", "MoveLeft", "MoveRight")
 TURNS = ("RotateLeft", "RotateRight")
 LOOKS = ("LookUp", "LookDown")
-# Object actions and the fixed arguments ai2thor 5.0 documents for them.
-OBJECT_ACTIONS: dict[str, dict[str, Any]] = {
-    "PickupObject": {"forceAction": False, "manualInteract": False},
-    "PutObject": {"forceAction": False, "placeStationary": True},
-    "OpenObject": {"openness": 1.0, "forceAction": False},
-    "CloseObject": {"forceAction": False},
-    "ToggleObjectOn": {"forceAction": False},
-    "ToggleObjectOff": {"forceAction": False},
-    "SliceObject": {"forceAction": False},
-}
+# Object actions and the fixed arguments ai2thor 5.0 documents for them (the interaction table's
+# ``thor_args``, household.interactions).
+OBJECT_ACTIONS: dict[str, dict[str, Any]] = {i.action: dict(i.thor_args) for i in INTERACTIONS}
 # Controller.step raises ValueError for these errorCodes instead of returning a failed event.
 RAISING_ERROR_CODES = ("InvalidAction", "MissingArguments", "AmbiguousAction", "InvalidArgument")
 

@@ -35,8 +35,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from household.house_data import load_asset_database
+from household.outcomes import Failure
 from sim_bridge.thor.actions import ActionError, StepSizes, to_thor_call
 from sim_bridge.thor.conversion import InstanceIds, observation_from_event, rooms_from_house, world_state_from_metadata
+from sim_bridge.thor.failures import thor_failure
 from sim_bridge.thor.errors import (
     ThorConnectionError,
     ThorHouseError,
@@ -169,11 +171,11 @@ class ThorEnvironment:
             raise RuntimeError("step() before reset()")
         self.step_count += 1
         if self.stopped and action.name != "Stop":
-            return self._failed(action, f"{action.name}: the episode was stopped; call reset()")
+            return self._failed(action, f"{action.name}: the episode was stopped; call reset()", Failure.BAD_REQUEST)
         try:
             call = to_thor_call(action, self._sizes)
         except ActionError as exc:
-            return self._failed(action, str(exc))
+            return self._failed(action, str(exc), Failure.BAD_REQUEST)
         try:
             event = self._call(call["action"], lambda: self.controller.step(call))
             error = str(event.metadata.get("errorMessage") or "")
@@ -182,7 +184,8 @@ class ThorEnvironment:
         success = bool(event.metadata["lastActionSuccess"])
         self.stopped = self.stopped or (action.name == "Stop" and success)
         self._event = event
-        feedback = ActionFeedback(action.name, success, "" if success else error)
+        feedback = ActionFeedback(action.name, success, "" if success else error,
+                                  "" if success else thor_failure(error).value)
         obs = observation_from_event(event, self.step_count, feedback, self._ids, self.floor_y)
         return StepResult(obs, success, feedback.error)
 
@@ -206,8 +209,8 @@ class ThorEnvironment:
         self.close()
 
     # ---- internals ---------------------------------------------------------------------------
-    def _failed(self, action: Action, error: str) -> StepResult:
-        feedback = ActionFeedback(action.name, False, error)
+    def _failed(self, action: Action, error: str, failure: Failure) -> StepResult:
+        feedback = ActionFeedback(action.name, False, error, failure.value)
         obs = observation_from_event(self._event, self.step_count, feedback, self._ids, self.floor_y)
         return StepResult(obs, False, error)
 

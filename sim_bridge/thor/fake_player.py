@@ -37,6 +37,7 @@ import numpy as np
 
 from sim_bridge.embedded.env import AgentPose, EmbeddedConfig, EmbeddedEnvironment
 from household.house_data import HouseError
+from household.interactions import BY_ACTION, INTERACTIONS
 from household.types import Action, Observation
 
 HEADER = struct.Struct("!BI")
@@ -45,9 +46,8 @@ METADATA, ACTION, RGB_IMAGE, DEPTH_IMAGE, IDS_IMAGE, END_OF_MESSAGE = 1, 2, 4, 5
 SIM_ACTIONS = {
     "MoveAhead": "moveMagnitude", "MoveBack": "moveMagnitude", "MoveLeft": "moveMagnitude",
     "MoveRight": "moveMagnitude", "RotateLeft": "degrees", "RotateRight": "degrees",
-    "LookUp": "degrees", "LookDown": "degrees", "PickupObject": None, "PutObject": None,
-    "OpenObject": None, "CloseObject": None, "ToggleObjectOn": None, "ToggleObjectOff": None,
-    "SliceObject": None,
+    "LookUp": "degrees", "LookDown": "degrees",
+    **{i.action: None for i in INTERACTIONS},  # every interaction of household.interactions
 }
 
 
@@ -140,7 +140,9 @@ class Player:
     def _sim_step(self, name: str, msg: dict[str, Any]) -> tuple[bool, str]:
         env = self._need_env(name)
         arg = SIM_ACTIONS[name]
-        args = {arg: float(msg[arg])} if arg and arg in msg else {}
+        args: dict[str, Any] = {arg: float(msg[arg])} if arg and arg in msg else {}
+        if name in BY_ACTION:  # what an interaction carries, e.g. FillObjectWithLiquid's fillLiquid
+            args.update({k: msg[k] for k in BY_ACTION[name].passes if k in msg})
         result = env.step(Action(name, msg.get("objectId"), args))
         self.obs = result.observation
         return result.success, result.error

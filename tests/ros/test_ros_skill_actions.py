@@ -2,7 +2,7 @@
 - the simulator's server: feedback while a skill runs, a cancel mid-skill stops it (CANCELED,
   the simulator did not move: the next step is step 1; the cancel's latency is a figure of
   benchmarks/bench_ros_cancel.py), an unknown skill is ABORTED naming the field, an
-  unknown object is executed and fails as in-process;
+  unknown object is executed and fails as in-process, with the typed outcome in ``result.failure``;
 - the planner's client: a robot that never answers is cancelled after result_timeout_s and the
   planner retries, told the skill failed; on shutdown the goal in flight is cancelled; the planner
   stays up throughout."""
@@ -93,6 +93,7 @@ def test_simulator_skill_server_feedback_cancel_and_bad_goals():
         # 2. unknown skill: aborted, the reason names the field
         res = probe.wait(probe.wait(client.send_goal_async(Goal(skill="fly", request_id="b"))).get_result_async())
         assert res.status == GoalStatus.STATUS_ABORTED and "field 'skill'" in res.result.error
+        assert res.result.failure == "bad_request"
         # 3. a real step, then an unknown object: executed, fails in the simulator, as in-process
         res = probe.wait(probe.wait(client.send_goal_async(
             skills.goal_to_msg(skills.goal_for_action("RotateLeft", request_id="c"), Goal))).get_result_async(), 60)
@@ -100,6 +101,7 @@ def test_simulator_skill_server_feedback_cancel_and_bad_goals():
         res = probe.wait(probe.wait(client.send_goal_async(skills.goal_to_msg(
             skills.goal_for_action("PickupObject", "NoSuchThing|1", request_id="d"), Goal))).get_result_async(), 60)
         assert not res.result.success and res.result.step == 2
+        assert res.result.failure == "unknown_object", res.result  # the simulator's typed outcome, like Nav2's codes
         assert sim.poll() is None
     finally:
         probe.close()

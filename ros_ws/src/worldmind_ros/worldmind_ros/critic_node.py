@@ -57,7 +57,8 @@ class CriticNode(WorldMindNode):
             return
         ok = bool(data["success"])
         args = dict(req["args"])
-        event = CriticEvent("action", Subgoal(req["skill"], args), req["skill"], ok, str(data.get("error", "")))
+        event = CriticEvent("action", Subgoal(req["skill"], args), req["skill"], ok, str(data.get("error", "")),
+                            failure=str(data.get("failure", "")))
         context = PlannerContext(step=int(data.get("step", 0)), held_object_id=self.held, held_object_type=None,
                                  known_objects=[], rooms_seen=[], history=[], experience=[], object_types=[])
         decision = self.rules.critique(event, context)

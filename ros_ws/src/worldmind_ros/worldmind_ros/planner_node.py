@@ -224,7 +224,8 @@ class PlannerNode(WorldMindNode):
             self.get_logger().error(f"topic {self.topic('skill_result')}: {action.name} refused: {data.get('error', '')}")
             self.next_step = step
             self.held = dataclasses.replace(self.last_obs, feedback=ActionFeedback(action.name, False,
-                                                                                   str(data.get("error", ""))))
+                                                                                   str(data.get("error", "")),
+                                                                                   str(data.get("failure", ""))))
         self._maybe_act()
 
     def _maybe_act(self) -> None:

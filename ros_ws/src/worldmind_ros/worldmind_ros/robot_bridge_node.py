@@ -193,7 +193,8 @@ class RobotBridgeNode(WorldMindNode):
             return
         req = entry[1]
         self.step += 1
-        self.last_feedback = ActionFeedback(req["skill"], bool(data["success"]), str(data.get("error", "")))
+        self.last_feedback = ActionFeedback(req["skill"], bool(data["success"]), str(data.get("error", "")),
+                                            str(data.get("failure", "")))
         self._answer({**data, "step": self.step})
 
     def _relay_goal(self, rid: str, goal: Any, ctx: Any) -> dict[str, Any]:
@@ -225,7 +226,8 @@ class RobotBridgeNode(WorldMindNode):
                                                                        done.set()))
             if done.wait(0.01):
                 r = box["result"].result
-                data = {"success": bool(r.success), "error": str(r.error), "actions": int(r.actions)}
+                data = {"success": bool(r.success), "error": str(r.error), "failure": str(r.failure),
+                        "actions": int(r.actions)}
                 if ctx.cancelled():
                     raise SkillCancelled(f"the robot stopped ({r.error})")
                 return self._relay_done(goal, data)
@@ -244,7 +246,8 @@ class RobotBridgeNode(WorldMindNode):
         if "step" not in data:
             self.step += 1
             data["step"] = self.step
-            self.last_feedback = ActionFeedback(goal.skill, bool(data["success"]), str(data.get("error", "")))
+            self.last_feedback = ActionFeedback(goal.skill, bool(data["success"]), str(data.get("error", "")),
+                                                str(data.get("failure", "")))
         self._answer({"id": goal.request_id or "goal", **{k: v for k, v in data.items() if k != "aborted"}})
         return data
 

@@ -221,7 +221,8 @@ class SimServer:
         obs = dataclasses.replace(observation, step=self.step_index)
         if self.pending is not None:  # the result first, as a robot answers when the skill is done
             self._publish_result({"id": self.pending.request_id, "success": bool(obs.feedback.success),
-                                  "error": obs.feedback.error, "step": self.step_index, "actions": 1})
+                                  "error": obs.feedback.error, "failure": obs.feedback.failure,
+                                  "step": self.step_index, "actions": 1})
             self.pending = None
         self.publish_observation(obs)
         deadline = time.monotonic() + self.request_timeout_s

@@ -28,6 +28,7 @@ from typing import Any, Callable
 from rclpy.action import ActionClient, ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 
+from household.outcomes import Failure
 from sim_bridge.ros import skills
 
 SKILL_ACTION = "worldmind/execute_skill"  # relative: moves with the namespace
@@ -80,6 +81,7 @@ class SkillActionServer:
 
     def _result(self, request_id: str, data: dict[str, Any]) -> Any:
         return self.ExecuteSkill.Result(success=bool(data.get("success")), error=str(data.get("error", "")),
+                                        failure=str(data.get("failure", "")),
                                         actions=int(data.get("actions", 0)), step=int(data.get("step", -1)))
 
     def _execute(self, handle: Any) -> Any:
@@ -91,7 +93,7 @@ class SkillActionServer:
         except skills.SkillError as exc:
             log.error(f"action {self.name}: goal {rid}: {exc}; aborted")
             handle.abort()
-            return self._result(rid, {"success": False, "error": str(exc)})
+            return self._result(rid, {"success": False, "error": str(exc), "failure": Failure.BAD_REQUEST.value})
         try:
             data = self.execute(rid, goal, SkillContext(handle, self.ExecuteSkill.Feedback))
         except SkillCancelled as exc:
@@ -163,7 +165,8 @@ class SkillActionClient:
     def _done(self, rid: str, fut: Any) -> None:
         res = fut.result()
         r = res.result
-        self._answer(rid, {"success": bool(r.success), "error": str(r.error), "actions": int(r.actions),
+        self._answer(rid, {"success": bool(r.success), "error": str(r.error), "failure": str(r.failure),
+                           "actions": int(r.actions),
                            "step": int(r.step), "status": int(res.status)})
 
     def _answer(self, rid: str, data: dict[str, Any]) -> None:
