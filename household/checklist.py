@@ -221,6 +221,8 @@ register(Predicate("isFilledWithLiquid", "liquid", _filled, ("is filled with {va
                    requires="CanBeFilled", before_moves=True))
 register(Predicate("isDirty", "bool", _flag("isDirty"), ("is dirty", "is clean"), requires="CanBeDirty",
                    before_moves=True))
+register(Predicate("isBroken", "bool", _flag("isBroken"), ("is broken", "is not broken"), requires="CanBreak",
+                   in_place=True, before_moves=True))
 register(Predicate("inRoom", "room", _room, ("is in the {value}", "is in the {value}"), moves=True))
 register(Predicate("isHeld", "bool", _held, ("is held", "is not held"), requires="CanPickup", moves=True))
 

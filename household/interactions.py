@@ -77,6 +77,9 @@ INTERACTIONS: tuple[Interaction, ...] = (
     Interaction("FillObjectWithLiquid", "pour", "pour", "fillable", passes=("fillLiquid",),
                 thor_flag="isFilledWithLiquid", habitat=False, skill_args=("object_id", "liquid"),
                 note="water/coffee/wine; from a vessel of it or a wine bottle in hand"),
+    # THOR's BreakObject: a vase, a mug, a window... once broken, broken (no interaction undoes it)
+    Interaction("BreakObject", "break", "break", "breakable", thor_flag="isBroken", belief=("broken", "true"),
+                already="broken", habitat=False),
 )
 
 BY_ACTION: Mapping[str, Interaction] = MappingProxyType({i.action: i for i in INTERACTIONS})

@@ -181,6 +181,7 @@ for _cls, _words in {
     "close": "close shut lock",
     "go": "go walk head navigate enter proceed come",
     "find": "find locate search look",
+    "break": "break smash shatter",
 }.items():
     for _w in _words.split():
         VERBS[_w] = _cls
@@ -235,11 +236,12 @@ STATE_WORDS: dict[str, tuple[str, bool | str]] = {
     "filled": ("isFilledWithLiquid", True), "full": ("isFilledWithLiquid", True),
     "watered": ("isFilledWithLiquid", "water"),
     "running": ("isToggled", True), "going": ("isToggled", True),
+    "broken": ("isBroken", True), "smashed": ("isBroken", True), "shattered": ("isBroken", True),
 }
 # Verb classes that ask for one state change made where the object stands -> (predicate, value).
 # A predicate that one interaction makes true (household.interactions) is parsed from this row,
 # its verbs in VERBS and its state words in STATE_WORDS: no parser code per predicate.
-VERB_STATES: dict[str, tuple[str, bool]] = {}
+VERB_STATES: dict[str, tuple[str, bool]] = {"break": ("isBroken", True)}
 # Multi-word prepositions first; each maps to its role.
 PREPOSITIONS: dict[str, str] = {
     "on top of": "on", "onto": "on", "on to": "on", "on": "on", "upon": "on", "atop": "on",

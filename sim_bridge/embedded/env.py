@@ -358,4 +358,5 @@ EXECUTORS: dict[str, Callable[[EmbeddedEnvironment, str, dict[str, Any]], None]]
     "ToggleObjectOff": lambda env, oid, args: env.table.toggle(oid, False),
     "SliceObject": lambda env, oid, args: env.table.slice(oid),
     "FillObjectWithLiquid": lambda env, oid, args: env.table.fill(oid, str(args.get("fillLiquid", ""))),
+    "BreakObject": lambda env, oid, args: env.table.break_object(oid),
 }

@@ -163,6 +163,16 @@ class ObjectTable:
         obj.is_toggled = value
         self._changed()
 
+    def break_object(self, object_id: str) -> None:
+        """THOR's BreakObject: breakable objects (the asset database's CanBreak) break for good."""
+        obj = self.get(object_id)
+        if not obj.affords("breakable"):
+            raise InteractionError(f"{object_id} ({obj.type}) is not breakable", Failure.NOT_CAPABLE)
+        if obj.is_broken:
+            raise InteractionError(f"{object_id} ({obj.type}) is already broken", Failure.ALREADY_STATE)
+        obj.is_broken = True
+        self._changed()
+
     def fill(self, object_id: str, liquid: str) -> None:
         """THOR's FillObjectWithLiquid, made physical: the liquid is poured from what the agent
         holds, a WineBottle (wine) or a vessel already filled with that liquid (a kettle of water).
