@@ -165,7 +165,7 @@ def main() -> int:
         bag = tmp / "good.mcap"
         with BagWriter(bag) as writer:
             obs = env.reset(_le(default_episode_file()))
-            for i in range(8):
+            for _i in range(8):
                 writer.write_observation(obs)
                 obs = env.step(Action("RotateLeft")).observation
 

@@ -8,8 +8,8 @@ episode's checklist under ``items_match`` (same object type, predicate, value, c
 type; object/target rooms compared only when both name one), paired one-to-one. Precision =
 matched / parsed items, recall = matched / checklist items, pooled over all episodes. Also prints
 the same figures under exact ``ChecklistItem`` equality ("strict": rooms must agree too, which a
-concise instruction that drops rooms can not meet), the hand-written paraphrase set's recovery rate (tests/data/instruction_paraphrases.jsonl) and
-the parse time.
+concise instruction that drops rooms can not meet), the hand-written paraphrase set's recovery rate
+(tests/data/instruction_paraphrases.jsonl) and the parse time.
 
 Free-form sets (person-written, not our generator's output):
 - ``--freeform`` (default ../shared/data/instructions/freeform_dev.json beside the checkout): episode entries'

@@ -40,7 +40,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from evaluation.memory_eval import MemoryEvalConfig, explore, rooms_as_regions, viewpoints  # noqa: E402
-from memory.pipeline import MemoryPipeline
+from memory.pipeline import MemoryPipeline  # noqa: E402
 from memory.spatial.memory import MemoryConfig, SpatialMemory  # noqa: E402
 from perception.encoders import Encoders, HashTextEncoder  # noqa: E402
 from perception.perceive import Perception  # noqa: E402

@@ -150,7 +150,7 @@ def classify_report(report: dict[str, Any], episode: dict[str, Any] | None = Non
             obj_type, target_type = types[idx] if idx < len(types) else ("?", None)
 
         def unit(cause: str, gids: tuple[str, ...] = (), detail: str = "", check: str = "") -> UnmetUnit:
-            return UnmetUnit(eid, idx, pred, obj_type, missed, cause, gids, detail, check)
+            return UnmetUnit(eid, idx, pred, obj_type, missed, cause, gids, detail, check)  # noqa: B023 (called within this iteration)
 
         if stop.startswith("agent error"):
             out.append(unit("agent_error", detail=stop[:200]))

@@ -380,7 +380,7 @@ def main_memory_eval(argv: Sequence[str] | None = None) -> int:
         executor = executor_from_args(args)
         try:
             for outcome in executor.run(run_memory_eval_job, tasks, progress=lambda t: (
-                    lambda msg, i=t.payload.index: print(f"[house {i}] {msg}", file=sys.stderr))):
+                    lambda msg, i=t.payload.index: print(f"[house {i}] {msg}", file=sys.stderr))):  # noqa: B023 (i is bound as a default)
                 i = outcome.task.payload.index
                 if not outcome.ok:
                     failed += 1

@@ -143,7 +143,7 @@ def generate_trajectory_qa(log: TrajectoryLog, *, horizon: int | None = None, pe
 
     for s in inter:
         q("single_hop", f"Which object type did the agent act on with {s.action} at step {s.step}?", s.object_type, [s.step])
-    for i, p in enumerate(picks):
+    for _i, p in enumerate(picks):
         if sum(x.object_type == p.object_type for x in picks) == 1:
             q("multi_hop", f"In which room was the agent when it picked up the {p.object_type}?", p.room, [p.step])
             after = [s for s in inter if s.step > p.step]

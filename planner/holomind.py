@@ -551,7 +551,7 @@ class HoloMindAgent:
         def known(object_type: str) -> bool:
             return any(o.object_id not in excluded for o in self.tracker.of_type(object_type))
 
-        for role, t, room in missing:
+        for _role, t, room in missing:
             if not t or known(t):
                 # known elsewhere (a room-bound role: see relax_rooms below), or seen but out of
                 # reach so far (the goal retries it: the map has grown since)
@@ -560,7 +560,8 @@ class HoloMindAgent:
             p = self.pose
             boxes = [o for o in self.tracker.objects.values() if not o.gone and o.object_id not in self._inspected
                      and FIXED_RECEPTACLE.admits_info(self.catalog.type_info(o.object_type), t, self.catalog)]
-            boxes.sort(key=lambda o: (want_room is not None and self.rooms.room_type_at(float(o.centroid[0]), float(o.centroid[2])) != want_room,
+            boxes.sort(key=lambda o: (want_room is not None
+                                      and self.rooms.room_type_at(float(o.centroid[0]), float(o.centroid[2])) != want_room,
                                       math.hypot(o.centroid[0] - p.x, o.centroid[2] - p.z)))
             for box in boxes[:8]:
                 if self.obs.step - start > self.config.search_step_cap + self.config.inspect_step_cap:

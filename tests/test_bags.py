@@ -339,7 +339,7 @@ def test_out_of_order_stamps_are_counted_and_handled_deterministically(recorded,
     path = tmp_path / "ooo.mcap"
     live = recorded["live"][:6]
     with BagWriter(path) as w:
-        for i, obs in enumerate(live[:5]):
+        for _i, obs in enumerate(live[:5]):
             w.write_observation(obs)
         # frame 5 arrives last but carries frame 2's stamp (a driver clock jump)
         w.write_observation(live[5], stamp_ns=w.stamp_of_frame(2), log_time_ns=w.stamp_of_frame(5))
@@ -358,7 +358,7 @@ def test_out_of_order_stamps_are_counted_and_handled_deterministically(recorded,
 def test_malformed_json_on_a_string_topic_is_named_skipped_and_counted(recorded, tmp_path):
     path = tmp_path / "json.mcap"
     with BagWriter(path) as w:
-        for i, obs in enumerate(recorded["live"][:3]):
+        for _i, obs in enumerate(recorded["live"][:3]):
             stamp = w.write_observation(obs)
             w.write_event("critic", {"verdict": "pass"})
         w.write_text("/worldmind/critic", "{not json", stamp + 5000)

@@ -227,7 +227,7 @@ def test_kill_9_at_seeded_random_times_keeps_every_acknowledged_event_once(tmp_p
                                 stdout=subprocess.PIPE,
                                 text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
         acks: list[str] = []
-        reader = threading.Thread(target=lambda: [acks.append(x.strip()) for x in proc.stdout], daemon=True)
+        reader = threading.Thread(target=lambda: [acks.append(x.strip()) for x in proc.stdout], daemon=True)  # noqa: B023
         reader.start()
         start = time.monotonic()
         while not acks and time.monotonic() - start < 30:  # wait for the writer to start acknowledging

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 
 from planner.episodic_beliefs import HAND, EpisodicBeliefs
 

@@ -198,7 +198,7 @@ def test_builders_cover_every_predicate_and_pin_what_they_disambiguate() -> None
         rng = random.Random(5)
         for scenario in SCENARIOS:
             for _ in range(150):
-                for kind, build in BUILDERS.items():
+                for _kind, build in BUILDERS.items():
                     goal = build(index, POOLS[scenario], rng)
                     if goal is None:
                         continue
@@ -211,7 +211,7 @@ def test_builders_cover_every_predicate_and_pin_what_they_disambiguate() -> None
                                                for k in ("id", "ids", "room"))
                         if sel.get("count", 1) > 1:
                             counts += 1
-                            assert not ("id" in sel)
+                            assert "id" not in sel
                     if goal.kind == "fill" and len(goal.items) == 1 and not goal.referenced:
                         # "fill a bowl with water" means any bowl: nothing singles one out
                         assert "id" not in goal.items[0]["object"], goal.items

@@ -226,7 +226,7 @@ def test_frontier_looks_out_through_the_open_side() -> None:
     occ.wall[open_side] = False
     fronts = occ.frontier()
     assert fronts
-    for x, z, _, ox, oz in fronts:
+    for _x, z, _, _ox, oz in fronts:
         assert z < -0.9 and oz < -1.5
 
 

@@ -6,7 +6,6 @@ gives no plan (answered "question not understood"), never a guessed one.
 """
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 

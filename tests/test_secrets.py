@@ -30,8 +30,8 @@ def all_bytes(root: Path) -> bytes:
     return b"".join(p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file())
 
 
-def test_a_model_answer_with_the_key_is_redacted_from_cache_and_reports(tmp_path: Path, key: str, layout,
-                                                                        world) -> None:
+def test_a_model_answer_with_the_key_is_redacted_from_cache_and_reports(tmp_path: Path, key: str,
+                                                                        layout, world) -> None:  # noqa: F811
     leaky = json.loads(VALID["decompose"])
     leaky["goals"][0]["text"] = f"put a mug in the sink (my key is {key})"
     c = client([json.dumps(leaky)], cache_dir=tmp_path / "cache", api_key_env=ENV)

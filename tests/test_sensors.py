@@ -15,7 +15,7 @@ from evaluation.episodes import load_episode
 from household.types import Action, InstanceLabel
 from memory.pipeline import MemoryPipeline
 from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
-from sim_bridge.sensors import PROFILES, SensorNoise, sensor_profile
+from sim_bridge.sensors import SensorNoise, sensor_profile
 from sim_bridge.sensors.noise import SPURIOUS_PREFIX
 from sim_bridge.sensors.profiles import DepthModel, SegmentationModel, SensorProfile
 

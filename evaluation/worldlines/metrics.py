@@ -103,7 +103,7 @@ def score_plan(sample: PlanSample, steps: list[list[str]], used: dict[str, str |
     consistent = sum(used.get(k) == v for k, v in truth.items()) / len(truth)
     planned = {tuple(s[:2]) for s in steps}
     uses = 0
-    for e, a, v in sample.constraints:
+    for e, a, _v in sample.constraints:
         if used.get(f"{e}.{a}") is None:
             continue
         if a == "location":

@@ -28,6 +28,7 @@ import zlib
 from pathlib import Path
 from typing import BinaryIO, Iterator
 
+from household.secrets import redact
 
 _BLOCK = 65536
 
@@ -45,7 +46,6 @@ def _last_line_start(fh: BinaryIO, end: int) -> int:
         pos = lo
     return 0
 
-from household.secrets import redact
 
 #: Largest record the log writes or reads back; a longer line is a format error (not a hang or a
 #: memory blow-up when someone points the log at a huge file).

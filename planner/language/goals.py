@@ -63,7 +63,7 @@ class GoalBuilding:
         if not room or not any(c.kind == "there" for c in chunks):
             return chunks
         out: list[_Chunk] = []
-        for i, c in enumerate(chunks):
+        for _i, c in enumerate(chunks):
             if c.kind != "there":
                 out.append(c)
                 continue
@@ -521,7 +521,7 @@ class GoalBuilding:
         """Turn (mention, predicate, value, target) into items; rooms in groups narrow or hint."""
         room_groups = [g for g in groups if isinstance(g[2], str) and g[2] not in ("there", "me")
                        and g[0] in ("in", "from", "at", "on")]
-        for role, phrase, what in groups:
+        for role, _phrase, what in groups:
             if role == "with" and isinstance(what, Mention):
                 r.hints["tool"] = what.type
             elif role == "near" and isinstance(what, Mention) and what.type and not what.pronoun:

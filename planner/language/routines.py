@@ -82,7 +82,7 @@ class RoutineExpander:
     def _tidy(self, raw: Raw, unparsed: list[Any], make_unparsed: Callable[[str, str], Any]) -> None:
         inferred: list[ChecklistItem] = []
         for items, _, _ in raw:
-            for k, item in enumerate(list(items)):
+            for _k, item in enumerate(list(items)):
                 if item.predicate != "inRoom" or not isinstance(item.value, str):
                     continue
                 where = self.best.get(item.object.type)

@@ -277,7 +277,8 @@ class EmbeddedEnvironment:
             deg = float(action.args.get("degrees", cfg.look_step))
             target = self.pose.horizon + (deg if name == "LookDown" else -deg)
             if target < cfg.horizon_min - 1e-6 or target > cfg.horizon_max + 1e-6:
-                raise InteractionError(f"{name}: camera horizon {target:.0f} is outside [{cfg.horizon_min:.0f}, {cfg.horizon_max:.0f}]", Failure.BAD_REQUEST)
+                raise InteractionError(f"{name}: camera horizon {target:.0f} is outside "
+                                       f"[{cfg.horizon_min:.0f}, {cfg.horizon_max:.0f}]", Failure.BAD_REQUEST)
             self.pose.horizon = target
         elif name == "Stop":
             self.stopped = True
@@ -317,7 +318,8 @@ class EmbeddedEnvironment:
             raise InteractionError(f"{name}: object {object_id} is being held", Failure.UNKNOWN)
         dist = obj.distance_to_point(self.camera_position())
         if dist > self.config.reach:
-            raise InteractionError(f"{name}: object {object_id} is out of reach ({dist:.2f} m > {self.config.reach:.2f} m)", Failure.OUT_OF_REACH)
+            raise InteractionError(f"{name}: object {object_id} is out of reach ({dist:.2f} m > "
+                                   f"{self.config.reach:.2f} m)", Failure.OUT_OF_REACH)
         if not self.is_visible(object_id):
             raise InteractionError(f"{name}: object {object_id} is not visible from the agent's view", Failure.NOT_VISIBLE)
         executor = EXECUTORS.get(name)

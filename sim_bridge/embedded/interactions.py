@@ -129,7 +129,8 @@ class ObjectTable:
             raise InteractionError(f"{receptacle_id} ({rec.type}) only accepts {allowed}, not {obj.type}", Failure.WRONG_RECEPTACLE)
         spot = place(obj, rec, [o for o in self.children(rec.id)])
         if spot is None:
-            raise InteractionError(f"No valid positions to place object {obj.id} ({obj.type}) in {receptacle_id} ({rec.type})", Failure.NO_ROOM)
+            raise InteractionError(f"No valid positions to place object {obj.id} ({obj.type}) in {receptacle_id} "
+                                   f"({rec.type})", Failure.NO_ROOM)
         delta = spot - obj.position
         obj.position = spot
         obj.parent = rec.id
@@ -146,7 +147,8 @@ class ObjectTable:
         if not obj.affords("openable"):
             raise InteractionError(f"{object_id} ({obj.type}) is not openable", Failure.NOT_CAPABLE)
         if obj.is_open == value:
-            raise InteractionError(f"{object_id} ({obj.type}) is already {'open' if value else 'closed'}; cannot {verb} it", Failure.ALREADY_STATE)
+            raise InteractionError(f"{object_id} ({obj.type}) is already {'open' if value else 'closed'}; "
+                                   f"cannot {verb} it", Failure.ALREADY_STATE)
         if obj.type == "Microwave" and value and obj.is_toggled:
             raise InteractionError(f"{object_id} (Microwave) is running; turn it off before opening it", Failure.RUNNING)
         obj.is_open = value
@@ -180,7 +182,8 @@ class ObjectTable:
         while every fill done here is also a valid THOR action."""
         obj = self.get(object_id)
         if liquid not in POURABLE_LIQUIDS:
-            raise InteractionError(f"FillObjectWithLiquid: unknown liquid {liquid!r} (known: {', '.join(POURABLE_LIQUIDS)})", Failure.BAD_REQUEST)
+            raise InteractionError(f"FillObjectWithLiquid: unknown liquid {liquid!r} "
+                                   f"(known: {', '.join(POURABLE_LIQUIDS)})", Failure.BAD_REQUEST)
         if not obj.affords("fillable"):
             raise InteractionError(f"{object_id} ({obj.type}) cannot be filled with a liquid", Failure.NOT_CAPABLE)
         if obj.is_filled and obj.fill_liquid != liquid:

@@ -133,7 +133,8 @@ def _point(p: Any, where: str) -> np.ndarray:
         raise HouseError(f"{where}: expected {{x, y, z}}, got {p!r}") from exc
 
 
-def iter_house_objects(objects: list[dict[str, Any]], parent: dict[str, Any] | None = None, path: str = "objects") -> Iterator[tuple[dict[str, Any], dict[str, Any] | None, str]]:
+def iter_house_objects(objects: list[dict[str, Any]], parent: dict[str, Any] | None = None,
+                       path: str = "objects") -> Iterator[tuple[dict[str, Any], dict[str, Any] | None, str]]:
     for i, obj in enumerate(objects):
         where = f"{path}[{i}]"
         yield obj, parent, where

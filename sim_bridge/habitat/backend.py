@@ -366,8 +366,10 @@ class HabitatEnvironment:
             if item.affords("openable") and not item.is_open:
                 raise _Failed(f"PutObject: {object_id} is closed", Failure.CLOSED)
             held, self.held = self.held, None
+            assert held is not None  # checked above: "nothing is held" fails first
             held.held = False
-            self._place(held, np.array([item.center[0], item.hi[1] + 0.01, item.center[2]]), held.spec.yaw_deg)
+            yaw = held.spec.yaw_deg if held.spec is not None else 0.0  # a scene object has no episode spec
+            self._place(held, np.array([item.center[0], item.hi[1] + 0.01, item.center[2]]), yaw)
             held.parents = [item.id] + item.parents
         else:
             what = "openable" if name in ("OpenObject", "CloseObject") else "toggleable"

@@ -71,7 +71,7 @@ class ReplayEnvironment:
         return None
 
     def observations(self) -> Iterator[Observation]:
-        obs = self.reset()
+        obs: Observation | None = self.reset()
         while obs is not None:
             yield obs
             obs = self.next_observation()

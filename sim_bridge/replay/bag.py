@@ -140,7 +140,7 @@ class BagWriter:
         self._frame_time = self.start_ns
         if self.single_file:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._tmp = Path(tempfile.mkdtemp(prefix=f".{self.path.stem}.", dir=self.path.parent))
+            self._tmp: Path | None = Path(tempfile.mkdtemp(prefix=f".{self.path.stem}.", dir=self.path.parent))
             bag_dir = self._tmp / "bag"
         else:
             self._tmp = None

@@ -62,10 +62,11 @@ from transforms3d.quaternions import mat2quat, quat2mat
 
 from household.frames import camera_pose_from_world_from_camera, is_rigid_transform
 from sim_bridge.ros import payloads
-from sim_bridge.ros.topics import COLOR_ENCODING, DEPTH_ENCODING, FRAMES, IDS_ENCODING, TOPICS, topic_names
+from sim_bridge.ros.topics import COLOR_ENCODING, DEPTH_ENCODING, FRAMES, IDS_ENCODING, topic_names
+
+from household.types import ActionFeedback, AgentStatus, CameraIntrinsics, Observation, WorldState
 
 DEFAULT_NAMES = topic_names()  # resolved default names, for error messages
-from household.types import ActionFeedback, AgentStatus, CameraIntrinsics, Observation, WorldState
 
 NS = 1_000_000_000
 EXACT_TOLERANCE = 1e-6  # agent_status copies of a pose are used when they agree with the messages to this
@@ -437,7 +438,8 @@ def messages_to_observation(msgs: Mapping[str, Any], topic_of: Mapping[str, str]
                             map_from_base: np.ndarray | None = None) -> Observation:
     """Assemble an Observation from one frame's messages keyed like ``topics.TOPICS``.
 
-    Required: camera_info, camera_pose, and odom unless agent_status gives the base pose. Optional: color, depth, instance_ids (+ instance_labels),
+    Required: camera_info, camera_pose, and odom unless agent_status gives the base pose. Optional: color, depth,
+    instance_ids (+ instance_labels),
     agent_status (step, horizon, held object, feedback, and exact copies of the poses, used where they
     agree with the PoseStamped/Odometry to 1e-6; without it the horizon is the camera pose's pitch,
     nothing is held and ``step`` is used). ``topic_of`` maps keys to the topic names used in

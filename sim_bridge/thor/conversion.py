@@ -62,7 +62,7 @@ def instance_image(colors: np.ndarray, color_to_object_id: Mapping[tuple[int, in
     labels: dict[int, InstanceLabel] = {}
     for i, key in enumerate(keys):
         name = color_to_object_id.get((int(key) >> 16, (int(key) >> 8) & 255, int(key) & 255))
-        if name in object_types:
+        if name is not None and name in object_types:
             k = ids.get(name)
             lookup[i] = k
             labels[k] = InstanceLabel(name, object_types[name])

@@ -64,7 +64,7 @@ def _open_and_check(path: Path, data: bytes, good: bytes, name: str) -> int:
         return 0  # the format's own error (e.g. a directory in its place): acceptable, nothing written
     ids = set(tr._ids)
     changed_from = _common_prefix(good, data)
-    for start, end, eid in _line_spans(good):
+    for _start, end, eid in _line_spans(good):
         # Lines entirely before the first changed byte, and complete (ending in a newline) in the
         # mutated file, were acknowledged and untouched: they must be there.
         if end <= changed_from and end <= len(data):

@@ -74,7 +74,7 @@ def test_episode_field_mutations(tmp_path: Path, assets: dict, episode_text: str
     base = json.loads(episode_text)
     rng = random.Random(SEED)
     seen = {"ok": 0, "error": 0}
-    for k, (name, mutated) in enumerate(json_mutations(base, rng, 80)):
+    for k, (_name, mutated) in enumerate(json_mutations(base, rng, 80)):
         path = tmp_path / f"m{k}.json"
         try:
             path.write_text(json.dumps(mutated), encoding="utf-8")

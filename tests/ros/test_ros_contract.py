@@ -10,7 +10,6 @@ import ast
 import json
 import sys
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 import yaml

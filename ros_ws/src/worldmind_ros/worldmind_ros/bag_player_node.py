@@ -92,7 +92,7 @@ class BagPlayerNode(WorldMindNode):
                     frames += 1
                     if rate == 0:
                         with self.acked:
-                            self.acked.wait_for(lambda: self.last_ack >= item.stamp_ns or self.closing.is_set(),
+                            self.acked.wait_for(lambda: self.last_ack >= item.stamp_ns or self.closing.is_set(),  # noqa: B023 (waited on here)
                                                 timeout=2.0)
                 elif isinstance(item, EventItem) and item.kind in EVENT_TOPICS:
                     key = EVENT_TOPICS[item.kind]

@@ -66,7 +66,7 @@ class ObservationStream:
     def __init__(self, node: WorldMindNode, names: Mapping[str, str],
                  on_observation: Callable[[Observation, int], None], *, with_status: bool = True,
                  slop_s: float = 0.0, stale_after_s: float = 2.0, status_wait_s: float = 1.0,
-                 qos_override: Any = None, pose_source: str = "tf", frames: FrameNames = FrameNames(),
+                 qos_override: Any = None, pose_source: str = "tf", frames: FrameNames | None = None,
                  tf_timeout_s: float = 0.5) -> None:
         if pose_source not in ("tf", "topic"):
             raise ValueError(f"parameter pose_source: 'tf' or 'topic', got {pose_source!r}")
@@ -75,6 +75,7 @@ class ObservationStream:
         self.on_observation = on_observation
         self.with_status = with_status
         self.status_wait_s = status_wait_s
+        frames = frames if frames is not None else FrameNames()
         self.frames_ids = frames
         self.pose_source = pose_source
         self.rejected = 0

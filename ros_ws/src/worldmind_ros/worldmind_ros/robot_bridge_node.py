@@ -173,7 +173,7 @@ class RobotBridgeNode(WorldMindNode):
             self.gate.poll()
         self.diag_pub.publish(to_msg(rows, self.get_fully_qualified_name(), self.get_clock().now().to_msg()))
         deadline = time.monotonic() - float(self.params["skill_timeout_s"])
-        for rid, (sent, req) in list(self.pending.items()):
+        for rid, (sent, _req) in list(self.pending.items()):
             if sent < deadline:
                 del self.pending[rid]
                 self._answer({"id": rid, "success": False, "step": self.step,
