@@ -6,7 +6,8 @@ the JSON into the role's record, and on ``LLMRoleError`` (the client's bounded r
 hands the same call to ``fallback``, an object implementing the same Protocol (normally the
 deterministic implementation; it is passed in, never imported, so the two stay independent).
 Each fallback is recorded, with its reason, on the role (``fallback_log``) and in the client's
-``usage()`` so that reports show how often the model was actually used.
+``usage()``, and every used answer as a model decision (``planner.llm.attribution``), so that
+reports show how often the model was actually used.
 """
 
 from __future__ import annotations
@@ -155,19 +156,21 @@ class _LLMRole:
              fallback_call: Callable[[Any], T]) -> T:
         try:
             value = self.client.call_json(self.role_name, messages, schema, validate)
-            return convert(value)
+            out = convert(value)
         except LLMRoleError as exc:
             return self._fall_back(context, exc.kind, str(exc), exc, fallback_call)
         except (ValueError, KeyError, TypeError) as exc:  # validated JSON that still would not convert
             err = LLMRoleError(self.role_name, "semantic", f"could not convert the answer: {exc}", 0)
             return self._fall_back(context, "semantic", str(err), err, fallback_call)
+        self.client.record_decision(self.role_name)  # the model's answer is what the agent uses
+        return out
 
     def _fall_back(self, context: PlannerContext, kind: str, reason: str, exc: LLMRoleError,
                    fallback_call: Callable[[Any], T]) -> T:
         self.fallback_log.append({"role": self.role_name, "kind": kind, "reason": reason, "step": context.step})
         if self.fallback is None:
             raise exc
-        self.client.record_fallback(self.role_name, f"[{kind}] {reason}")
+        self.client.record_fallback(self.role_name, f"[{kind}] {reason}", kind)
         return fallback_call(self.fallback)
 
 
