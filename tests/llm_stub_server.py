@@ -55,6 +55,14 @@ class StubServer:
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
 
+            def do_GET(self) -> None:  # noqa: N802: the model list, as `worldmind llm check` asks for it
+                body = json.dumps({"object": "list", "data": [{"id": "stub", "object": "model"}]}).encode()
+                self.send_response(200 if self.path.rstrip("/").endswith("/models") else 404)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
             def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(min(length, 50 << 20))
