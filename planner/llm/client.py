@@ -121,6 +121,8 @@ class LLMConfig:
     # Prompt size limits: memory can hold hundreds of objects; the schema still admits every id.
     max_objects_in_prompt: int = 80
     max_history_in_prompt: int = 12
+    # Roles working on one goal list at most this many objects of each of its types (planner.llm.roles).
+    max_objects_per_type: int = 8
     # A reply body over this many bytes is cut off and counted as a "too_large" failure (a model
     # answer is a few kB; a server streaming gigabytes must not fill memory). OpenAI-style providers.
     max_response_bytes: int = 1 << 20
@@ -147,7 +149,7 @@ class LLMConfig:
             raise LLMConfigError(f"LLMConfig.response_format must be one of {RESPONSE_FORMATS}, "
                                  f"got {_shown(self.response_format)}")
         for name, lo, hi in (("max_repairs", 0, 20), ("max_tokens", 1, 1_000_000),
-                             ("max_objects_in_prompt", 0, 100_000), ("max_history_in_prompt", 0, 100_000),
+                             ("max_objects_in_prompt", 0, 100_000), ("max_history_in_prompt", 0, 100_000), ("max_objects_per_type", 1, 100_000),
                              ("max_response_bytes", 1024, 1 << 30)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
