@@ -3,8 +3,10 @@
 For each role conversation of the recording it prints the server's own prompt-token count (what
 the run sent, Qwen2.5 tokenizer), the recorded prompt in characters / 4, and the prompt today's
 role builds from the same context (rebuilt from the recorded prompt by tests/llm_transcript.py)
-in characters / 4. characters / 4 is an estimate (labelled so): the recorded calls show about
-3.3 characters per Qwen token on these prompts (the ids and numbers tokenize densely).
+in characters / 4, and today's prompt in estimated Qwen tokens (its characters times the recorded
+tokens per character of that role). characters / 4 is an estimate (labelled so) and a low one
+here: the recorded prompts ran about 2.5 characters per Qwen token (ids such as "small|6|23" and
+distances tokenize densely).
 
     python benchmarks/llm_prompt_sizes.py
 """
@@ -46,20 +48,23 @@ def measure() -> dict[str, dict[str, float]]:
         first = conv.first
         now = _chars(rebuilt(conv.role, first.messages, client)) + FORMAT_NOTE_CHARS
         rows.setdefault(conv.role, []).append((first.prompt_tokens, _chars(first.messages), now))
+    ratio = {role: sum(x[0] for x in r) / sum(x[1] for x in r) for role, r in rows.items()}  # tokens per char
     out = {}
     for role, r in sorted(rows.items()):
         out[role] = {"calls": len(r), "recorded_tokens": statistics.median(x[0] for x in r),
                      "recorded_chars_4": statistics.median(x[1] for x in r) / 4,
                      "now_chars_4": statistics.median(x[2] for x in r) / 4,
-                     "now_max_chars_4": max(x[2] for x in r) / 4}
+                     "now_max_chars_4": max(x[2] for x in r) / 4,
+                     "now_tokens_est": statistics.median(x[2] for x in r) * ratio[role]}
     return out
 
 
 def main() -> None:
-    print("role       calls  recorded tokens (server)  recorded chars/4  today chars/4 (median, max)")
+    print("medians per role    calls  recorded tokens (server)  recorded chars/4  today chars/4 (max)  "
+          "today est. tokens")
     for role, m in measure().items():
-        print(f"{role:<10} {m['calls']:>5}  {m['recorded_tokens']:>24.0f}  {m['recorded_chars_4']:>16.0f}  "
-              f"{m['now_chars_4']:>13.0f} {m['now_max_chars_4']:>6.0f}")
+        print(f"{role:<18} {m['calls']:>5}  {m['recorded_tokens']:>24.0f}  {m['recorded_chars_4']:>16.0f}  "
+              f"{m['now_chars_4']:>7.0f} ({m['now_max_chars_4']:>4.0f})  {m['now_tokens_est']:>17.0f}")
 
 
 if __name__ == "__main__":
