@@ -30,13 +30,14 @@ import hashlib  # noqa: E402  (the env var above must be set before anything can
 import json  # noqa: E402
 import re  # noqa: E402
 import time  # noqa: E402
-from dataclasses import asdict, dataclass, field  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any, Callable, Literal, Sequence  # noqa: E402
 
 from household.secrets import redact, register_secret_env  # noqa: E402
 from planner.llm.attribution import (Attribution, RoleDecisions, is_local_api_base, reason_of,  # noqa: E402
                                      server_label)
+from planner.llm.usage import RoleUsage, _usage_dict  # noqa: E402,F401  (RoleUsage: part of this API)
 from planner.llm.transport import CappedTransport, ResponseTooLargeError, uses_openai_transport  # noqa: E402
 from planner.llm.answers import (FailureKind, MAX_ANSWER_CHARS, MAX_ANSWER_DEPTH, _atomic_write_json,  # noqa: E402,F401
                                  _depth_over, _read_cache_entry, _repair_prompt, parse_json_answer, schema_errors)
@@ -164,36 +165,6 @@ class LLMConfig:
             self.cache_dir = Path(self.cache_dir)
         if self.mock_responses is not None:
             self.mock_responses = list(self.mock_responses)
-
-
-@dataclass
-class RoleUsage:
-    """Counters for one role (and, summed, for the episode)."""
-
-    calls: int = 0  # real litellm calls (cache hits excluded)
-    cache_hits: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-    cost_known_calls: int = 0
-    cost_unknown_calls: int = 0
-    latency_s: float = 0.0
-    repairs: int = 0  # repair prompts sent after an invalid answer
-    retries: int = 0  # re-sends after a transport error
-    failures: int = 0  # LLMRoleError raised (bound reached)
-    fallbacks: int = 0  # the role then used its deterministic fallback
-
-    def add(self, other: "RoleUsage") -> None:
-        for name, value in asdict(other).items():
-            setattr(self, name, getattr(self, name) + value)
-
-
-def _cost_status(u: RoleUsage) -> str:
-    if u.cost_known_calls == 0 and u.cost_unknown_calls == 0:
-        return "none"
-    if u.cost_unknown_calls == 0:
-        return "known"
-    return "unknown" if u.cost_known_calls == 0 else "partial"
 
 
 @dataclass(frozen=True)
@@ -506,22 +477,3 @@ def _is_timeout(exc: BaseException) -> bool:
     """litellm.Timeout, openai.APITimeoutError, httpx timeouts, socket.timeout: all name themselves so
     (checked by name and MRO, so no provider SDK has to be imported here)."""
     return isinstance(exc, TimeoutError) or any("Timeout" in cls.__name__ for cls in type(exc).__mro__)
-
-
-def _usage_dict(u: RoleUsage) -> dict[str, Any]:
-    return {
-        "calls": u.calls,
-        "cache_hits": u.cache_hits,
-        "prompt_tokens": u.prompt_tokens,
-        "completion_tokens": u.completion_tokens,
-        "total_tokens": u.prompt_tokens + u.completion_tokens,
-        "cost_usd": round(u.cost_usd, 8),
-        "cost_status": _cost_status(u),
-        "latency_s": round(u.latency_s, 4),
-        "repairs": u.repairs,
-        "retries": u.retries,
-        "failures": u.failures,
-        "fallbacks": u.fallbacks,
-    }
-
-
