@@ -12,7 +12,8 @@ import pytest
 
 from evaluation.report import EpisodeResult, summarize, write_episode_report, write_summary
 from household.types import WorldState
-from planner.llm.attribution import MODEL_SHARE_THRESHOLD, Attribution, is_local_api_base, server_label
+from planner.llm.attribution import (MODEL_SHARE_THRESHOLD, Attribution, is_local_api_base, server_label,
+                                     server_trouble)
 from planner.llm.client import LLMClient, LLMConfig
 from sim_bridge.embedded.house_geometry import HouseLayout
 from tests.test_report import layout, make_result, world  # noqa: F401 (pytest fixtures)
@@ -119,3 +120,24 @@ def test_attribution_roundtrip() -> None:
     usage = usage_of({"refine": 1}, {"ground": ["timeout", "semantic"]})
     a = Attribution.from_usage(usage)
     assert a is not None and a.total.decisions == 3 and a.total.fallbacks == {"timeout": 1, "refused_by_checks": 1}
+
+
+def test_server_trouble_names_the_server_only_for_transport_failures() -> None:
+    down = Attribution.from_usage(usage_of({}, {"ground": ["api_error", "timeout", "api_error"]}))
+    line = server_trouble("http://127.0.0.1:8080/v1", down)
+    assert line == ("LLM server http://127.0.0.1:8080/v1: 2 transport error(s), 1 timeout(s); "
+                    "is it running? (worldmind llm check)")
+    remote = server_trouble("https://u:pw@api.example.org/v1", down)
+    assert remote is not None and "pw" not in remote and "worldmind llm check" not in remote
+    refused = Attribution.from_usage(usage_of({}, {"ground": ["semantic", "schema"]}))
+    assert server_trouble("http://127.0.0.1:8080/v1", refused) is None
+
+
+def test_run_output_prints_decisions_warning_and_server(world: WorldState) -> None:  # noqa: F811
+    from worldmind.cli_common import fmt_result
+    usage = usage_of({"refine": 1}, {"ground": ["api_error"] * 3})
+    lines = fmt_result(make_result(world, planner="llm:local", extra={"llm": usage}))
+    assert "  model decisions: 1/4 (ground 0/3, refine 1/1)" in lines
+    assert any(line.startswith("  WARNING: the model took only 1 of 4") for line in lines)
+    assert any("LLM server http://127.0.0.1:8080/v1: 3 transport error(s)" in line for line in lines)
+    assert not any("model decisions" in line for line in fmt_result(make_result(world)))

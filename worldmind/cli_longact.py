@@ -193,19 +193,21 @@ def run_longact_eval(args: argparse.Namespace, episodes: Sequence[Any]) -> int:
 def _print_decisions(results: list[Any]) -> None:
     """The model's share of the planner decisions over the run, and the warning beside the figures
     when it is under the threshold (the same line summary.md opens with)."""
-    from planner.llm.attribution import Attribution, share_warning
+    from planner.llm.attribution import Attribution, server_trouble, share_warning
     total = Attribution()
     found = False
+    api_base = None
     for r in results:
         a = r.attribution()
         if a is not None:
             total.add(a)
             found = True
+            api_base = ((r.extra or {}).get("llm") or {}).get("api_base")
     if not found:
         return
     t = total.total
     print(f"  model decisions {t.by_model}/{t.decisions}"
           + "".join(f"; {k} {v.by_model}/{v.decisions}" for k, v in sorted(total.by_role.items())))
-    warning = share_warning(total)
-    if warning:
-        print(f"  {warning}")
+    for note in (share_warning(total), server_trouble(api_base, total)):
+        if note:
+            print(f"  {note}")

@@ -173,3 +173,15 @@ def attribution_lines(attribution: Attribution, threshold: float = MODEL_SHARE_T
         why = "; ".join(f"{REASON_TEXT.get(k, k)}: {n}" for k, n in sorted(r.fallbacks.items(), key=lambda kv: -kv[1]))
         lines.append(f"| {role} | {r.decisions} | {r.by_model} | {r.fell_back} | {why or '-'} |")
     return lines + [""]
+
+
+def server_trouble(api_base: str | None, attribution: Attribution) -> str | None:
+    """One line naming the server when decisions fell back because it could not be reached or did
+    not answer in time (what a person checks first), else None."""
+    f = attribution.total.fallbacks
+    parts = [f"{f[k]} {label}" for k, label in (("transport_error", "transport error(s)"), ("timeout", "timeout(s)"),
+                                                 ("too_large", "over-size answer(s)")) if f.get(k)]
+    if not parts:
+        return None
+    hint = "; is it running? (worldmind llm check)" if is_local_api_base(api_base) else ""
+    return f"LLM server {server_label(api_base)}: {', '.join(parts)}{hint}"
