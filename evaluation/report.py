@@ -24,6 +24,7 @@ from evaluation.metrics import DEFAULT_IR_SEGMENTS, ScoreTimeline, StepCounter, 
 from sim_bridge.embedded.house_geometry import HouseLayout
 from household.atomic_io import atomic_write_bytes, atomic_write_text
 from household.types import WorldState
+from planner.llm.attribution import MODEL_SHARE_THRESHOLD, Attribution, attribution_lines, share_warning
 
 # Keys dropped from ``extra`` wherever they occur: reports are shared, credentials are not.
 _SECRET_KEY = re.compile(r"api[_-]?key|secret|passw(or)?d|authorization|access[_-]?token|bearer|credential", re.I)
@@ -36,8 +37,10 @@ METRIC_KEYS = ("gc", "sr", "steps_nav", "steps_manip", "steps_total", "ir", "ir_
 # failed actions, which the runner counts the same way for every planner (an oracle's 0 is a
 # measurement, not missing data). None (Markdown "-") where an episode has no such number.
 AGENT_KEYS = ("failed_actions", "critic_interventions", "experience_reused",
-              "llm_calls", "llm_prompt_tokens", "llm_completion_tokens", "llm_cost_usd")
-LLM_KEYS = ("llm_calls", "llm_prompt_tokens", "llm_completion_tokens", "llm_cost_usd")
+              "llm_calls", "llm_prompt_tokens", "llm_completion_tokens", "llm_cost_usd",
+              "llm_decisions", "llm_model_decisions")
+LLM_KEYS = ("llm_calls", "llm_prompt_tokens", "llm_completion_tokens", "llm_cost_usd",
+            "llm_decisions", "llm_model_decisions")
 # extra["llm"] key (planner.llm.client.LLMClient.usage()) for each LLM_KEYS entry.
 _LLM_USAGE = {"llm_calls": "calls", "llm_prompt_tokens": "prompt_tokens",
               "llm_completion_tokens": "completion_tokens", "llm_cost_usd": "cost_usd"}
@@ -120,14 +123,25 @@ class EpisodeResult:
         }
         for key, usage_key in _LLM_USAGE.items():
             out[key] = _number(llm.get(usage_key)) if llm is not None else None
+        decisions = llm.get("decisions") if llm is not None and isinstance(llm.get("decisions"), dict) else {}
+        out["llm_decisions"] = _number(decisions.get("decisions"))
+        out["llm_model_decisions"] = _number(decisions.get("by_model"))
         if llm is not None and llm.get("cost_status") == "unknown":
             out["llm_cost_usd"] = None
         return out
 
+    def attribution(self) -> Attribution | None:
+        """Who took the planner's decisions (model or fallback, per role); None without a model."""
+        extra = self.extra or {}
+        return Attribution.from_usage(extra.get("llm") if isinstance(extra.get("llm"), dict) else None)
+
     def to_dict(self) -> dict[str, Any]:
+        attribution = self.attribution()
         return {
             "episode_id": self.episode_id, "scenario": self.scenario, "instruction_kind": self.instruction_kind,
             "planner": self.planner, **self.metrics(),
+            **({"model_decisions": {**attribution.to_dict(), "warning": share_warning(attribution)}}
+               if attribution is not None else {}),
             "num_actions": self.num_actions, "failed_actions": self.failed_actions, "wall_time_s": self.wall_time_s,
             "checklist": self.checklist.to_list(), "timeline": self.timeline.to_dict(),
             "agent_path": [[x, z] for x, z in self.agent_path], "extra": scrub(self.extra),
@@ -198,6 +212,7 @@ def _episode_markdown(result: EpisodeResult, data: dict[str, Any]) -> str:
         f"{result.steps_total:.2f} | {result.ir:+.3f} | {result.ir_per_step:+.6f} | {result.num_actions} | {result.failed_actions} | "
         f"{result.wall_time_s:.1f} |",
         "",
+        *_attribution_block(result.attribution()),
         f"## Checklist ({result.checklist.satisfied_units}/{result.checklist.units} units)",
         "",
     ]
@@ -210,6 +225,11 @@ def _episode_markdown(result: EpisodeResult, data: dict[str, Any]) -> str:
     if extra:
         lines += ["## Extra", "", "```json", json.dumps(extra, indent=2), "```", ""]
     return "\n".join(lines)
+
+
+def _attribution_block(attribution: Attribution | None, threshold: float = MODEL_SHARE_THRESHOLD) -> list[str]:
+    """The "Model decisions" section (nothing for planners without a model)."""
+    return [] if attribution is None else attribution_lines(attribution, threshold)
 
 
 def write_episode_report(out_dir: str | os.PathLike[str], result: EpisodeResult, layout: HouseLayout,
@@ -262,8 +282,16 @@ def summarize(results: list[EpisodeResult]) -> dict[str, Any]:
     groups: dict[tuple[str, str], list[EpisodeResult]] = {}
     for r in results:
         groups.setdefault((r.planner, r.instruction_kind), []).append(r)
+    attributions = [a for a in (r.attribution() for r in results) if a is not None]
+    overall: Attribution | None = None
+    if attributions:
+        overall = Attribution()
+        for a in attributions:
+            overall.add(a)
     return {
         "count": len(results),
+        **({"model_decisions": {**overall.to_dict(), "warning": share_warning(overall),
+                                "episodes_with_model": len(attributions)}} if overall is not None else {}),
         "means": _means(results),
         "totals": _agent_totals(results)[1],
         "groups": [{"planner": p, "instruction_kind": k, "count": len(rs), "means": _means(rs),
@@ -284,7 +312,8 @@ def _stat(value: float | None, digits: int = 0) -> str:
 _AGENT_COLUMNS = (("failed_actions", "Failed actions", 0, 2), ("critic_interventions", "Critic interventions", 0, 2),
                   ("experience_reused", "Experience reused", 0, 2), ("llm_calls", "LLM calls", 0, 2),
                   ("llm_prompt_tokens", "Prompt tokens", 0, 1), ("llm_completion_tokens", "Completion tokens", 0, 1),
-                  ("llm_cost_usd", "Cost (USD)", 4, 4))
+                  ("llm_cost_usd", "Cost (USD)", 4, 4), ("llm_decisions", "LLM decisions", 0, 1),
+                  ("llm_model_decisions", "By the model", 0, 1))
 
 
 def _agent_columns(summary: dict[str, Any]) -> tuple[tuple[str, str, int, int], ...]:
@@ -303,7 +332,11 @@ def _summary_markdown(summary: dict[str, Any]) -> str:
             " IR per step |" + agent_head)
     rule = "|---|---|---|---:|---:|---:|---:|---:|---:|---:|" + agent_rule
     count = summary["count"]
-    lines = [f"# LongAct summary ({count} episode{'' if count == 1 else 's'})", "", head, rule]
+    lines = [f"# LongAct summary ({count} episode{'' if count == 1 else 's'})", ""]
+    decisions = summary.get("model_decisions")
+    if decisions and decisions.get("warning"):
+        lines += [f"**{decisions['warning']}**", ""]  # beside the figures it qualifies
+    lines += [head, rule]
     for row in summary["episodes"]:
         stats = "".join(f" {_stat(row.get(key), d)} |" for key, _, d, _ in cols)
         lines.append(f"| {_cell(row['episode_id'])} | {_cell(row['planner'])} | {_cell(row['instruction_kind'])} | "
@@ -331,6 +364,10 @@ def _summary_markdown(summary: dict[str, Any]) -> str:
                          f"{_fmt(gm['sr'])} | {_fmt(gm['steps_nav'], 2)} | {_fmt(gm['steps_manip'], 2)} | "
                          f"{_fmt(gm['steps_total'], 2)} | {_fmt(gm['ir'], 3, '+')} | "
                          f"{_fmt(gm['ir_per_step'], 6, '+')} |" + stats)
+    if decisions:
+        attribution = Attribution.from_usage({"decisions_by_role": decisions.get("by_role") or {}})
+        if attribution is not None:
+            lines += [""] + attribution_lines(attribution, float(decisions.get("threshold", MODEL_SHARE_THRESHOLD)))
     if summary.get("skipped"):
         lines += ["", f"## Skipped ({len(summary['skipped'])})", "", "| Episode | Why |", "|---|---|"]
         lines += [f"| {_cell(eid)} | {_cell(why)} |" for eid, why in summary["skipped"].items()]

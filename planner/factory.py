@@ -15,7 +15,8 @@ from household.errors import InputError
 
 PLANNERS = ("oracle", "deterministic")  # plus "llm:<model>" (LLM_PREFIX + any litellm model string)
 LLM_PREFIX = "llm:"
-PLANNER_HELP = "oracle, deterministic, llm:<model> (e.g. llm:openai/gpt-4o-mini)"
+PLANNER_HELP = ("oracle, deterministic, llm:<model> (e.g. llm:openai/gpt-4o-mini), llm:local (a server on "
+                "this machine: worldmind llm serve)")
 PRIVILEGED_PLANNERS = ("oracle",)  # read the simulator; everything else sees rendered observations only
 # Mirrors planner.holomind.ABLATIONS; kept here so argument checking does not import the agent.
 ABLATIONS = ("critic", "episodic", "high-level")

@@ -88,19 +88,19 @@ def test_each_predicate_and_its_negation(world: WorldState, data: dict, satisfie
 
 def test_predicate_table_is_exactly_the_specified_vocabulary() -> None:
     assert set(PREDICATES) == {"inReceptacle", "isOpen", "isToggled", "isSliced", "isCooked", "isFilledWithLiquid",
-                               "isDirty", "inRoom", "isHeld"}
+                               "isDirty", "inRoom", "isHeld", "isBroken"}
     with pytest.raises(ValueError, match="registered twice"):
         register(PREDICATES["isOpen"])
 
 
 def test_a_registered_predicate_is_usable_without_touching_the_evaluator(world: WorldState) -> None:
-    register(Predicate("isBroken", "bool", lambda o, v, ctx: bool(o.get("isBroken")) == v, ("is broken", "is whole")))
+    register(Predicate("isUsedUp", "bool", lambda o, v, ctx: bool(o.get("isUsedUp")) == v, ("is used up", "is left")))
     try:
-        world.objects.append(obj("vase", "Vase", 1.0, 3.0, isBroken=True))
-        result = evaluate_item(item({"object": {"type": "Vase"}, "predicate": "isBroken"}), world)
-        assert result.object_ids == ("vase",) and result.description == "Vase is broken"
+        world.objects.append(obj("roll", "ToiletPaper", 1.0, 3.0, isUsedUp=True))
+        result = evaluate_item(item({"object": {"type": "ToiletPaper"}, "predicate": "isUsedUp"}), world)
+        assert result.object_ids == ("roll",) and result.description == "ToiletPaper is used up"
     finally:
-        del PREDICATES["isBroken"]
+        del PREDICATES["isUsedUp"]
 
 
 def test_count_gives_partial_credit_for_distinct_objects(world: WorldState) -> None:
@@ -175,7 +175,7 @@ def test_evaluation_is_pure_and_order_independent(world: WorldState) -> None:
 @pytest.mark.parametrize(
     "data, field, fragment",
     [
-        ({"object": {"type": "Mug"}, "predicate": "isBroken"}, "predicate", "unknown predicate 'isBroken'"),
+        ({"object": {"type": "Mug"}, "predicate": "isLevitating"}, "predicate", "unknown predicate 'isLevitating'"),
         ({"object": {"type": "Mug"}, "predicate": "isDirty", "value": "yes"}, "value", "takes true or false"),
         ({"object": {"type": "Mug"}, "predicate": "isFilledWithLiquid", "value": "milk"}, "value", "a liquid"),
         ({"object": {"type": "Mug"}, "predicate": "inRoom"}, "value", "needs a room type"),

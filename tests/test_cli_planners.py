@@ -297,10 +297,11 @@ def test_summary_llm_usage_columns(tmp_path, world):
     for title in ("LLM calls", "Prompt tokens", "Completion tokens", "Cost (USD)"):
         assert title in md
     line = {ln.split("|")[1].strip(): ln for ln in md.splitlines() if ln.startswith("| ")}
-    assert line["o"].endswith("| - | - | - | - |")
-    assert line["l1"].endswith("| 5 | 1000 | 200 | 0.0012 |")
-    assert line["l2"].endswith("| 3 | 10 | 2 | - |")
-    assert line["**total**"].endswith("| 8 | 1010 | 202 | 0.0012 |")
+    # The last two columns (LLM decisions, by the model) are "-": these usages predate decision counts.
+    assert line["o"].endswith("| - | - | - | - | - | - |")
+    assert line["l1"].endswith("| 5 | 1000 | 200 | 0.0012 | - | - |")
+    assert line["l2"].endswith("| 3 | 10 | 2 | - | - | - |")
+    assert line["**total**"].endswith("| 8 | 1010 | 202 | 0.0012 | - | - |")
 
 
 def test_old_reports_without_agent_stats_still_read_and_summarise(tmp_path, world):

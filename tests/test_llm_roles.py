@@ -218,9 +218,11 @@ def test_critic_drops_fix_unless_refine() -> None:
 def test_prompt_lists_vocabulary_memory_and_example() -> None:
     messages = LLMTranslator(client([])).messages(goal(), Grounding("g1", {"object": "Mug|1|2"}), ctx())
     text = "\n".join(m["content"] for m in messages)
-    for expected in ("Mug|1|2 | Mug | Kitchen", "navigate_to(object_id)", "CoffeeMachine", "Example",
-                     "close the fridge after use", "step 7"):
+    for expected in ("Mug|1|2 | Mug | Kitchen", "navigate_to(object_id)", "Object types (this goal's): Mug, Sink",
+                     "Example", "close the fridge after use", "step 7"):
         assert expected in text
+    # Only the goal's types and candidates (planner.llm.roles.goal_types): the coffee machine is not listed.
+    assert "CoffeeMachine" not in text
 
 
 # --------------------------------------------------------------------------- failures and repair
@@ -267,10 +269,10 @@ def test_repair_bound_reached_uses_fallback_and_records_why(bad: str, kind: str,
 
 def test_schema_error_is_quoted_in_repair_prompt(spy: list[dict[str, Any]]) -> None:
     bad = json.dumps({"goals": [{"id": "g1", "text": "x", "items": [
-        {"object": {"type": "Mug"}, "predicate": "isBroken"}]}]})
+        {"object": {"type": "Mug"}, "predicate": "isLevitating"}]}]})
     c = client([bad, VALID["decompose"]])
     run_role("decompose", c)
-    assert "isBroken" in spy[1]["messages"][-1]["content"]
+    assert "isLevitating" in spy[1]["messages"][-1]["content"]
     assert "$.goals[0].items[0].predicate" in spy[1]["messages"][-1]["content"]
 
 

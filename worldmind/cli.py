@@ -9,6 +9,7 @@
                   [--llm-config FILE]
     worldmind eval worldlines [--houses 0-9] [--days 30] [--seed 0] [--memory belief,bm25,...] [--out DIR]
     worldmind memory-eval [--index 0-2] [--out DIR] [--move 5] ...
+    worldmind llm serve|check|weights   (a local model for --planner llm:local; worldmind/cli_llm.py)
 
 Planners: ``oracle`` reads the simulator (privileged; an upper bound), ``deterministic`` is the
 HoloMind agent with its rule-based roles (observations only, offline), ``llm:<model>`` is the
@@ -257,7 +258,9 @@ def build_parser() -> argparse.ArgumentParser:
                                "(options: worldmind ros --help)"),
                        ("audit", "audit houses: rooms and pickupable objects reachable from the start "
                                  "(options: worldmind audit houses --help)"),
-                       ("parse", "show the checklist items an instruction becomes (options: worldmind parse --help)")):
+                       ("parse", "show the checklist items an instruction becomes (options: worldmind parse --help)"),
+                       ("llm", "a model on this machine for --planner llm:local: worldmind llm serve|check|weights "
+                               "(options: worldmind llm --help)")):
         sub.add_parser(name, add_help=False, help=text).set_defaults(func=None)  # delegated in main()
     return parser
 
@@ -271,6 +274,7 @@ DELEGATED = {
     ("ros",): ("worldmind.cli_ros", "main_ros"),
     ("audit",): ("evaluation.audit", "main_audit"),
     ("parse",): ("worldmind.cli_parse", "main_parse"),
+    ("llm",): ("worldmind.cli_llm", "main_llm"),
 }
 
 

@@ -145,7 +145,21 @@ def fmt_result(result: Any) -> list[str]:
         f"{result.ir_per_step:+.6f} per step)",
         f"  {result.num_actions} actions ({result.failed_actions} failed), stop reason: "
         f"{extra.get('stop_reason', '?')}, {result.wall_time_s:.1f} s",
+        *_decision_lines(result),
     ]
+
+
+def _decision_lines(result: Any) -> list[str]:
+    """With a model: how many decisions it took, and the warning when under the threshold."""
+    from planner.llm.attribution import server_trouble, share_warning
+    attribution = result.attribution() if callable(getattr(result, "attribution", None)) else None
+    if attribution is None:
+        return []
+    t = attribution.total
+    roles = ", ".join(f"{k} {v.by_model}/{v.decisions}" for k, v in sorted(attribution.by_role.items()))
+    llm = (result.extra or {}).get("llm") or {}
+    notes = [share_warning(attribution), server_trouble(llm.get("api_base"), attribution)]
+    return [f"  model decisions: {t.by_model}/{t.decisions} ({roles})"] + [f"  {n}" for n in notes if n]
 
 
 def agent_for(args: argparse.Namespace, env: Any, experience_path: str | Path | None) -> Any:

@@ -186,4 +186,28 @@ def run_longact_eval(args: argparse.Namespace, episodes: Sequence[Any]) -> int:
         print(f"  mean GC {m['gc']:.3f}   SR {m['sr']:.3f}   Steps nav {m['steps_nav']:.2f} / manip "
               f"{m['steps_manip']:.2f} / total {m['steps_total']:.2f}   IR {m['ir']:+.3f} (GC %, t/T; "
               f"{m['ir_per_step']:+.6f} per step)")
+        _print_decisions(ordered)
     return EXIT_FAILED if failed else EXIT_OK
+
+
+def _print_decisions(results: list[Any]) -> None:
+    """The model's share of the planner decisions over the run, and the warning beside the figures
+    when it is under the threshold (the same line summary.md opens with)."""
+    from planner.llm.attribution import Attribution, server_trouble, share_warning
+    total = Attribution()
+    found = False
+    api_base = None
+    for r in results:
+        a = r.attribution()
+        if a is not None:
+            total.add(a)
+            found = True
+            api_base = ((r.extra or {}).get("llm") or {}).get("api_base")
+    if not found:
+        return
+    t = total.total
+    print(f"  model decisions {t.by_model}/{t.decisions}"
+          + "".join(f"; {k} {v.by_model}/{v.decisions}" for k, v in sorted(total.by_role.items())))
+    for note in (share_warning(total), server_trouble(api_base, total)):
+        if note:
+            print(f"  {note}")

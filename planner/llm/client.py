@@ -30,25 +30,31 @@ import hashlib  # noqa: E402  (the env var above must be set before anything can
 import json  # noqa: E402
 import re  # noqa: E402
 import time  # noqa: E402
-from dataclasses import asdict, dataclass, field  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any, Callable, Literal, Sequence  # noqa: E402
 
-from household.atomic_io import atomic_write_text  # noqa: E402
-from household.secrets import redact, redact_json, register_secret_env  # noqa: E402
+from household.secrets import redact, register_secret_env  # noqa: E402
+from planner.llm.attribution import (Attribution, RoleDecisions, is_local_api_base, reason_of,  # noqa: E402
+                                     server_label)
+from planner.llm.usage import RoleUsage, _usage_dict  # noqa: E402,F401  (RoleUsage: part of this API)
+from planner.llm.transport import CappedTransport, ResponseTooLargeError, uses_openai_transport  # noqa: E402
+from planner.llm.answers import (FailureKind, MAX_ANSWER_CHARS, MAX_ANSWER_DEPTH, _atomic_write_json,  # noqa: E402,F401
+                                 _depth_over, _read_cache_entry, _repair_prompt, parse_json_answer, schema_errors)
 
 CacheMode = Literal["off", "read_write", "replay_only"]
-ResponseFormatMode = Literal["auto", "json_schema", "json_object", "prompt"]
-FailureKind = Literal["empty", "truncated", "not_json", "refusal", "schema", "semantic", "api_error"]
+# How the role's JSON schema reaches the server: "json_schema" is OpenAI's
+# {"type": "json_schema", "json_schema": {...}}; "llama_cpp" is llama-cpp-python's server form
+# {"type": "json_object", "schema": {...}} (its OpenAI-style form answers HTTP 500 in 0.3.x);
+# "json_object" asks for JSON without a schema; "prompt" sends none (the schema goes in the
+# prompt); "auto" asks litellm whether the model supports json_schema.
+ResponseFormatMode = Literal["auto", "json_schema", "llama_cpp", "json_object", "prompt"]
 
+LOCAL_PLACEHOLDER_KEY = "no-key-needed"  # sent to loopback servers when no key is configured
 CACHE_MODES: tuple[str, ...] = ("off", "read_write", "replay_only")
-RESPONSE_FORMATS: tuple[str, ...] = ("auto", "json_schema", "json_object", "prompt")
+RESPONSE_FORMATS: tuple[str, ...] = ("auto", "json_schema", "llama_cpp", "json_object", "prompt")
+SCHEMA_ENFORCING_FORMATS: tuple[str, ...] = ("json_schema", "llama_cpp")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_REFUSAL = re.compile(
-    r"\b(i'?m sorry|i am sorry|i apologi[sz]e|i can(?:'|no)t|i cannot|i am unable|i'm unable|i won'?t|"
-    r"as an ai|unable to (?:help|assist|comply))\b",
-    re.IGNORECASE,
-)
 
 # Validators return human-readable problems (empty list = valid); they run after the JSON schema.
 Validator = Callable[[Any], list[str]]
@@ -116,6 +122,11 @@ class LLMConfig:
     # Prompt size limits: memory can hold hundreds of objects; the schema still admits every id.
     max_objects_in_prompt: int = 80
     max_history_in_prompt: int = 12
+    # Roles working on one goal list at most this many objects of each of its types (planner.llm.roles).
+    max_objects_per_type: int = 8
+    # A reply body over this many bytes is cut off and counted as a "too_large" failure (a model
+    # answer is a few kB; a server streaming gigabytes must not fill memory). OpenAI-style providers.
+    max_response_bytes: int = 1 << 20
     mock_responses: Sequence[Any] | None = field(default=None, repr=False)  # test data, kept out of logs
 
     def __post_init__(self) -> None:
@@ -139,7 +150,8 @@ class LLMConfig:
             raise LLMConfigError(f"LLMConfig.response_format must be one of {RESPONSE_FORMATS}, "
                                  f"got {_shown(self.response_format)}")
         for name, lo, hi in (("max_repairs", 0, 20), ("max_tokens", 1, 1_000_000),
-                             ("max_objects_in_prompt", 0, 100_000), ("max_history_in_prompt", 0, 100_000)):
+                             ("max_objects_in_prompt", 0, 100_000), ("max_history_in_prompt", 0, 100_000),
+                             ("max_objects_per_type", 1, 100_000), ("max_response_bytes", 1024, 1 << 30)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
                 raise LLMConfigError(f"LLMConfig.{name} must be an integer in [{lo}, {hi}], got {_shown(value)}")
@@ -153,36 +165,6 @@ class LLMConfig:
             self.cache_dir = Path(self.cache_dir)
         if self.mock_responses is not None:
             self.mock_responses = list(self.mock_responses)
-
-
-@dataclass
-class RoleUsage:
-    """Counters for one role (and, summed, for the episode)."""
-
-    calls: int = 0  # real litellm calls (cache hits excluded)
-    cache_hits: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-    cost_known_calls: int = 0
-    cost_unknown_calls: int = 0
-    latency_s: float = 0.0
-    repairs: int = 0  # repair prompts sent after an invalid answer
-    retries: int = 0  # re-sends after a transport error
-    failures: int = 0  # LLMRoleError raised (bound reached)
-    fallbacks: int = 0  # the role then used its deterministic fallback
-
-    def add(self, other: "RoleUsage") -> None:
-        for name, value in asdict(other).items():
-            setattr(self, name, getattr(self, name) + value)
-
-
-def _cost_status(u: RoleUsage) -> str:
-    if u.cost_known_calls == 0 and u.cost_unknown_calls == 0:
-        return "none"
-    if u.cost_unknown_calls == 0:
-        return "known"
-    return "unknown" if u.cost_known_calls == 0 else "partial"
 
 
 @dataclass(frozen=True)
@@ -202,7 +184,9 @@ class LLMClient:
         self._mock_index = 0
         self._by_role: dict[str, RoleUsage] = {}
         self._fallback_events: list[dict[str, str]] = []
+        self._decisions: dict[str, RoleDecisions] = {}
         self._schema_support: bool | None = None
+        self._transport: CappedTransport | None = None
 
     # ----------------------------------------------------------------- public API
 
@@ -223,7 +207,11 @@ class LLMClient:
             except (LLMCacheMissError, MockResponsesExhaustedError):
                 raise
             except Exception as exc:  # transport / provider errors: retry the same conversation
-                kind, detail = "api_error", self._redact(f"{type(exc).__name__}: {exc}")[:500]
+                kind = ("too_large" if isinstance(exc, ResponseTooLargeError)
+                        else "timeout" if _is_timeout(exc) else "api_error")
+                # The server is named (without credentials) so a reader knows which one to check.
+                detail = self._redact(f"{type(exc).__name__} from {server_label(self.config.api_base)}: "
+                                      f"{str(exc)[:400]}")[:500]
                 if attempt < self.config.max_repairs:
                     usage.retries += 1
                 continue
@@ -240,10 +228,22 @@ class LLMClient:
         usage.failures += 1
         raise LLMRoleError(role, kind, detail, attempts) from None
 
-    def record_fallback(self, role: str, reason: str) -> None:
-        """Called by a role that gave up on the model; the reason goes to ``usage()``."""
+    def record_decision(self, role: str) -> None:
+        """Called by a role that used the model's answer: one decision taken by the model."""
+        d = self._decisions.setdefault(role, RoleDecisions())
+        d.decisions += 1
+        d.by_model += 1
+
+    def record_fallback(self, role: str, reason: str, kind: str = "api_error") -> None:
+        """Called by a role that gave up on the model (``kind``: the LLMRoleError's); the decision is
+        counted as the fallback's under ``planner.llm.attribution.reason_of(kind)``, and the
+        reason text goes to ``usage()["fallback_events"]``."""
         self._role(role).fallbacks += 1
-        self._fallback_events.append({"role": role, "reason": self._redact(reason)[:500]})
+        d = self._decisions.setdefault(role, RoleDecisions())
+        d.decisions += 1
+        category = reason_of(kind)
+        d.fallbacks[category] = d.fallbacks.get(category, 0) + 1
+        self._fallback_events.append({"role": role, "category": category, "reason": self._redact(reason)[:500]})
 
     def usage(self) -> dict[str, Any]:
         """Per-episode counters for reports (no secrets: the key's env-var name at most)."""
@@ -258,12 +258,18 @@ class LLMClient:
             "by_role": {name: _usage_dict(u) for name, u in sorted(self._by_role.items())},
             "fallback_events": list(self._fallback_events),
         }
+        attribution = Attribution({k: v for k, v in self._decisions.items()})
+        summary = attribution.to_dict()
+        out["decisions_by_role"] = summary["by_role"]
+        out["decisions"] = {k: summary[k] for k in ("decisions", "by_model", "fell_back", "fallback_reasons",
+                                                     "model_share")}
         return out
 
     def reset_usage(self) -> None:
         """Start a new episode's counters (the cache and mock position are kept)."""
         self._by_role = {}
         self._fallback_events = []
+        self._decisions = {}
 
     def cache_key(self, messages: list[dict[str, str]], schema: dict[str, Any]) -> str:
         """sha256 over exactly what determines the answer at temperature 0 (no key, no role)."""
@@ -287,6 +293,7 @@ class LLMClient:
             os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
             import litellm  # lazy: see the module docstring
 
+            litellm.suppress_debug_info = True  # no "Give Feedback" banner on stdout per failed call
             self._litellm_mod = litellm
         return self._litellm_mod
 
@@ -302,7 +309,7 @@ class LLMClient:
     def _supports_schema(self) -> bool:
         mode = self.config.response_format
         if mode != "auto":
-            return mode == "json_schema"
+            return mode in SCHEMA_ENFORCING_FORMATS
         if self._schema_support is None:
             try:
                 self._schema_support = bool(self._litellm().supports_response_schema(model=self.config.model))
@@ -327,6 +334,8 @@ class LLMClient:
         return out
 
     def _response_format(self, role: str, schema: dict[str, Any]) -> dict[str, Any] | None:
+        if self.config.response_format == "llama_cpp":
+            return {"type": "json_object", "schema": schema}
         if self._supports_schema():
             # strict=False: OpenAI's strict mode forbids optional properties, which the records have.
             return {"type": "json_schema", "json_schema": {"name": f"worldmind_{role}", "schema": schema,
@@ -369,17 +378,32 @@ class LLMClient:
         key_value = self._api_key()
         if key_value:
             kwargs["api_key"] = key_value
+        elif is_local_api_base(self.config.api_base):
+            # A local server needs no key, but the OpenAI client refuses to send a request without one.
+            kwargs["api_key"] = LOCAL_PLACEHOLDER_KEY
         response_format = self._response_format(role, schema)
         if response_format is not None:
             kwargs["response_format"] = response_format
         mocked = self.config.mock_responses is not None
         if mocked:
             kwargs["mock_response"] = self._next_mock()
+        elif uses_openai_transport(self.config.model):
+            if self._transport is None:
+                self._transport = CappedTransport(self.config.max_response_bytes, self.config.timeout)
+            kwargs["client"] = self._transport.openai_client(self.config.api_base, kwargs.get("api_key"),
+                                                             self.config.timeout)
+            kwargs["max_retries"] = 0  # call_json retries; the SDK's retries would triple each timeout
 
         litellm = self._litellm()
         start = time.perf_counter()
         try:
             response = litellm.completion(**kwargs)
+        except Exception:
+            if self._transport is not None and self._transport.take_tripped():
+                raise ResponseTooLargeError(f"the reply from {server_label(self.config.api_base)} is over the "
+                                            f"{self.config.max_response_bytes}-byte cap "
+                                            "(LLMConfig.max_response_bytes)") from None
+            raise
         finally:
             usage.latency_s += time.perf_counter() - start
             usage.calls += 1
@@ -394,7 +418,9 @@ class LLMClient:
             usage.prompt_tokens += int(getattr(tokens, "prompt_tokens", 0) or 0)
             usage.completion_tokens += int(getattr(tokens, "completion_tokens", 0) or 0)
         cost: float | None = None
-        if not mocked:  # a mocked answer cost nothing; litellm would price its fake token counts
+        if is_local_api_base(self.config.api_base) and not mocked:
+            cost = 0.0  # served on this machine: no bill (litellm cannot price an unknown local model)
+        elif not mocked:  # a mocked answer cost nothing; litellm would price its fake token counts
             try:
                 cost = float(litellm.completion_cost(completion_response=response))
             except Exception:
@@ -405,8 +431,12 @@ class LLMClient:
             usage.cost_known_calls += 1
             usage.cost_usd += cost
         if path is not None and self.config.cache_mode == "read_write":
-            _atomic_write_json(path, {"key": key, "role": role, "model": self.config.model, "text": redact(text),
-                                      "text_sha256": hashlib.sha256(redact(text).encode("utf-8")).hexdigest(),
+            # An answer over MAX_ANSWER_CHARS is refused whatever follows, so only its first
+            # MAX_ANSWER_CHARS + 1 characters are kept: the replay gives the same verdict, and the
+            # entry stays under the reader's MAX_CACHE_ENTRY_BYTES (a cut-down entry, not a refused one).
+            stored = redact(text)[:MAX_ANSWER_CHARS + 1]
+            _atomic_write_json(path, {"key": key, "role": role, "model": self.config.model, "text": stored,
+                                      "text_sha256": hashlib.sha256(stored.encode("utf-8", "surrogatepass")).hexdigest(),
                                       "finish_reason": finish, "refusal": refusal})
         return _Answer(text, finish, refusal, False)
 
@@ -443,175 +473,7 @@ class LLMClient:
         return value, None
 
 
-# --------------------------------------------------------------------------- parsing and validation
-
-
-def parse_json_answer(text: str, finish_reason: str | None = None,
-                      refusal: str | None = None) -> tuple[Any, tuple[FailureKind, str] | None]:
-    """The JSON object in a model's answer, or (kind, message). Tolerates code fences and prose
-    around one object (small local models add both); classifies empty, truncated and refusals."""
-    if refusal:
-        return None, ("refusal", f"the model refused: {str(refusal)[:200]!r}")
-    if text is not None and not isinstance(text, str):
-        return None, ("not_json", f"the answer is a {type(text).__name__}, not text")
-    if text and len(text) > MAX_ANSWER_CHARS:
-        return None, ("not_json", f"the answer has {len(text)} characters, over the {MAX_ANSWER_CHARS} limit")
-    s = (text or "").strip()
-    if not s:
-        return None, ("truncated" if finish_reason == "length" else "empty",
-                      "the answer was empty" + (" (stopped at max_tokens)" if finish_reason == "length" else ""))
-    fenced = re.fullmatch(r"```(?:json|JSON)?\s*(.*?)\s*```", s, re.DOTALL)
-    if fenced:
-        s = fenced.group(1)
-    try:
-        value = json.loads(s)
-    except RecursionError:
-        return None, ("not_json", "the JSON is nested too deeply")
-    except json.JSONDecodeError as exc:
-        value = _outermost_object(s)
-        if value is None:
-            if finish_reason == "length" or _is_truncated(s):
-                return None, ("truncated", f"the JSON is cut off ({exc.msg} at char {exc.pos} of {len(s)})")
-            if _REFUSAL.search(s):
-                return None, ("refusal", f"the model answered with prose instead of JSON: {s[:200]!r}")
-            return None, ("not_json", f"not valid JSON ({exc.msg} at char {exc.pos}): {s[:200]!r}")
-    if not isinstance(value, dict):
-        return None, ("schema", f"the top level must be a JSON object, got {type(value).__name__}")
-    return value, None
-
-
-MAX_ANSWER_CHARS = 200_000  # ~50k tokens: far above max_tokens; a longer "answer" is not one
-MAX_ANSWER_DEPTH = 32  # role schemas nest 4-5 levels; deeper JSON would only stress the validators
-
-
-def _depth_over(value: Any, limit: int) -> bool:
-    """True when ``value`` nests deeper than ``limit`` (iterative: no recursion on hostile input)."""
-    stack = [(value, 1)]
-    while stack:
-        v, d = stack.pop()
-        if isinstance(v, (dict, list)):
-            if d > limit:
-                return True
-            stack.extend((c, d + 1) for c in (v.values() if isinstance(v, dict) else v))
-    return False
-
-
-def _outermost_object(s: str) -> Any:
-    i, j = s.find("{"), s.rfind("}")
-    if i < 0 or j <= i:
-        return None
-    try:
-        value = json.loads(s[i:j + 1])
-    except (json.JSONDecodeError, RecursionError):
-        return None
-    return value if isinstance(value, dict) else None
-
-
-def _is_truncated(s: str) -> bool:
-    """Unclosed brackets or string at the end of text that starts like JSON."""
-    start = min((i for i in (s.find("{"), s.find("[")) if i >= 0), default=-1)
-    if start < 0:
-        return False
-    depth, in_str, esc = 0, False, False
-    for ch in s[start:]:
-        if in_str:
-            if esc:
-                esc = False
-            elif ch == "\\":
-                esc = True
-            elif ch == '"':
-                in_str = False
-        elif ch == '"':
-            in_str = True
-        elif ch in "{[":
-            depth += 1
-        elif ch in "}]":
-            depth -= 1
-    return in_str or depth > 0
-
-
-def schema_errors(value: Any, schema: dict[str, Any], limit: int = 4) -> list[str]:
-    """JSON-schema violations as short messages with a JSON path (enum lists abbreviated: the
-    vocabulary can run to hundreds of names and the model has it in the prompt already)."""
-    import jsonschema
-
-    validator = jsonschema.Draft202012Validator(schema)
-    out: list[str] = []
-    for err in sorted(validator.iter_errors(value), key=lambda e: (len(e.path), list(map(str, e.path)))):
-        path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path)
-        if err.validator == "enum":
-            allowed = list(err.validator_value)
-            shown = ", ".join(map(json.dumps, allowed[:12])) + (", ..." if len(allowed) > 12 else "")
-            msg = f"{err.instance!r} is not an allowed value (allowed: {shown})"
-        else:
-            msg = err.message if len(err.message) <= 300 else err.message[:300] + "..."
-        out.append(f"at {path}: {msg}")
-        if len(out) >= limit:
-            break
-    return out
-
-
-def _repair_prompt(kind: FailureKind, detail: str) -> str:
-    why = {
-        "empty": "Your answer was empty.",
-        "truncated": "Your answer was cut off before the JSON was complete; give a shorter, complete answer.",
-        "not_json": "Your answer was not valid JSON.",
-        "refusal": "Your answer was not the requested JSON. This is a harmless household-robot planning task.",
-        "schema": "Your JSON does not match the required schema.",
-        "semantic": "Your JSON uses names or ids that are not allowed here.",
-        "api_error": "The previous request failed.",
-    }[kind]
-    return (f"{why} Problem: {detail}\nReply again with only the corrected JSON object, using only the "
-            "object types, predicates, skills and object ids listed above.")
-
-
-def _usage_dict(u: RoleUsage) -> dict[str, Any]:
-    return {
-        "calls": u.calls,
-        "cache_hits": u.cache_hits,
-        "prompt_tokens": u.prompt_tokens,
-        "completion_tokens": u.completion_tokens,
-        "total_tokens": u.prompt_tokens + u.completion_tokens,
-        "cost_usd": round(u.cost_usd, 8),
-        "cost_status": _cost_status(u),
-        "latency_s": round(u.latency_s, 4),
-        "repairs": u.repairs,
-        "retries": u.retries,
-        "failures": u.failures,
-        "fallbacks": u.fallbacks,
-    }
-
-
-MAX_CACHE_ENTRY_BYTES = 4 << 20
-
-
-def _read_cache_entry(path: Path) -> tuple[dict[str, Any] | None, str]:
-    """(entry, "") for a well-formed cache file, else (None, problem naming the file).
-
-    A damaged entry (a crash cannot leave one: writes are atomic, but a disk or a person can) is a
-    cache miss in read_write mode, so the call is made again and the entry rewritten.
-    """
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_CACHE_ENTRY_BYTES + 1)
-        if len(raw) > MAX_CACHE_ENTRY_BYTES:
-            return None, f"{path}: over the {MAX_CACHE_ENTRY_BYTES}-byte limit for a cache entry"
-        entry = json.loads(raw.decode("utf-8"))
-    except RecursionError:
-        return None, f"{path}: nested too deeply"
-    except (OSError, ValueError) as exc:
-        return None, f"{path}: not a JSON cache entry ({type(exc).__name__})"
-    if not isinstance(entry, dict) or not isinstance(entry.get("text"), str):
-        return None, f"{path}: field 'text' missing or not a string"
-    digest = entry.get("text_sha256")  # absent in entries written before checksums
-    if digest is not None and digest != hashlib.sha256(entry["text"].encode("utf-8", "surrogatepass")).hexdigest():
-        return None, f"{path}: field 'text' does not match its checksum (the entry was altered)"
-    for key in ("finish_reason", "refusal"):
-        if entry.get(key) is not None and not isinstance(entry[key], str):
-            return None, f"{path}: field {key!r} must be a string or null"
-    return entry, ""
-
-
-def _atomic_write_json(path: Path, data: dict[str, Any]) -> None:
-    """A cache entry is written whole or not at all, with no key in it (household.atomic_io)."""
-    atomic_write_text(path, json.dumps(redact_json(data), ensure_ascii=False, sort_keys=True, indent=1))
+def _is_timeout(exc: BaseException) -> bool:
+    """litellm.Timeout, openai.APITimeoutError, httpx timeouts, socket.timeout: all name themselves so
+    (checked by name and MRO, so no provider SDK has to be imported here)."""
+    return isinstance(exc, TimeoutError) or any("Timeout" in cls.__name__ for cls in type(exc).__mro__)

@@ -5,6 +5,12 @@ typed on a command line: LLMConfig defaults < config file (YAML or JSON; path gi
 or in WORLDMIND_LLM_CONFIG) < environment (WORLDMIND_LLM_API_BASE, WORLDMIND_LLM_API_KEY_ENV,
 WORLDMIND_LLM_CACHE_DIR, WORLDMIND_LLM_CACHE_MODE) < explicit overrides < the model from the
 planner spec. A config file may name the key's environment variable, never the key itself.
+
+``llm:local`` is the short form for a model served on this machine by an OpenAI-compatible server
+(``worldmind llm serve``, llama-cpp-python): model ``openai/<WORLDMIND_LLM_LOCAL_MODEL or local>``,
+api_base ``$WORLDMIND_LLM_LOCAL_BASE`` or http://127.0.0.1:8080/v1, the schema sent in llama.cpp's
+form, a generous timeout (a 0.5B model on one CPU thread took up to 2 minutes a call). These are
+the bottom layer: a config file, the environment and overrides still win. No key is needed.
 """
 
 from __future__ import annotations
@@ -24,6 +30,18 @@ _ROLE_CLASSES = {"decomposer": LLMDecomposer, "refiner": LLMRefiner, "grounder":
 _ENV = {"WORLDMIND_LLM_API_BASE": "api_base", "WORLDMIND_LLM_API_KEY_ENV": "api_key_env",
         "WORLDMIND_LLM_CACHE_DIR": "cache_dir", "WORLDMIND_LLM_CACHE_MODE": "cache_mode"}
 _FORBIDDEN_KEYS = ("api_key", "key", "token", "secret")
+LOCAL_SPEC = "local"
+LOCAL_DEFAULT_BASE = "http://127.0.0.1:8080/v1"
+LOCAL_BASE_ENV = "WORLDMIND_LLM_LOCAL_BASE"
+LOCAL_MODEL_ENV = "WORLDMIND_LLM_LOCAL_MODEL"  # the name sent to the server (llama-cpp-python ignores it)
+
+
+def local_defaults(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The LLMConfig fields ``llm:local`` starts from (see the module docstring)."""
+    env = os.environ if environ is None else environ
+    return {"model": f"openai/{env.get(LOCAL_MODEL_ENV) or 'local'}",
+            "api_base": env.get(LOCAL_BASE_ENV) or LOCAL_DEFAULT_BASE,
+            "response_format": "llama_cpp", "timeout": 300.0}
 
 
 def model_spec_from_planner(planner: str) -> str | None:
@@ -95,6 +113,9 @@ def load_llm_config(model_spec: str, config_path: str | Path | None = None,
     env = os.environ if environ is None else environ
     fields = {f.name for f in dataclasses.fields(LLMConfig)}
     merged: dict[str, Any] = {}
+    if model_spec == LOCAL_SPEC:
+        merged.update(local_defaults(env))
+        model_spec = merged.pop("model")
     path = config_path if config_path is not None else env.get("WORLDMIND_LLM_CONFIG")
     if path:
         merged.update(_read_config_file(path))

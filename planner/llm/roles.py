@@ -6,7 +6,8 @@ the JSON into the role's record, and on ``LLMRoleError`` (the client's bounded r
 hands the same call to ``fallback``, an object implementing the same Protocol (normally the
 deterministic implementation; it is passed in, never imported, so the two stay independent).
 Each fallback is recorded, with its reason, on the role (``fallback_log``) and in the client's
-``usage()`` so that reports show how often the model was actually used.
+``usage()``, and every used answer as a model decision (``planner.llm.attribution``), so that
+reports show how often the model was actually used.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ import json
 import math
 from typing import Any, Callable, TypeVar
 
+from household.checklist import PREDICATES, ChecklistItem, sliced_base_type
 from household.interactions import INTERACTIONS
-from household.checklist import PREDICATES, ChecklistItem
 from planner.critic import situation_of
+from planner.deterministic import VESSELS, tool_types
 from planner.llm import schemas
 from planner.llm.client import LLMClient, LLMRoleError
 from planner.roles import (
@@ -51,11 +53,35 @@ def _dumps(value: Any) -> str:
 # --------------------------------------------------------------------------- prompt pieces
 
 
-def vocabulary_text(context: PlannerContext, *, types: bool = True, predicates: bool = False,
+def goal_types(goal: Goal) -> set[str]:
+    """The object types a goal can involve: its objects and targets (and what a sliced type is cut
+    from), the tools its recipe picks up, and the vessels that carry water. Why: a small model
+    reads a 100-object memory listing badly (the 0.5B grounder bound a Bowl for a Watch listed
+    further down) and pays ~2,000 prompt tokens for it; the roles that work on one goal list only
+    the objects these types cover (the schema and the checks still admit every remembered id)."""
+    out: set[str] = set()
+    for item in goal.items:
+        for sel in (item.object, item.target):
+            if sel is None:
+                continue
+            out.add(sel.type)
+            base = sliced_base_type(sel.type)
+            if base:
+                out.add(base)
+        out.update(tool_types(item))
+        if item.predicate == "isFilledWithLiquid":
+            out.update(VESSELS)
+    return out
+
+
+def vocabulary_text(context: PlannerContext, *, types: bool | set[str] = True, predicates: bool = False,
                     skills: bool = False) -> str:
-    """The closed vocabulary a role may use, one line each."""
+    """The closed vocabulary a role may use, one line each; ``types`` as a set lists only those
+    (the goal's), True the whole asset database."""
     lines: list[str] = []
-    if types:
+    if isinstance(types, set):
+        lines.append("Object types (this goal's): " + (", ".join(sorted(types)) or "(any)"))
+    elif types:
         lines.append("Object types: " + (", ".join(schemas.object_types(context)) or "(any)"))
     if predicates:
         parts = []
@@ -70,8 +96,13 @@ def vocabulary_text(context: PlannerContext, *, types: bool = True, predicates: 
     return "\n".join(lines)
 
 
-def memory_summary(context: PlannerContext, max_objects: int = 80, max_history: int = 12) -> str:
-    """What the agent knows (never ground truth), newest first, capped so prompts stay small."""
+def memory_summary(context: PlannerContext, max_objects: int = 80, max_history: int = 12, *,
+                   types: set[str] | None = None, ids: set[str] | frozenset[str] = frozenset(),
+                   list_objects: bool = True, per_type: int = 8) -> str:
+    """What the agent knows (never ground truth), newest first, capped so prompts stay small.
+    ``types``/``ids``: list only the objects of those types or ids (and the held one), saying how
+    many others are known, at most ``per_type`` of each type (the nearest, else the most recently
+    seen); ``list_objects=False``: only their number (the decomposer works on types)."""
     held = f"{context.held_object_id} ({context.held_object_type})" if context.held_object_id else "nothing"
     lines = [f"Agent memory at step {context.step}:", f"held: {held}",
              "rooms seen: " + (", ".join(context.rooms_seen) or "none")]
@@ -80,7 +111,27 @@ def memory_summary(context: PlannerContext, max_objects: int = 80, max_history: 
         lines.append(f"agent at x={pos[0]:.1f} y={pos[1]:.1f}")
     objs = sorted(context.known_objects, key=lambda o: (-o.last_seen_step, o.object_id))
     header = "id | type | room | state" + (" | distance" if pos is not None else "")
-    lines.append(f"known objects ({len(objs)}; {header}):" if objs else "known objects: none")
+    total = len(objs)
+    if not list_objects:
+        lines.append(f"known objects: {total} (not listed)" if objs else "known objects: none")
+        objs = []
+    elif types is not None:
+        must = set(ids) | ({context.held_object_id} if context.held_object_id else set())
+        ranked = sorted(objs, key=lambda o: (math.dist(pos[:2], o.position[:2]) if pos is not None else 0.0,
+                                             -o.last_seen_step, o.object_id))
+        taken: dict[str, int] = {}
+        keep: list[Any] = []
+        for o in ranked:
+            if o.object_id in must or (o.object_type in types and taken.get(o.object_type, 0) < per_type):
+                keep.append(o)
+                taken[o.object_type] = taken.get(o.object_type, 0) + (o.object_id not in must)
+        candidates = sum(1 for o in objs if o.object_type in types or o.object_id in must)
+        more = f"; {candidates - len(keep)} farther ones of these types not listed" if candidates > len(keep) else ""
+        objs = keep
+        lines.append(f"known objects of the goal's types ({len(objs)} of {total}{more}; {header}):" if objs
+                     else f"known objects of the goal's types: none (of {total} known)")
+    else:
+        lines.append(f"known objects ({total}; {header}):" if objs else "known objects: none")
     for o in objs[:max_objects]:
         state = ",".join(f"{k}={_dumps(v)}" for k, v in sorted(o.state.items()) if isinstance(v, (bool, str, int)))
         row = f"- {o.object_id} | {o.object_type} | {o.room or '?'} | {state or '-'}"
@@ -146,28 +197,31 @@ class _LLMRole:
         self.fallback = fallback
         self.fallback_log: list[dict[str, Any]] = []  # {"role", "kind", "reason", "step"}
 
-    def _summary(self, context: PlannerContext) -> str:
+    def _summary(self, context: PlannerContext, **select: Any) -> str:
         cfg = self.client.config
-        return memory_summary(context, cfg.max_objects_in_prompt, cfg.max_history_in_prompt)
+        return memory_summary(context, cfg.max_objects_in_prompt, cfg.max_history_in_prompt,
+                              per_type=cfg.max_objects_per_type, **select)
 
     def _run(self, context: PlannerContext, messages: list[dict[str, str]], schema: dict[str, Any],
              validate: Callable[[Any], list[str]], convert: Callable[[Any], T],
              fallback_call: Callable[[Any], T]) -> T:
         try:
             value = self.client.call_json(self.role_name, messages, schema, validate)
-            return convert(value)
+            out = convert(value)
         except LLMRoleError as exc:
             return self._fall_back(context, exc.kind, str(exc), exc, fallback_call)
         except (ValueError, KeyError, TypeError) as exc:  # validated JSON that still would not convert
             err = LLMRoleError(self.role_name, "semantic", f"could not convert the answer: {exc}", 0)
             return self._fall_back(context, "semantic", str(err), err, fallback_call)
+        self.client.record_decision(self.role_name)  # the model's answer is what the agent uses
+        return out
 
     def _fall_back(self, context: PlannerContext, kind: str, reason: str, exc: LLMRoleError,
                    fallback_call: Callable[[Any], T]) -> T:
         self.fallback_log.append({"role": self.role_name, "kind": kind, "reason": reason, "step": context.step})
         if self.fallback is None:
             raise exc
-        self.client.record_fallback(self.role_name, f"[{kind}] {reason}")
+        self.client.record_fallback(self.role_name, f"[{kind}] {reason}", kind)
         return fallback_call(self.fallback)
 
 
@@ -197,7 +251,7 @@ class LLMDecomposer(_LLMRole):
               "Each goal lists checklist items that must be true when it is done; use the hint "
               '"object_room" when the instruction says where to find the object.',
             _DECOMPOSE_EXAMPLE)
-        user = f"{self._summary(context)}\n\nInstruction: {instruction!r}"
+        user = f"{self._summary(context, list_objects=False)}\n\nInstruction: {instruction!r}"
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
     def decompose(self, instruction: str, context: PlannerContext) -> list[Goal]:
@@ -218,12 +272,12 @@ class LLMRefiner(_LLMRole):
     def messages(self, goal: Goal, context: PlannerContext) -> list[dict[str, str]]:
         system = _system(
             "goal refiner",
-            vocabulary_text(context, types=True, predicates=True)
+            vocabulary_text(context, types=goal_types(goal), predicates=True)
             + "\nRewrite the goal so it is self-contained given the memory: resolve references (it, them, "
               "there) to object types or remembered ids, apply the lessons, add hints such as object_room. "
               "Keep the goal id and do not add unrelated items.",
             _REFINE_EXAMPLE)
-        user = f"{self._summary(context)}\n\nGoal: {_dumps(goal.to_dict())}"
+        user = f"{self._summary(context, types=goal_types(goal))}\n\nGoal: {_dumps(goal.to_dict())}"
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
     def refine(self, goal: Goal, context: PlannerContext) -> Goal:
@@ -247,7 +301,7 @@ class LLMGrounder(_LLMRole):
             "(e.g. a knife for slicing). Bind each to an object id from the memory whose type fits, "
             "preferring the hinted room and nearby, recently seen objects; use null when no remembered object fits.",
             _GROUND_EXAMPLE)
-        user = f"{self._summary(context)}\n\nGoal: {_dumps(goal.to_dict())}"
+        user = f"{self._summary(context, types=goal_types(goal))}\n\nGoal: {_dumps(goal.to_dict())}"
         excluded = sorted(schemas.excluded_ids(context))
         if excluded:
             user += "\nDo not bind (finished goals or failed twice): " + ", ".join(excluded)
@@ -274,12 +328,13 @@ class LLMTranslator(_LLMRole):
     def messages(self, goal: Goal, grounding: Grounding, context: PlannerContext) -> list[dict[str, str]]:
         system = _system(
             "skill planner",
-            vocabulary_text(context, types=True, skills=True)
+            vocabulary_text(context, types=goal_types(goal), skills=True)
             + "\nTurn the goal into skill calls on the bound objects. If a needed object is unbound (null), end "
               "with a search for its type (you will be asked again once it is found). Free the hand before "
               "picking something else. An empty list means the goal already holds.",
             _TRANSLATE_EXAMPLE)
-        user = (f"{self._summary(context)}\n\nGoal: {_dumps(goal.to_dict())}\n"
+        bound = {v for v in grounding.bindings.values() if isinstance(v, str)}
+        user = (f"{self._summary(context, types=goal_types(goal), ids=bound)}\n\nGoal: {_dumps(goal.to_dict())}\n"
                 f"Bindings: {_dumps(grounding.bindings)}")
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
@@ -288,6 +343,16 @@ class LLMTranslator(_LLMRole):
                          lambda v: schemas.validate_translate(v, goal, grounding, context),
                          lambda v: _subgoals_from(v["subgoals"], goal.id),
                          lambda f: f.translate(goal, grounding, context))
+
+
+def _event_selection(event: CriticEvent, context: PlannerContext) -> dict[str, Any]:
+    """The objects a critic needs for one event: those its subgoal names (by id or type) and the
+    types of those, so a fix can name another instance (the held object is always listed)."""
+    args = dict(event.subgoal.args) if event.subgoal is not None else {}
+    ids = {str(v) for k, v in args.items() if k in ("object_id", "receptacle_id") and v}
+    types = {str(args["object_type"])} if args.get("object_type") else set()
+    types |= {o.object_type for o in context.known_objects if o.object_id in ids}
+    return {"types": types, "ids": ids}
 
 
 class LLMCritic(_LLMRole):
@@ -309,7 +374,7 @@ class LLMCritic(_LLMRole):
             _CRITIQUE_EXAMPLE)
         ev = {"kind": event.kind, "subgoal": event.subgoal.to_dict() if event.subgoal else None,
               "action": event.action, "success": event.success, "error": event.error, "note": event.context_note}
-        user = f"{self._summary(context)}\n\nEvent: {_dumps(ev)}"
+        user = f"{self._summary(context, **_event_selection(event, context))}\n\nEvent: {_dumps(ev)}"
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
     def critique(self, event: CriticEvent, context: PlannerContext) -> CriticDecision:

@@ -1,0 +1,56 @@
+"""Per-role counters of the LLM client (calls, tokens, cost, latency, repairs, fallbacks) and
+their report form. Kept apart from the client so the transport code stays short."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+
+@dataclass
+class RoleUsage:
+    """Counters for one role (and, summed, for the episode)."""
+
+    calls: int = 0  # real litellm calls (cache hits excluded)
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    cost_known_calls: int = 0
+    cost_unknown_calls: int = 0
+    latency_s: float = 0.0
+    repairs: int = 0  # repair prompts sent after an invalid answer
+    retries: int = 0  # re-sends after a transport error
+    failures: int = 0  # LLMRoleError raised (bound reached)
+    fallbacks: int = 0  # the role then used its deterministic fallback
+
+    def add(self, other: "RoleUsage") -> None:
+        for name, value in asdict(other).items():
+            setattr(self, name, getattr(self, name) + value)
+
+
+def _cost_status(u: RoleUsage) -> str:
+    if u.cost_known_calls == 0 and u.cost_unknown_calls == 0:
+        return "none"
+    if u.cost_unknown_calls == 0:
+        return "known"
+    return "unknown" if u.cost_known_calls == 0 else "partial"
+
+
+def _usage_dict(u: RoleUsage) -> dict[str, Any]:
+    return {
+        "calls": u.calls,
+        "cache_hits": u.cache_hits,
+        "prompt_tokens": u.prompt_tokens,
+        "completion_tokens": u.completion_tokens,
+        "total_tokens": u.prompt_tokens + u.completion_tokens,
+        "cost_usd": round(u.cost_usd, 8),
+        "cost_status": _cost_status(u),
+        "latency_s": round(u.latency_s, 4),
+        "repairs": u.repairs,
+        "retries": u.retries,
+        "failures": u.failures,
+        "fallbacks": u.fallbacks,
+    }
+
+

