@@ -30,7 +30,7 @@ import networkx as nx
 
 from household.checklist import predicates_where, sliced_base_type
 from planner.deterministic import tool_types
-from planner.roles import Goal
+from planner.roles import CountOf, Goal
 from planner.stations import emptied_station
 
 _STATE_CHANGES = predicates_where(before_moves=True)  # household.checklist's categories
@@ -54,14 +54,14 @@ def single_item_goals(goals: Iterable[Goal]) -> list[Goal]:
             n = item.object.count or 1
             if n <= 1 and item.object.type in all_of and not item.object.id and item.predicate != "isHeld":
                 # (one hand: "come back holding the books" holds one)
-                parts.append((item, (f"{goal.id}:{k}", "1/all")))
+                parts.append((item, (f"{goal.id}:{k}", str(CountOf(1, None)))))
                 continue
             if n <= 1:
                 parts.append((item, None))
                 continue
             one = replace(item, object=replace(item.object, count=None))
             for j in range(n):
-                parts.append((one, (f"{goal.id}:{k}", f"{j + 1}/{n}")))
+                parts.append((one, (f"{goal.id}:{k}", str(CountOf(j + 1, n)))))
         if len(parts) == 1 and parts[0][1] is None:
             out.append(goal)
             continue
@@ -77,9 +77,9 @@ def copy_for_next_of_all(dag: nx.DiGraph, goal: Goal) -> Goal:
     """Add to ``dag`` the next copy of an "all" goal: same item and hints, the next ``count_of``
     ("2/all"), ordered right after it and before everything that waited for it (the "hold" edge
     of "come back holding X" then still puts holding last)."""
-    k = int(goal.hints.get("count_of", "1/all").split("/")[0]) + 1
+    k = (goal.count_of or CountOf(1, None)).index + 1
     root = goal.id.split("+")[0]
-    copy = Goal(f"{root}+{k}", goal.items, goal.text, {**goal.hints, "count_of": f"{k}/all"})
+    copy = Goal(f"{root}+{k}", goal.items, goal.text, {**goal.hints, "count_of": str(CountOf(k, None))})
     dag.add_node(copy.id, goal=copy, order=dag.nodes[goal.id]["order"])
     for pred, _, data in list(dag.in_edges(goal.id, data=True)):
         dag.add_edge(pred, copy.id, **data)

@@ -347,7 +347,7 @@ class HoloMindAgent:
                 continue
             finished.append(goal.id)
             self.goal_status[goal.id] = "done" if ok else "failed"
-            if ok and goal.hints.get("count_of", "").endswith("/all"):
+            if ok and goal.count_of is not None and goal.count_of.total is None:
                 self._queue_next_of_all(goal)
             self._emit_plan()
             self.history.append(f"{goal.text} -> {'done' if ok else 'failed'}")
@@ -356,7 +356,7 @@ class HoloMindAgent:
     def _queue_next_of_all(self, goal: Goal) -> None:
         """"All the eggs from the fridge": another copy of the goal while the agent knows of
         another egg the phrase covers (``planner.all_of``); none, and the phrase is done."""
-        n = int(goal.hints["count_of"].split("/")[0])
+        n = goal.count_of.index if goal.count_of is not None else 1
         other = next_of_all(goal, self.context(), self.group_used.get(goal.hints.get("distinct_group", ""), set()))
         if other is None:
             self.note(f"{goal.id}: no other {goal.items[0].object.type} known for 'all' ({n} done)")

@@ -34,6 +34,31 @@ SKILLS = ("navigate_to", "search", "inspect", *INTERACTION_SKILLS, "put_down")
 
 
 @dataclass(frozen=True)
+class CountOf:
+    """Which object of a counted group a goal serves: ``index`` of ``total`` ("2/3"), or of
+    however many the agent finds (``total`` None: "2/all", "all the eggs")."""
+
+    index: int
+    total: int | None
+
+    @classmethod
+    def parse(cls, text: str) -> "CountOf":
+        """From the hint's text form ("2/3", "1/all"); ValueError naming the hint otherwise."""
+        head, _, tail = text.partition("/")
+        try:
+            index = int(head)
+            total = None if tail == "all" else int(tail)
+        except ValueError:
+            raise ValueError(f"goal hint count_of: expected 'k/n' or 'k/all', got {text!r}") from None
+        if index < 1 or (total is not None and index > total):
+            raise ValueError(f"goal hint count_of: {text!r} is out of range")
+        return cls(index, total)
+
+    def __str__(self) -> str:
+        return f"{self.index}/{'all' if self.total is None else self.total}"
+
+
+@dataclass(frozen=True)
 class Goal:
     """One node of the goal DAG: propositions to make true, from one clause of the instruction."""
 
@@ -43,6 +68,12 @@ class Goal:
     # Search hints that are not propositions, e.g. {"object_room": "Bathroom"} for "take a towel
     # from the bathroom ..." (where to look first; the final state does not depend on it).
     hints: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def count_of(self) -> CountOf | None:
+        """The ``count_of`` hint, typed (the hints stay text: they travel to reports and LLMs)."""
+        text = self.hints.get("count_of")
+        return CountOf.parse(text) if text else None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "text": self.text, "items": [i.to_dict() for i in self.items]}

@@ -165,3 +165,15 @@ def test_a_deferred_goal_never_closes_a_cycle_with_goals_that_wait_for_it() -> N
     lamp = next(g.id for g in goals if g.items[0].predicate == "isToggled")
     assert agent.dag.has_edge(lamp, sliced)  # what does not wait for it goes first
     assert not any(agent.dag.has_edge(d, sliced) for d in later)
+
+
+def test_count_of_hint_is_typed_once() -> None:
+    """Goal.hints stay text (reports, LLM prompts); the count is parsed in one place."""
+    from planner.roles import CountOf, Goal
+
+    assert CountOf.parse("2/3") == CountOf(2, 3) and str(CountOf(2, None)) == "2/all"
+    assert Goal("g", (), "x", {"count_of": "1/all"}).count_of == CountOf(1, None)
+    assert Goal("g", (), "x").count_of is None
+    for bad in ("x/3", "4/3", "0/all", "2"):
+        with pytest.raises(ValueError, match="count_of"):
+            CountOf.parse(bad)

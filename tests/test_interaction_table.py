@@ -89,3 +89,4 @@ def test_the_table_rejects_duplicates() -> None:
 
     with pytest.raises(ValueError, match="declared twice"):
         mod._check(INTERACTIONS + (BY_ACTION["OpenObject"],))
+
