@@ -102,9 +102,32 @@ def test_contract_every_refusal_and_acceptance_is_reproduced(replays: list) -> N
             assert conv.calls[i + 1].messages[-1]["content"].split(" Problem:")[0] == \
                 sent_repairs[i].split(" Problem:")[0], (conv.role, i, reason)
         used_by_run = len(conv.calls) < MAX_REPAIRS + 1  # the run stopped asking: it used the last answer
-        if used_by_run:
+        if used_by_run and not goal_check_refusal(conv):
             assert out != "FALLBACK" and len(server.requests) == len(conv.calls)
             assert out == json.loads(conv.calls[-1].answer)
+
+
+def goal_check_refusal(conv: Conversation) -> str | None:
+    """Why today's goal checks (planner.plan_checks, issue 34) refuse the answer the run used, if
+    they do: a plan without the interaction its goal needs, an object pinned of another type."""
+    problems = validator(conv)(json.loads(conv.calls[-1].answer))
+    return problems[0] if problems else None
+
+
+def test_contract_goal_checks_refuse_the_runs_wrong_answers() -> None:
+    """The recorded run used 9 translator plans that never placed anything ("put X in Y" as a
+    single pick or navigate_to) and 3 refinements that pinned an object of another type (the
+    vase goal got the credit card); all passed the schema then. Today each is refused, with the
+    reason, and the deterministic role answers instead."""
+    used = [c for c in complete_conversations() if len(c.calls) < MAX_REPAIRS + 1]
+    refused = [(c.role, why) for c in used if (why := goal_check_refusal(c))]
+    assert Counter(role for role, _ in refused) == {"translate": 9, "refine": 3}
+    reasons = [why for _, why in refused]
+    assert sum("needs place" in r for r in reasons) == 9
+    assert sum("is a CreditCard, but the goal's object must be one of ['Vase']" in r for r in reasons) == 1
+    assert all(", but the goal's object must be one of" in r for r in reasons if "needs place" not in r)
+    for conv, _client, _server, out in [(c, *replay(c)) for c in used if goal_check_refusal(c)]:
+        assert out == "FALLBACK", conv.role
 
 
 def test_contract_attribution_adds_up_to_the_transcript(replays: list) -> None:

@@ -316,7 +316,11 @@ def test_hallucinated_object_ids_are_a_validation_failure(role: str, bad: dict[s
 def test_grounding_of_wrong_type_triggers_repair(spy: list[dict[str, Any]]) -> None:
     c = client([json.dumps({"bindings": {"object": "Sink|3", "target": "Sink|3"}}), VALID["ground"]])
     assert run_role("ground", c).bindings["object"] == "Mug|1|2"
-    assert "is a Sink" in spy[1]["messages"][-1]["content"]
+    # the goal's schema lists only fitting ids per role, so the Sink is refused as off-schema
+    assert "$.bindings.object" in spy[1]["messages"][-1]["content"] and "Sink|3" in spy[1]["messages"][-1]["content"]
+    # and the check behind the schema (for providers that do not enforce it) names the type
+    problems = schemas.validate_ground({"bindings": {"object": "Sink|3"}}, goal(), ctx())
+    assert problems and "is a Sink" in problems[0]
 
 
 def test_excluded_ids_may_not_be_bound(spy: list[dict[str, Any]]) -> None:
@@ -388,14 +392,14 @@ def test_transport_errors_are_retried_then_fall_back(spy: list[dict[str, Any]]) 
 def test_schema_capable_model_gets_response_format(spy: list[dict[str, Any]]) -> None:
     run_role("ground", client([VALID["ground"]], model="openai/gpt-4o-mini"))
     rf = spy[0]["response_format"]
-    assert rf["type"] == "json_schema" and rf["json_schema"]["schema"] == schemas.ground_schema(ctx())
+    assert rf["type"] == "json_schema" and rf["json_schema"]["schema"] == schemas.ground_schema(ctx(), goal())
     assert "JSON schema" not in spy[0]["messages"][-1]["content"]
 
 
 def test_other_models_get_the_schema_in_the_prompt(spy: list[dict[str, Any]]) -> None:
     run_role("ground", client([VALID["ground"]]))
     assert "response_format" not in spy[0]
-    assert json.dumps(schemas.ground_schema(ctx()), separators=(",", ":"), sort_keys=True) in \
+    assert json.dumps(schemas.ground_schema(ctx(), goal()), separators=(",", ":"), sort_keys=True) in \
         spy[0]["messages"][-1]["content"]
 
 

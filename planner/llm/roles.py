@@ -312,7 +312,7 @@ class LLMGrounder(_LLMRole):
             bindings = {r: v["bindings"].get(r) for r in schemas.BINDING_ROLES if r in v["bindings"]}
             return Grounding(goal_id=goal.id, bindings=bindings)
 
-        return self._run(context, self.messages(goal, context), schemas.ground_schema(context),
+        return self._run(context, self.messages(goal, context), schemas.ground_schema(context, goal),
                          lambda v: schemas.validate_ground(v, goal, context), convert,
                          lambda f: f.ground(goal, context))
 

@@ -19,7 +19,8 @@ from __future__ import annotations
 from typing import Any
 
 from household.interactions import INTERACTIONS
-from household.checklist import LIQUIDS, PREDICATES, ChecklistItem, ChecklistSchemaError, sliced_base_type
+from planner.plan_checks import binding_problems, plan_problems, type_fits
+from household.checklist import LIQUIDS, PREDICATES, ChecklistItem, ChecklistSchemaError
 from planner.roles import SKILLS, Goal, Grounding, PlannerContext
 
 # Per skill: (required args, optional args). Mirrors the comments on planner.roles.SKILLS.
@@ -133,20 +134,31 @@ def excluded_ids(context: PlannerContext) -> set[str]:
     return set(getattr(context, "excluded_ids", None) or ())
 
 
-def ground_schema(context: PlannerContext) -> dict[str, Any]:
+def ground_schema(context: PlannerContext, goal: Goal | None = None) -> dict[str, Any]:
     """{"bindings": {role: known id or null}}; "object" is required, target/tool optional.
-    Excluded ids are left out of the enum so constrained decoders cannot pick them."""
+    Excluded ids are left out of the enum so constrained decoders cannot pick them; with the
+    goal, each role lists only the ids whose type fits it (null: "not seen yet"), so a decoder
+    held to the schema cannot bind a credit card to a vase goal."""
     excluded = excluded_ids(context)
     ids = [i for i in known_ids(context) if i not in excluded]
-    binding: dict[str, Any] = {"type": "null"}
-    if ids:
-        binding = {"anyOf": [{"type": "string", "enum": ids}, {"type": "null"}]}
+    types = _types_by_id(context)
+    wanted: dict[str, set[str]] = {}
+    if goal is not None:
+        wanted = {"object": {i.object.type for i in goal.items},
+                  "target": {i.target.type for i in goal.items if i.target is not None}}
+
+    def binding(role: str) -> dict[str, Any]:
+        fitting = [i for i in ids if not wanted.get(role) or type_fits(types.get(i, ""), wanted[role])]
+        if not fitting:
+            return {"type": "null"}
+        return {"anyOf": [{"type": "string", "enum": fitting}, {"type": "null"}]}
+
     return {
         "type": "object",
         "properties": {
             "bindings": {
                 "type": "object",
-                "properties": {r: binding for r in BINDING_ROLES},
+                "properties": {r: binding(r) for r in BINDING_ROLES},
                 "required": ["object"],
                 "additionalProperties": False,
             }
@@ -208,38 +220,39 @@ def validate_decompose(value: dict[str, Any], context: PlannerContext) -> list[s
     return out
 
 
+def _types_by_id(context: PlannerContext) -> dict[str, str]:
+    return {o.object_id: o.object_type for o in context.known_objects}
+
+
 def validate_refine(value: dict[str, Any], goal: Goal, context: PlannerContext) -> list[str]:
-    return item_problems(value.get("items"), "$.items")
-
-
-def _type_ok(actual: str, wanted: set[str]) -> bool:
-    """A bound object fits a selector type, or is what that type is sliced from (the agent binds
-    the Apple for an "AppleSliced" item before slicing it)."""
-    return actual in wanted or any(sliced_base_type(w) == actual for w in wanted)
+    """Checklist rules, and the refined goal is this goal: the same predicates, and every pinned
+    id an object of the type the goal's item asks for (planner.plan_checks)."""
+    out = item_problems(value.get("items"), "$.items")
+    if out:
+        return out
+    refined = list(value.get("items") or ())
+    got, want = sorted(str(i.get("predicate")) for i in refined), sorted(i.predicate for i in goal.items)
+    if got != want:
+        out.append(f"at $.items: the refined goal has predicates {got}, the goal {want}: refine this goal, "
+                   "not another")
+    types = _types_by_id(context)
+    for k, raw in enumerate(refined):
+        pins = {"object": (raw.get("object") or {}).get("id"), "target": (raw.get("target") or {}).get("id")}
+        out += binding_problems(pins, goal.items, types, f"$.items[{k}]")
+    return out
 
 
 def validate_ground(value: dict[str, Any], goal: Goal, context: PlannerContext) -> list[str]:
-    types_by_id = {o.object_id: o.object_type for o in context.known_objects}
-    wanted = {
-        "object": {i.object.type for i in goal.items},
-        "target": {i.target.type for i in goal.items if i.target is not None},
-    }
     excluded = excluded_ids(context)
     out: list[str] = []
+    pins: dict[str, str | None] = {}
     for role, object_id in value.get("bindings", {}).items():
         if object_id is not None and object_id in excluded:
             out.append(f"at $.bindings.{role}: {object_id!r} is excluded (finished goal or failed twice); "
                        "bind another object or null")
-            continue
-        if object_id is None or role not in wanted or not wanted[role]:
-            continue
-        actual = types_by_id.get(object_id)
-        if actual is None:
-            out.append(f"at $.bindings.{role}: {object_id!r} is not an object id in the agent's memory")
-        elif not _type_ok(actual, wanted[role]):
-            out.append(f"at $.bindings.{role}: {object_id!r} is a {actual}, but the goal's {role} must be one of "
-                       f"{sorted(wanted[role])}")
-    return out
+        else:
+            pins[role] = object_id
+    return out + binding_problems(pins, goal.items, _types_by_id(context), "$.bindings")
 
 
 def subgoal_problems(subgoals: Any, where: str, context: PlannerContext) -> list[str]:
@@ -262,7 +275,9 @@ def subgoal_problems(subgoals: Any, where: str, context: PlannerContext) -> list
 
 
 def validate_translate(value: dict[str, Any], goal: Goal, grounding: Grounding, context: PlannerContext) -> list[str]:
-    return subgoal_problems(value.get("subgoals"), "$.subgoals", context)
+    """Each skill's args, and the plan has the interaction the goal's predicate needs."""
+    out = subgoal_problems(value.get("subgoals"), "$.subgoals", context)
+    return out or plan_problems(value.get("subgoals") or (), goal.items, grounding.bindings)
 
 
 def validate_critique(value: dict[str, Any], context: PlannerContext) -> list[str]:
