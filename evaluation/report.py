@@ -292,6 +292,7 @@ def summarize(results: list[EpisodeResult]) -> dict[str, Any]:
         "count": len(results),
         **({"model_decisions": {**overall.to_dict(), "warning": share_warning(overall),
                                 "episodes_with_model": len(attributions)}} if overall is not None else {}),
+        "goals_vs_world": _goals_vs_world(results),
         "means": _means(results),
         "totals": _agent_totals(results)[1],
         "groups": [{"planner": p, "instruction_kind": k, "count": len(rs), "means": _means(rs),
@@ -300,6 +301,21 @@ def summarize(results: list[EpisodeResult]) -> dict[str, Any]:
         "episodes": [{"episode_id": r.episode_id, "scenario": r.scenario, "instruction_kind": r.instruction_kind,
                       "planner": r.planner, **r.metrics(), **r.agent_stats()} for r in results],
     }
+
+
+def _goals_vs_world(results: list[EpisodeResult]) -> dict[str, Any]:
+    """Checklist units unmet although the goal serving them was reported done, by what the agent's
+    own check of that goal said (planner.goal_check). 'verified' or no check beside an unmet unit
+    is a disagreement without a stated reason; 'unverified' and 'contradicted' state one."""
+    from evaluation.failure_taxonomy import DONE_CAUSES, classify_report
+    by_check: dict[str, int] = {}
+    for r in results:
+        for u in classify_report(r.to_dict()):
+            if u.cause in DONE_CAUSES:
+                key = u.agent_check or "no check"
+                by_check[key] = by_check.get(key, 0) + u.units
+    return {"done_but_unmet_units": sum(by_check.values()), "by_agent_check": dict(sorted(by_check.items())),
+            "without_stated_reason": by_check.get("verified", 0) + by_check.get("no check", 0)}
 
 
 def _stat(value: float | None, digits: int = 0) -> str:
@@ -368,6 +384,12 @@ def _summary_markdown(summary: dict[str, Any]) -> str:
         attribution = Attribution.from_usage({"decisions_by_role": decisions.get("by_role") or {}})
         if attribution is not None:
             lines += [""] + attribution_lines(attribution, float(decisions.get("threshold", MODEL_SHARE_THRESHOLD)))
+    gw = summary.get("goals_vs_world") or {}
+    if gw.get("done_but_unmet_units"):
+        checks = ", ".join(f"{k} {v}" for k, v in gw["by_agent_check"].items())
+        lines += ["", f"Goals reported done whose checklist units are unmet: {gw['done_but_unmet_units']} units "
+                      f"(the agent's own check: {checks}); {gw['without_stated_reason']} without a stated reason "
+                      "('verified' or no check)."]
     if summary.get("skipped"):
         lines += ["", f"## Skipped ({len(summary['skipped'])})", "", "| Episode | Why |", "|---|---|"]
         lines += [f"| {_cell(eid)} | {_cell(why)} |" for eid, why in summary["skipped"].items()]

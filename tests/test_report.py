@@ -204,6 +204,23 @@ def test_summary_means_groups_and_markdown(tmp_path: Path, world: WorldState) ->
     assert "## Means by planner and instruction" in md
 
 
+def test_summary_counts_goals_done_whose_items_are_unmet(tmp_path: Path, world: WorldState) -> None:
+    """A goal reported done beside its unmet checklist item is counted, split by what the agent's
+    own check said: 'verified' (or no check) is a disagreement without a stated reason."""
+    goal = {"status": "done", "predicate": "isFilledWithLiquid", "object_type": "Mug", "target_type": None,
+            "bindings": {"object": "mug1"}, "reason": "done"}
+    verified = make_result(world, eid="v", extra={"goals": {"g2": {**goal, "check": {"status": "verified",
+                                                                                      "reason": "seen"}}}})
+    unverified = make_result(world, eid="u", extra={"goals": {"g2": {**goal, "check": {
+        "status": "unverified", "reason": "the agent's sensors do not show what it holds"}}}})
+    assert verified.gc == 0.5  # the mug is not filled in this world
+    data = json.loads(write_summary(tmp_path, [verified, unverified])["json"].read_text())
+    assert data["goals_vs_world"] == {"done_but_unmet_units": 2, "by_agent_check": {"unverified": 1, "verified": 1},
+                                      "without_stated_reason": 1}
+    md = (tmp_path / "summary.md").read_text()
+    assert "Goals reported done whose checklist units are unmet: 2 units" in md and "1 without a stated reason" in md
+
+
 def test_empty_summary_is_still_written(tmp_path: Path) -> None:
     paths = write_summary(tmp_path, [])
     data = json.loads(paths["json"].read_text())
