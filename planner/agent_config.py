@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# What an ablation switches off (LongAct Table 4; planner.holomind): the critic (a failed action
+# just fails its goal attempt), episodic memory (no experience pool, no remembered object states,
+# no action evidence in the belief tracker), the high level (no DAG ordering, refinement or
+# deferring: goals in instruction order).
 ABLATIONS = ("critic", "episodic", "high-level")
 
 
@@ -22,6 +26,28 @@ class AgentConfig:
     # The depth camera's noise model, sigma(z) = k z^2 in metres (a datasheet figure on a robot;
     # the sensor profile's in simulation): the occupancy map weighs returns by it. 0: noise-free.
     depth_noise_k: float = 0.0
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.ablate) - set(ABLATIONS))
+        if unknown:  # a misspelt ablation would otherwise switch nothing off, silently
+            raise ValueError(f"AgentConfig.ablate: unknown ablation {', '.join(map(repr, unknown))} "
+                             f"(known: {', '.join(ABLATIONS)})")
+        self.ablate = frozenset(self.ablate)
+
+    @property
+    def critic(self) -> bool:
+        """The critic diagnoses failures (off under the 'critic' ablation)."""
+        return "critic" not in self.ablate
+
+    @property
+    def episodic(self) -> bool:
+        """Experience pool, remembered object states and action evidence (off under 'episodic')."""
+        return "episodic" not in self.ablate
+
+    @property
+    def high_level(self) -> bool:
+        """DAG ordering, refinement and deferring of goals (off under 'high-level')."""
+        return "high-level" not in self.ablate
 
     @property
     def edge_reach(self) -> float:

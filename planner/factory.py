@@ -12,14 +12,13 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from household.errors import InputError
+from planner.agent_config import ABLATIONS  # noqa: F401 (re-exported: the CLI checks --ablate against it)
 
 PLANNERS = ("oracle", "deterministic")  # plus "llm:<model>" (LLM_PREFIX + any litellm model string)
 LLM_PREFIX = "llm:"
 PLANNER_HELP = ("oracle, deterministic, llm:<model> (e.g. llm:openai/gpt-4o-mini), llm:local (a server on "
                 "this machine: worldmind llm serve)")
 PRIVILEGED_PLANNERS = ("oracle",)  # read the simulator; everything else sees rendered observations only
-# Mirrors planner.holomind.ABLATIONS; kept here so argument checking does not import the agent.
-ABLATIONS = ("critic", "episodic", "high-level")
 
 
 def check_planner(name: str) -> None:

@@ -87,7 +87,7 @@ class HoloMindAgent:
         self.llm_client = next((r.client for r in (self.decomposer, self.refiner, self.ground_role, self.translator,
                                                    self.critic) if getattr(r, "client", None) is not None), None)
         self.experience = experience if experience is not None else ExperiencePool()
-        if "episodic" in self.config.ablate:
+        if not self.config.episodic:
             self.experience = ExperiencePool()  # nothing loaded, nothing saved
         self.move_step = self.config.move_step
         self._events: list[tuple[str, dict]] = []
@@ -119,7 +119,7 @@ class HoloMindAgent:
         self.relaxed_relations: set[str] = set()  # goals grounded with their relations relaxed
         self.unreachable: set[str] = set()  # navigation to it failed: others of the type first
         # receptacles that refused a type (this episode), and type pairs experience avoids
-        self.refusals = ReceptacleRefusals(None if "episodic" in self.config.ablate else self.experience)
+        self.refusals = ReceptacleRefusals(self.experience if self.config.episodic else None)
         self.used_ids: set[str] = set()
         self.group_used: dict[str, set[str]] = {}  # distinct_group -> objects already bound in it
         self._failed_frontiers: list[tuple[float, float]] = []
@@ -225,12 +225,12 @@ class HoloMindAgent:
             half = (o.box_max - o.box_min) / 2.0  # THOR (x, y, z): REP 103 x is THOR z, y is THOR x
             known.append(KnownObject(o.object_id, o.object_type, region.room_type if region else None,
                                      (float(ros[0]), float(ros[1]), float(ros[2])),
-                                     {} if "episodic" in self.config.ablate else dict(o.state), o.last_seen,
+                                     dict(o.state) if self.config.episodic else {}, o.last_seen,
                                      dict(region.scores) if relax_rooms and region and region.scores else {},
                                      (float(half[2]), float(half[0]))))
         agent = self.obs.agent.position
         return PlannerContext(self.obs.step, self.held_id, self.held_type, known, self.rooms.rooms_seen(),
-                              self.history[-20:], [] if "episodic" in self.config.ablate else self.experience.rules(),
+                              self.history[-20:], self.experience.rules() if self.config.episodic else [],
                               list(self.catalog.object_types), tuple(agent), sorted(self.used_ids | self.excluded_now),
                               relax_rooms, relax_relations)
 
@@ -251,7 +251,7 @@ class HoloMindAgent:
 
     # ---- critic and experience -------------------------------------------------------------------
     def critique(self, event: CriticEvent) -> CriticDecision:
-        if "critic" in self.config.ablate:
+        if not self.config.critic:
             return CriticDecision("replan", f"no critic: {event.action} failed ({event.error[:60]})")
         decision = self.critic.critique(event, self.context())
         if decision.verdict != "pass":
@@ -266,15 +266,15 @@ class HoloMindAgent:
         self._emit("critic", entry)
 
     def experience_fix(self, action: str, object_type: str) -> str | None:
-        if "episodic" in self.config.ablate:
+        if not self.config.episodic:
             return None
         return self.experience.proactive_fix(action, object_type)
 
     def experience_closer(self, action: str, object_type: str) -> bool:
-        return "episodic" not in self.config.ablate and self.experience.approach_closer(action, object_type)
+        return self.config.episodic and self.experience.approach_closer(action, object_type)
 
     def learn(self, action: str, situation: str, object_type: str, fix: str, worked: bool) -> None:
-        if "episodic" in self.config.ablate:
+        if not self.config.episodic:
             return
         exp = self.experience.record(action, situation, object_type, fix)
         if worked:
@@ -285,7 +285,7 @@ class HoloMindAgent:
         the evidence (a success's effects, or the state a failure revealed, "is already on"); the
         object tracker keeps its geometry current and caches the observed flags."""
         self.obs = obs  # act() has integrated the frame already
-        if "episodic" not in self.config.ablate:
+        if self.config.episodic:
             self.beliefs.record(int(obs.step), name, object_id, obs.feedback.success, obs.feedback.error,
                                 held_before=self._last_held, failure=obs.feedback.failure)
             for oid in {object_id, self._last_held} - {None}:
@@ -320,7 +320,7 @@ class HoloMindAgent:
         yield from self.skills.look_around()
         finished: list[str] = []
         deferred: dict[str, int] = {}
-        spatial = "high-level" not in self.config.ablate
+        spatial = self.config.high_level
         while True:
             goal = next_goal(self.dag, finished, self._goal_cost, spatial=spatial)
             if goal is None:
@@ -513,7 +513,7 @@ class HoloMindAgent:
     def _avoid_known_misfits(self, goal: Goal, ground: Any) -> Any:
         """Experience says this object type found no room on (or was refused by) that receptacle
         type before: exclude such receptacles and ground again (at most a few times)."""
-        if "episodic" in self.config.ablate or goal.items[0].predicate != "inRoom":
+        if not self.config.episodic or goal.items[0].predicate != "inRoom":
             return ground  # only where the receptacle is the agent's choice, not the instruction's
         obj_type = goal.items[0].object.type
         for _ in range(4):

@@ -1048,3 +1048,14 @@ def test_required_roles_per_predicate() -> None:
     assert required_roles(goal("g", item("Mug", "isFilledWithLiquid", "water")))[1] == ("target", "Sink", None)
     assert required_roles(goal("g", item("Potato", "isCooked", True)))[1] == ("target", "Microwave", None)
     assert required_roles(goal("g", item("Lamp", "isToggled", True))) == [("object", "Lamp", None)]
+
+
+def test_ablations_are_checked_names_with_typed_switches() -> None:
+    """A misspelt ablation would switch nothing off and still name the run as ablated."""
+    from planner.agent_config import AgentConfig
+
+    with pytest.raises(ValueError, match="unknown ablation 'episodc'.*critic, episodic, high-level"):
+        AgentConfig(ablate=frozenset({"episodc"}))
+    cfg = AgentConfig(ablate=frozenset({"episodic"}))
+    assert (cfg.critic, cfg.episodic, cfg.high_level) == (True, False, True)
+    assert AgentConfig().episodic and not AgentConfig(ablate=frozenset({"critic"})).critic
