@@ -27,9 +27,10 @@ import numpy as np
 from planner.agent_config import AgentConfig
 from planner.critic import ExperiencePool, RuleCritic
 from planner.deterministic import NearestGrounder, RecipeTranslator, RuleRefiner, required_roles
+from planner.episode_state import EpisodeState
 from planner.episodic_beliefs import EpisodicBeliefs
 from planner.all_of import MAX_COPIES, next_of_all
-from planner.goal_check import GoalCheck, check_goal
+from planner.goal_check import check_goal
 from planner.goal_dag import (build_goal_dag, copy_for_next_of_all, dag_to_dict, next_goal, note_other_goal_types,
                               single_item_goals)
 from planner.navigation import Navigator, Pose
@@ -90,6 +91,7 @@ class HoloMindAgent:
         if not self.config.episodic:
             self.experience = ExperiencePool()  # nothing loaded, nothing saved
         self.move_step = self.config.move_step
+        self.state = EpisodeState()  # made new by reset(); here so a goal loop can be tested without one
         self._events: list[tuple[str, dict]] = []
 
     # ---- agent interface ---------------------------------------------------------------------
@@ -113,23 +115,9 @@ class HoloMindAgent:
         self.stats: Counter = Counter()
         self.notes_log: list[str] = []
         self.history: list[str] = []
-        self.excluded_now: set[str] = set()  # will not do for the current goal
-        self.rejected_ids: set[str] = set()  # will not do for any goal (not an object, cannot do it)
-        self.relaxed_goals: set[str] = set()  # goals grounded with the room names relaxed
-        self.relaxed_relations: set[str] = set()  # goals grounded with their relations relaxed
-        self.unreachable: set[str] = set()  # navigation to it failed: others of the type first
         # receptacles that refused a type (this episode), and type pairs experience avoids
         self.refusals = ReceptacleRefusals(self.experience if self.config.episodic else None)
-        self.used_ids: set[str] = set()
-        self.group_used: dict[str, set[str]] = {}  # distinct_group -> objects already bound in it
-        self._failed_frontiers: list[tuple[float, float]] = []
-        self._inspected: set[str] = set()  # receptacles looked at closely or opened while searching
-        self.goal_status: dict[str, str] = {}
-        # why a goal attempt ended as it did (a GOAL_REASONS category, the detail, what it was bound to)
-        self.goal_outcome: dict[str, dict[str, Any]] = {}
-        self.goal_steps: Counter = Counter()  # steps spent in each goal's attempts
-        self.goal_checks: dict[str, GoalCheck] = {}  # the latest observation check of each goal
-        self._rechecked: set[str] = set()  # goals retried once after a contradicted check
+        self.state = EpisodeState()
         self.critic_log: list[dict[str, Any]] = []
         self.experience.reused = 0
         if self.llm_client is not None:
@@ -176,19 +164,19 @@ class HoloMindAgent:
         """A goal as the report shows it: what it asked for (so an unmet checklist item can be
         traced to the goal that served it), its status, and why it ended so."""
         item = goal.items[0]
-        out: dict[str, Any] = {"text": goal.text, "status": self.goal_status.get(goal.id, "not reached"),
+        out: dict[str, Any] = {"text": goal.text, "status": self.state.goal_status.get(goal.id, "not reached"),
                                "predicate": item.predicate, "object_type": item.object.type}
         if item.target is not None:
             out["target_type"] = item.target.type
-        out.update(self.goal_outcome.get(goal.id, {}))
-        out["steps_spent"] = int(self.goal_steps.get(goal.id, 0))
-        if goal.id in self.goal_checks and out["status"] == "done":
-            out["check"] = self.goal_checks[goal.id].to_dict()
+        out.update(self.state.goal_outcome.get(goal.id, {}))
+        out["steps_spent"] = int(self.state.goal_steps.get(goal.id, 0))
+        if goal.id in self.state.goal_checks and out["status"] == "done":
+            out["check"] = self.state.goal_checks[goal.id].to_dict()
         return out
 
     def _outcome(self, goal: Goal, reason: str, detail: str = "", bindings: dict[str, str | None] | None = None) -> None:
         """Record why this goal attempt ended (``GOAL_REASONS``); the last attempt's stands."""
-        self.goal_outcome[goal.id] = {"reason": reason, "detail": detail[:200],
+        self.state.goal_outcome[goal.id] = {"reason": reason, "detail": detail[:200],
                                       "bindings": {k: v for k, v in (bindings or {}).items() if v},
                                       "at_step": int(self.obs.step)}
 
@@ -206,6 +194,16 @@ class HoloMindAgent:
 
     def camera_thor(self) -> np.ndarray:
         return ros_to_thor_points(self.obs.world_from_camera[:3, 3])
+
+    @property
+    def goal_status(self) -> dict[str, str]:
+        """Goal id -> pending / deferred / done / failed (read by the ROS RunTask feedback)."""
+        return self.state.goal_status
+
+    @property
+    def excluded_now(self) -> set[str]:
+        """Objects that will not do for the current goal (the skills add put-down spots that failed)."""
+        return self.state.excluded_now
 
     @property
     def held_id(self) -> str | None:
@@ -231,7 +229,7 @@ class HoloMindAgent:
         agent = self.obs.agent.position
         return PlannerContext(self.obs.step, self.held_id, self.held_type, known, self.rooms.rooms_seen(),
                               self.history[-20:], self.experience.rules() if self.config.episodic else [],
-                              list(self.catalog.object_types), tuple(agent), sorted(self.used_ids | self.excluded_now),
+                              list(self.catalog.object_types), tuple(agent), sorted(self.state.used_ids | self.state.excluded_now),
                               relax_rooms, relax_relations)
 
     def note(self, text: str) -> None:
@@ -244,7 +242,7 @@ class HoloMindAgent:
         """The goal DAG with each goal's status and current subgoals, as a ``worldmind/goal_dag``
         payload (sim_bridge.ros.payloads): recorded in bags and published on the plan topic."""
         d = dag_to_dict(self.dag)
-        goals = [dict(g, status=self.goal_status.get(g["id"], "pending"), subgoals=self._subgoals.get(g["id"], []))
+        goals = [dict(g, status=self.state.goal_status.get(g["id"], "pending"), subgoals=self._subgoals.get(g["id"], []))
                  for g in d["nodes"]]
         self._emit("plan", {"goals": goals, "edges": [[e["from"], e["to"]] for e in d["edges"]],
                             "instruction": self.instruction, "step": int(self.obs.step)})
@@ -310,10 +308,10 @@ class HoloMindAgent:
     # ---- frontiers --------------------------------------------------------------------------------
     def frontier_failed(self, x: float, z: float) -> bool:
         """Reached before, or unreachable twice (a plan can fail on a map that later grows)."""
-        return sum(w for fx, fz, w in self._failed_frontiers if math.hypot(x - fx, z - fz) < 0.6) >= 2
+        return sum(w for fx, fz, w in self.state.failed_frontiers if math.hypot(x - fx, z - fz) < 0.6) >= 2
 
     def fail_frontier(self, x: float, z: float, reached: bool = False) -> None:
-        self._failed_frontiers.append((x, z, 2 if reached else 1))
+        self.state.failed_frontiers.append((x, z, 2 if reached else 1))
 
     # ---- the goal loop ------------------------------------------------------------------------------
     def _run(self) -> Generator[Action, Observation, None]:
@@ -341,12 +339,12 @@ class HoloMindAgent:
             ok = yield from self._do_goal(goal)
             if not ok and spatial and deferred.get(goal.id, 0) == 0 and len(finished) + 1 < len(self.dag):
                 deferred[goal.id] = 1  # set aside; come back once the others are done (more is known then)
-                self.goal_status[goal.id] = "deferred"
+                self.state.goal_status[goal.id] = "deferred"
                 self.dag.nodes[goal.id]["order"] += 1000
                 self._requeue(goal.id, finished)
                 continue
             finished.append(goal.id)
-            self.goal_status[goal.id] = "done" if ok else "failed"
+            self.state.goal_status[goal.id] = "done" if ok else "failed"
             if ok and goal.count_of is not None and goal.count_of.total is None:
                 self._queue_next_of_all(goal)
             self._emit_plan()
@@ -357,7 +355,7 @@ class HoloMindAgent:
         """"All the eggs from the fridge": another copy of the goal while the agent knows of
         another egg the phrase covers (``planner.all_of``); none, and the phrase is done."""
         n = goal.count_of.index if goal.count_of is not None else 1
-        other = next_of_all(goal, self.context(), self.group_used.get(goal.hints.get("distinct_group", ""), set()))
+        other = next_of_all(goal, self.context(), self.state.group_used.get(goal.hints.get("distinct_group", ""), set()))
         if other is None:
             self.note(f"{goal.id}: no other {goal.items[0].object.type} known for 'all' ({n} done)")
             return
@@ -383,7 +381,7 @@ class HoloMindAgent:
         pose = self.pose
         best = math.inf
         for o in ctx_objs.values():
-            if o.object_type == goal.items[0].object.type and o.object_id not in self.used_ids:
+            if o.object_type == goal.items[0].object.type and o.object_id not in self.state.used_ids:
                 best = min(best, math.hypot(o.centroid[0] - pose.x, o.centroid[2] - pose.z))
         return best if best < math.inf else 1e3
 
@@ -394,20 +392,20 @@ class HoloMindAgent:
         try:
             return (yield from self._attempt_goal(goal))
         finally:
-            self.goal_steps[goal.id] += int(self.obs.step - started)
+            self.state.goal_steps[goal.id] += int(self.obs.step - started)
 
     def _attempt_goal(self, goal: Goal) -> Generator[Action, Observation, bool]:
         start_step = self.obs.step
-        self.goal_status[goal.id] = "active"
+        self.state.goal_status[goal.id] = "active"
         # Exclusions are per goal: what would not do for an earlier goal may do for this one,
         # except what cannot do it at all, receptacles that had no room for this type, and what
         # was out of reach (tried again only when nothing else of the type turns up).
-        self.excluded_now = set(self.rejected_ids | self.unreachable)
+        self.state.excluded_now = set(self.state.rejected_ids | self.state.unreachable)
         obj_type = goal.items[0].object.type
-        self.excluded_now |= self.refusals.refused_here(obj_type)
+        self.state.excluded_now |= self.refusals.refused_here(obj_type)
         group = goal.hints.get("distinct_group")
         if group:  # "two pencils": not the pencil an earlier copy of this item already used
-            self.excluded_now |= self.group_used.get(group, set())
+            self.state.excluded_now |= self.state.group_used.get(group, set())
         retried_unreachable = False
         self._emit_plan()
         for attempt in range(3):
@@ -415,17 +413,17 @@ class HoloMindAgent:
                 self.note(f"{goal.id}: step cap reached")
                 self._outcome(goal, "step_cap", f"more than {self.config.goal_step_cap} steps")
                 return False
-            ground = self.ground_role.ground(goal, self.context(relax_rooms=goal.id in self.relaxed_goals,
-                                                                relax_relations=goal.id in self.relaxed_relations))
+            ground = self.ground_role.ground(goal, self.context(relax_rooms=goal.id in self.state.relaxed_goals,
+                                                                relax_relations=goal.id in self.state.relaxed_relations))
             ground = self._avoid_known_misfits(goal, ground)
             missing = [(role, t, room) for role, t, room in required_roles(goal) if ground.bindings.get(role) is None]
             if missing:
                 found = yield from self._search(goal, missing)
                 if not found:
-                    if not retried_unreachable and self.excluded_now & self.unreachable:
+                    if not retried_unreachable and self.state.excluded_now & self.state.unreachable:
                         # Nothing else fits: the map has grown since those were out of reach.
                         retried_unreachable = True
-                        self.excluded_now -= self.unreachable
+                        self.state.excluded_now -= self.state.unreachable
                         start_step = self.obs.step  # the search spent the goal's steps: a fresh allowance
                         self.note(f"{goal.id}: nothing else found; trying again what was out of reach before")
                         continue
@@ -460,9 +458,9 @@ class HoloMindAgent:
                 continue
             # Done means observed: the goal's condition against the agent's own frames.
             check = check_goal(goal, ground.bindings, since, self.held_id, self.tracker, self.rooms)
-            self.goal_checks[goal.id] = check
-            if check.status == "contradicted" and goal.id not in self._rechecked:
-                self._rechecked.add(goal.id)  # once: a check that keeps failing must not loop
+            self.state.goal_checks[goal.id] = check
+            if check.status == "contradicted" and goal.id not in self.state.rechecked:
+                self.state.rechecked.add(goal.id)  # once: a check that keeps failing must not loop
                 self._log_critic("goal check", check.reason, "replan",
                                  f"{goal.id} ran but its condition does not show: {check.reason}")
                 self.stats["critic_replan"] += 1
@@ -471,7 +469,7 @@ class HoloMindAgent:
                 continue
             for role in ("object", "target"):
                 if ground.bindings.get(role) and goal.items[0].predicate in ("inReceptacle", "inRoom") and role == "object":
-                    self.used_ids.add(ground.bindings[role])
+                    self.state.used_ids.add(ground.bindings[role])
             self._note_choice(goal, ground)
             self._outcome(goal, "done", "", ground.bindings)
             return True
@@ -483,26 +481,26 @@ class HoloMindAgent:
         free text); the diagnosis is for the notes."""
         named = [b for b in bindings.values() if b and b in exc.target_ids]
         if named and exc.situation == UNREACHABLE:
-            self.unreachable.update(named)  # navigation tried hard already: ground another
-            self.excluded_now.update(named)
+            self.state.unreachable.update(named)  # navigation tried hard already: ground another
+            self.state.excluded_now.update(named)
         # (a refusal was recorded in self.refusals where it happened, in the skill: it also
         # keeps the receptacle from later goals and retries for this type)
         refused = exc.situation in REFUSED_SITUATIONS
         unusable = exc.situation in UNUSABLE_SITUATIONS
         if named and (refused or unusable or attempt >= 1):
-            self.excluded_now.update(named)  # this object will not do: ground another
+            self.state.excluded_now.update(named)  # this object will not do: ground another
             if unusable:
-                self.rejected_ids.update(named)
+                self.state.rejected_ids.update(named)
         elif attempt >= 1 and bindings.get("object"):
-            self.excluded_now.add(bindings["object"])
+            self.state.excluded_now.add(bindings["object"])
 
     def _note_choice(self, goal: Goal, ground: Any) -> None:
         """Say which object a counted, "one of" or relation-qualified goal was done with."""
         chosen = ground.bindings.get("object")
         group = goal.hints.get("distinct_group")
         if group and chosen:
-            before = sorted(self.group_used.get(group, set()))
-            self.group_used.setdefault(group, set()).add(chosen)
+            before = sorted(self.state.group_used.get(group, set()))
+            self.state.group_used.setdefault(group, set()).add(chosen)
             self.note(f"{goal.id}: {goal.hints.get('count_of')} of {goal.items[0].object.type} -> {chosen}"
                       + (f" (distinct from {', '.join(before)})" if before else ""))
         relation = [f"{k}={goal.hints[k]}" for k in ("object_source", "object_near", "object_room", "quantifier")
@@ -521,7 +519,7 @@ class HoloMindAgent:
             rec = self.tracker.get(target) if target else None
             if rec is None or not self.refusals.refuses_type(rec.object_type, obj_type):
                 return ground
-            self.excluded_now.add(target)
+            self.state.excluded_now.add(target)
             self.stats["experience_reused"] += 1
             self.note(f"experience: {obj_type} does not go on {rec.object_type}; not {target}")
             ground = self.ground_role.ground(goal, self.context())
@@ -546,7 +544,7 @@ class HoloMindAgent:
         # from close by, and what is in a closed container not at all. Visit the receptacles that
         # could hold it (the named or hinted room's first, then the nearest): look closely at the
         # open ones, open the closed ones.
-        excluded = self.used_ids | (self.excluded_now - self.unreachable)
+        excluded = self.state.used_ids | (self.state.excluded_now - self.state.unreachable)
 
         def known(object_type: str) -> bool:
             return any(o.object_id not in excluded for o in self.tracker.of_type(object_type))
@@ -558,7 +556,7 @@ class HoloMindAgent:
                 continue
             want_room = room or goal.hints.get("object_room")
             p = self.pose
-            boxes = [o for o in self.tracker.objects.values() if not o.gone and o.object_id not in self._inspected
+            boxes = [o for o in self.tracker.objects.values() if not o.gone and o.object_id not in self.state.inspected
                      and FIXED_RECEPTACLE.admits_info(self.catalog.type_info(o.object_type), t, self.catalog)]
             boxes.sort(key=lambda o: (want_room is not None
                                       and self.rooms.room_type_at(float(o.centroid[0]), float(o.centroid[2])) != want_room,
@@ -566,7 +564,7 @@ class HoloMindAgent:
             for box in boxes[:8]:
                 if self.obs.step - start > self.config.search_step_cap + self.config.inspect_step_cap:
                     break
-                self._inspected.add(box.object_id)
+                self.state.inspected.add(box.object_id)
                 openable = self.catalog.type_info(box.object_type).openable  # a receptacle type: known
                 ok = yield from self.skills.navigate_to(box.object_id, closer=not openable)
                 if not ok:
@@ -582,12 +580,12 @@ class HoloMindAgent:
         if any(room for _, _, room in missing):
             # Everything reachable is explored: the agent's room names may be what is wrong.
             if self._binds_all(self.ground_role.ground(goal, self.context(relax_rooms=True)), missing):
-                self.relaxed_goals.add(goal.id)
+                self.state.relaxed_goals.add(goal.id)
                 self.note(f"{goal.id}: nothing where the named room seems to be; taking the likeliest region's")
                 return True
         if self._binds_all(self.ground_role.ground(goal, self.context(relax_relations=True)), missing):
             # "the side table by the dresser": no side table was seen near a dresser
-            self.relaxed_relations.add(goal.id)
+            self.state.relaxed_relations.add(goal.id)
             self.note(f"{goal.id}: no instance near what the instruction relates it to; taking the nearest")
             return True
         return False

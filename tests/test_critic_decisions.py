@@ -92,17 +92,15 @@ def test_skill_raises_typed_replan_whatever_the_critic_wrote():
     ("unknown", False, False),
 ])
 def test_agent_acts_on_the_situation_not_the_words(situation, misfit, rejected):
-    agent = HoloMindAgent()
-    agent.excluded_now, agent.rejected_ids, agent.unreachable = set(), set(), set()
+    agent = HoloMindAgent()  # a fresh EpisodeState: nothing excluded, rejected or unreachable
     bindings = {"object": "Mug|1|2", "target": "CounterTop|2|3"}
     # The same free-text diagnosis every time: only the type differs.
     agent._on_replan(Replan("low", "Try somewhere else.", situation, ("CounterTop|2|3",)), bindings, 0)
-    assert ("CounterTop|2|3" in agent.rejected_ids) is rejected
-    assert ("CounterTop|2|3" in agent.excluded_now) is (misfit or rejected)
+    assert ("CounterTop|2|3" in agent.state.rejected_ids) is rejected
+    assert ("CounterTop|2|3" in agent.state.excluded_now) is (misfit or rejected)
 
 
 def test_unreachable_target_is_set_aside():
     agent = HoloMindAgent()
-    agent.excluded_now, agent.rejected_ids, agent.unreachable = set(), set(), set()
     agent._on_replan(Replan("low", "no path", UNREACHABLE, ("Mug|1|2",)), {"object": "Mug|1|2"}, 0)
-    assert agent.unreachable == {"Mug|1|2"} and agent.excluded_now == {"Mug|1|2"}
+    assert agent.state.unreachable == {"Mug|1|2"} and agent.state.excluded_now == {"Mug|1|2"}

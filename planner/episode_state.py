@@ -1,0 +1,35 @@
+"""What the goal loop learns about objects and goals during one episode, in one typed record.
+
+Why a record: these sets decide which object a goal may bind next (excluded for this goal,
+rejected for every goal, unreachable so far, used by a finished goal) and what the report says
+per goal (status, outcome, steps, the observation check). Spread over a dozen agent attributes
+they were reset in one place and read in many; here they are one value, made new per episode,
+that tests can build and inspect directly.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from planner.goal_check import GoalCheck
+
+
+@dataclass
+class EpisodeState:
+    excluded_now: set[str] = field(default_factory=set)  # will not do for the current goal
+    rejected_ids: set[str] = field(default_factory=set)  # will not do for any goal (not an object, cannot do it)
+    relaxed_goals: set[str] = field(default_factory=set)  # goals grounded with the room names relaxed
+    relaxed_relations: set[str] = field(default_factory=set)  # goals grounded with their relations relaxed
+    unreachable: set[str] = field(default_factory=set)  # navigation to it failed: others of the type first
+    used_ids: set[str] = field(default_factory=set)  # bound by a finished goal
+    group_used: dict[str, set[str]] = field(default_factory=dict)  # distinct_group -> objects bound in it
+    failed_frontiers: list[tuple[float, float, int]] = field(default_factory=list)  # (x, z, weight)
+    inspected: set[str] = field(default_factory=set)  # receptacles looked at closely or opened while searching
+    goal_status: dict[str, str] = field(default_factory=dict)  # pending / deferred / done / failed
+    # why a goal attempt ended as it did (a GOAL_REASONS category, the detail, what it was bound to)
+    goal_outcome: dict[str, dict[str, Any]] = field(default_factory=dict)
+    goal_steps: Counter = field(default_factory=Counter)  # steps spent in each goal's attempts
+    goal_checks: dict[str, GoalCheck] = field(default_factory=dict)  # the latest observation check of each goal
+    rechecked: set[str] = field(default_factory=set)  # goals retried once after a contradicted check
