@@ -7,37 +7,27 @@
   room when the goal names one, not excluded; for a destination qualified by a relation, the
   instance near its anchor); None where nothing fits yet, which the executor answers with a
   search.
-- Translate: one recipe per predicate, in skills (``planner.roles.SKILLS``), mirroring how THOR
-  effects work: water comes from a running faucet over a sink, coffee from a running coffee
-  machine, cooking from a running microwave, slicing needs a knife in hand.
+- Translate: the predicate's recipe in skills (``planner.recipes``: roles, tools and skills per
+  predicate, in one registry).
 """
 
 from __future__ import annotations
 
 import math
 
-from household.checklist import ChecklistItem
-from household.interactions import setter
+from household.checklist import PREDICATES, ChecklistItem
 from planner.roles import Goal, Grounding, KnownObject, PlannerContext, Subgoal
 from household.assets import AssetCatalog, default_catalog
 from household.receptacle_filters import AGENT_PUT_DOWN, ROOM_SURFACE
-from planner.stations import emptied_station, station_type
-
-KNIVES = ("Knife", "ButterKnife")
-WINE_SOURCES = ("WineBottle",)  # wine is poured from a bottle in hand
-
+from planner.recipes import KNIVES, VESSELS, WINE_SOURCES, Plan, pickupable_type, recipe_for  # noqa: F401 (re-exported)
+from planner.stations import station_type
 
 def tool_types(item: ChecklistItem) -> tuple[str, ...]:
     """The types of tool an item's recipe picks up (a knife to slice, a bottle to pour wine
     from): the grounder binds one, and the goal DAG uses the tool before putting that type away."""
-    if item.predicate == "isSliced":
-        return KNIVES
-    if item.predicate == "isFilledWithLiquid" and item.expected == "wine":
-        return WINE_SOURCES
-    return ()
-# What can carry water to something that cannot go under a faucet (a plant): THOR's fillable,
-# pickupable types but the wine bottle (it holds wine).
-VESSELS = ("WateringCan", "Cup", "Mug", "Bowl", "Bottle", "Kettle", "Pot")
+    return recipe_for(item.predicate).tools(item) if item.predicate in PREDICATES else ()
+
+
 # Which receptacles may take an object when a goal names a room, and when freeing the hand:
 # household.receptacle_filters (ROOM_SURFACE, AGENT_PUT_DOWN).
 
@@ -166,7 +156,7 @@ class NearestGrounder:
             # Wine is poured from a wine bottle in hand (THOR fills from nothing; the embedded
             # simulator needs the source), into the object where it stands.
             b["tool"] = self._tool(WINE_SOURCES, context, exclude=b["object"])
-        elif item.predicate == "isFilledWithLiquid" and not _pickupable_type(item.object.type, self.catalog):
+        elif item.predicate == "isFilledWithLiquid" and not pickupable_type(item.object.type, self.catalog):
             # Watering a plant: it cannot go under the faucet, so a vessel goes, full, to it.
             busy = set(filter(None, goal.hints.get("other_goal_types", "").split(",")))
             b["tool"] = self._tool(VESSELS, context, exclude=b["object"], avoid=busy)
@@ -262,69 +252,14 @@ class NearestGrounder:
 
 
 class RecipeTranslator:
-    """Implements ``planner.roles.Translator``: one recipe of skills per predicate."""
+    """Implements ``planner.roles.Translator``: the predicate's recipe (``planner.recipes``)."""
 
     def translate(self, goal: Goal, grounding: Grounding, context: PlannerContext) -> list[Subgoal]:
         item = goal.items[0]
-        b = grounding.bindings
-        obj, target = b.get("object"), b.get("target")
-        pred, value = item.predicate, item.expected
-        g = goal.id
-
-        def s(skill: str, **args) -> Subgoal:
-            return Subgoal(skill, args, g)
-
-        if pred in ("inReceptacle", "inRoom"):
-            return [s("pick", object_id=obj), s("place", receptacle_id=target)]
-        if pred == "isHeld":
-            return [s("pick", object_id=obj)] if value else [s("put_down")]
-        if pred == "isSliced":
-            return [s("pick", object_id=b.get("tool")), s("slice", object_id=obj)]
-        if pred == "isCooked":
-            return [s("pick", object_id=obj), s("place", receptacle_id=target), s("close", object_id=target),
-                    s("toggle_on", object_id=target), s("toggle_off", object_id=target)]
-        if pred == "isFilledWithLiquid" and value == "wine":
-            return [s("pick", object_id=b.get("tool")), s("pour", object_id=obj, liquid="wine")]
-        if pred in ("isFilledWithLiquid", "isDirty"):
-            switch = b.get("switch")
-            carried = b.get("tool") or obj  # a vessel for what cannot go under the faucet itself
-            fill = [s("pick", object_id=carried), s("place", receptacle_id=target), s("toggle_on", object_id=switch),
-                    s("toggle_off", object_id=switch)]
-            if b.get("tool"):
-                liquid = value if isinstance(value, str) else "water"
-                fill += [s("pick", object_id=carried), s("pour", object_id=obj, liquid=liquid)]
-            elif emptied_station(pred, value) and _pickupable_type(item.object.type):
-                # take it out of the sink again (planner.stations says why)
-                fill += [s("pick", object_id=carried), s("put_down")]
-            return fill
-        row = setter(pred, value)
-        if row is not None:  # one interaction on the object makes it true (isOpen, isToggled, ...)
-            return [s(row.skill, object_id=obj)]
-        return []
-
-
-def _pickupable_type(object_type: str, catalog: AssetCatalog | None = None) -> bool:
-    """Unknown types count as pickupable: the recipe that carries the object is the usual one."""
-    info = (catalog or default_catalog()).type_info(object_type)
-    return info is None or info.pickupable
+        return recipe_for(item.predicate).plan(Plan(goal.id, item, item.expected, grounding.bindings))
 
 
 def required_roles(goal: Goal) -> list[tuple[str, str, str | None]]:
     """(role, object type to search for, room) for each binding the goal needs."""
     item = goal.items[0]
-    out = [("object", item.object.type, item.object.room)]
-    if item.predicate == "inReceptacle" and item.target is not None:
-        out.append(("target", item.target.type, item.target.room))
-    elif item.predicate == "inRoom":
-        out.append(("target", "", str(item.value)))  # any surface in that room
-    elif item.predicate == "isSliced":
-        out.append(("tool", "Knife", None))
-    elif item.predicate == "isFilledWithLiquid" and item.expected == "wine":
-        out.append(("tool", WINE_SOURCES[0], None))
-    elif item.predicate in ("isFilledWithLiquid", "isDirty"):
-        if item.predicate == "isFilledWithLiquid" and not _pickupable_type(item.object.type):
-            out.append(("tool", "Cup", None))  # any of VESSELS binds; Cup is what the search looks for
-        out.append(("target", station_type(item.predicate, item.expected), None))
-    elif item.predicate == "isCooked":
-        out.append(("target", station_type(item.predicate, item.expected), None))
-    return out
+    return [("object", item.object.type, item.object.room)] + recipe_for(item.predicate).roles(item)

@@ -93,3 +93,16 @@ def test_the_deterministic_recipes_pass_the_same_checks_on_every_v2_goal() -> No
             assert plan_problems(plan, goal.items, bindings) == [], (path.name, raw, plan)
             checked += 1
     assert checked > 1000
+
+
+def test_the_recipe_registry_raises_on_unregistered_predicates_and_derives_the_simple_ones() -> None:
+    from planner.recipes import RECIPES, Plan, recipe_for
+
+    with pytest.raises(ValueError, match="unknown predicate 'isLevitating'"):
+        recipe_for("isLevitating")
+    item = ChecklistItem.from_dict({"object": {"type": "Vase"}, "predicate": "isBroken", "value": True})
+    assert "isBroken" not in RECIPES  # derived from the interaction table
+    plan = recipe_for("isBroken").plan(Plan("g", item, True, {"object": "Vase|1"}))
+    assert [(s.skill, s.args) for s in plan] == [("break", {"object_id": "Vase|1"})]
+    assert recipe_for("isSliced").tools(ChecklistItem.from_dict({"object": {"type": "Apple"},
+                                                                 "predicate": "isSliced"})) == ("Knife", "ButterKnife")
