@@ -76,7 +76,7 @@ test: setup lint
 # ruff (pycodestyle, pyflakes, bugbear) on all Python code, mypy on the library packages; both
 # configured in pyproject.toml. mypy keeps its cache in .mypy_cache (about 40 s cold, 5 s warm).
 lint: setup
-	$(BIN)/ruff check household planner memory perception sim_bridge evaluation worldmind \
+	$(BIN)/ruff check household planner memory perception sim_bridge privileged evaluation worldmind \
 	  ros_ws/src/worldmind_ros/worldmind_ros benchmarks tests
 	$(BIN)/mypy
 

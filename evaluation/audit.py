@@ -64,13 +64,13 @@ def _start_component(labels: np.ndarray, grid: Any, x: float, z: float) -> int:
 
 
 def audit_house(house: dict[str, Any], index: int) -> HouseAudit:
-    from planner.reach_region import _room_labels, reachable_region
+    from privileged.reach_region import _room_labels, reachable_region
     from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
 
     env = EmbeddedEnvironment(EmbeddedConfig(render=False))
     env.reset(house)
     grid = env.collision.free_grid()
-    reach = env.config.reach - 0.05  # the oracle's margin (planner/oracle.py)
+    reach = env.config.reach - 0.05  # the oracle's margin (privileged/oracle.py)
     from scipy import ndimage
 
     labels, _ = ndimage.label(grid.mask)

@@ -18,7 +18,7 @@ from evaluation.goal_templates import BUILDERS, POOLS, SCENARIO_TITLES, SCENARIO
 from evaluation.instruction_text import compose_concise, compose_detailed
 from household.atomic_io import atomic_write_text
 from evaluation.runner import run_episode
-from planner.oracle import OraclePlanner
+from privileged.oracle import OraclePlanner
 from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
 from household.house_data import HouseError, load_asset_database, load_house
 

@@ -107,7 +107,7 @@ class RecordingAgent:
 def record_trajectory(episode: Any, *, max_steps: int | None = None) -> TrajectoryLog:
     """Run ``episode`` with the oracle on the embedded simulator (no rendering) and log it."""
     from evaluation.runner import run_episode
-    from planner.oracle import OraclePlanner
+    from privileged.oracle import OraclePlanner
     from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
 
     env = EmbeddedEnvironment(EmbeddedConfig(render=False))

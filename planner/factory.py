@@ -1,13 +1,16 @@
 """The agent for a planner name: what the CLI, the ROS planner node, record/replay and the
 benchmarks all build agents with (it used to live in the CLI, which libraries then imported).
 
-``oracle`` is the privileged planner (it reads the simulator: planner/oracle.py and
-planner/twin_oracle.py, kept apart from the robot-side stack); ``deterministic`` is the HoloMind
+``oracle`` is the privileged planner (it reads the simulator: privileged/oracle.py and
+privileged/twin_oracle.py): a plugin named in ``PLUGINS`` and imported by that name only when it is
+asked for, so nothing robot-side imports the privileged package and a robot deployment can leave
+it out (as Nav2 loads its planners by plugin name); ``deterministic`` is the HoloMind
 agent with rule-based roles; ``llm:<model>`` the same agent asking a litellm model in every role.
 Heavy modules are imported only when an agent is built, so checking a name is instant.
 """
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -66,6 +69,21 @@ def _deterministic_fallbacks() -> dict[str, Any]:
             "translator": RecipeTranslator(), "critic": RuleCritic()}
 
 
+# Agents that live outside the robot-side stack, by planner name: "module:function(env) -> agent".
+PLUGINS: dict[str, str] = {"oracle": "privileged.twin_oracle:make_oracle"}
+
+
+def _plugin(name: str) -> Any:
+    """The builder a plugin name stands for, imported now; InputError where it is not installed."""
+    module_name, _, attr = PLUGINS[name].partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        raise InputError(f"--planner {name}: needs the {module_name.split('.')[0]!r} package, which reads the "
+                         f"simulator and is not installed here ({exc})") from None
+    return getattr(module, attr)
+
+
 def make_agent(name: str, env: Any, *, instruction_kind: str = "detailed", ablate: Iterable[str] = (),
                experience_path: str | Path | None = None, llm_config: str | Path | None = None,
                depth_noise_k: float | None = None) -> Any:
@@ -81,9 +99,7 @@ def make_agent(name: str, env: Any, *, instruction_kind: str = "detailed", ablat
         if ablate:
             raise InputError(f"--ablate {', '.join(sorted(ablate))}: ablations apply to deterministic and llm: "
                              "planners, not to the oracle")
-        from planner.twin_oracle import make_oracle  # privileged: reads the simulator
-
-        return make_oracle(env)
+        return _plugin("oracle")(env)
     unknown = sorted(ablate - set(ABLATIONS))
     if unknown:
         raise InputError(f"--ablate: unknown ablation {', '.join(map(repr, unknown))} "

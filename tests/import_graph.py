@@ -15,7 +15,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 # Top-level packages of the distribution; worldmind_ros lives in the colcon workspace.
-PACKAGES = ("planner", "memory", "perception", "sim_bridge", "evaluation", "worldmind", "worldmind_ros")
+PACKAGES = ("household", "planner", "memory", "perception", "sim_bridge", "privileged", "evaluation", "worldmind", "worldmind_ros")
 SOURCE_DIRS = {name: ROOT / name for name in PACKAGES if name != "worldmind_ros"}
 SOURCE_DIRS["worldmind_ros"] = ROOT / "ros_ws" / "src" / "worldmind_ros" / "worldmind_ros"
 

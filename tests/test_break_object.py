@@ -19,7 +19,7 @@ from household.types import Action
 from planner.goal_dag import build_goal_dag, single_item_goals
 from planner.holomind import HoloMindAgent
 from planner.instruction_parser import InstructionParser
-from planner.oracle import OraclePlanner
+from privileged.oracle import OraclePlanner
 from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
 from test_embedded_env import find_interaction_pose as interaction_pose
 

@@ -19,7 +19,7 @@ from evaluation.goal_templates import BUILDERS, POOLS, SCENARIOS, HouseIndex
 from evaluation.instruction_text import (CONCISE_MAX_WORDS, Mention, Phrase, compose_concise, compose_detailed,
                                          noun_options, plural)
 from evaluation.runner import run_episode
-from planner.oracle import OraclePlanner
+from privileged.oracle import OraclePlanner
 from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
 from household.house_data import load_asset_database, load_house
 from household.types import Action

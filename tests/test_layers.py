@@ -22,7 +22,7 @@ from tests.import_graph import file_cycles, module_edges, module_files
 
 CORE = "household"
 ROBOT_SIDE = ("perception", "memory", "planner")
-PRIVILEGED = ("planner.oracle", "planner.twin_oracle", "planner.reach_region")
+PRIVILEGED = ("privileged",)  # the package of tools that read ground truth (the oracles, reach regions)
 TOP = ("evaluation", "worldmind", "worldmind_ros")
 # The Environment seam itself (types, frames, factory) may be imported by anyone until the household
 # core layer exists; the backends may not be imported by the robot-side stack.
@@ -54,6 +54,8 @@ def violation(src: str, dst: str) -> str | None:
     if src_layer == "robot":
         if _package(dst) == "sim_bridge":
             return "robot-side imports a simulator backend"
+        if _is(dst, PRIVILEGED):
+            return "robot-side imports a privileged tool"
         if _package(dst) in TOP:
             return "robot-side imports evaluation/CLI/ROS"
     if src_layer == "sim" and _package(dst) in TOP:
@@ -92,8 +94,10 @@ def test_libraries_never_import_rclpy():
 @pytest.mark.parametrize("src,dst,expected", [
     ("planner.skills", "sim_bridge.embedded.collision", "robot-side imports a simulator backend"),
     ("planner.skills", "household.types", None),
-    ("planner.oracle", "sim_bridge.embedded.env", None),
-    ("planner.oracle", "evaluation.report", "simulator layer imports evaluation/CLI/ROS"),
+    ("privileged.oracle", "sim_bridge.embedded.env", None),
+    ("planner.factory", "privileged.twin_oracle", "robot-side imports a privileged tool"),
+    ("evaluation.generator", "privileged.oracle", None),
+    ("privileged.oracle", "evaluation.report", "simulator layer imports evaluation/CLI/ROS"),
     ("memory.spatial.memory", "worldmind.cli", "robot-side imports evaluation/CLI/ROS"),
     ("evaluation.memory_eval", "worldmind.cli", "evaluation imports the CLI or the ROS package"),
     ("worldmind_ros.planner_node", "worldmind.cli", "the ROS package imports the CLI (the agent factory belongs to the planner)"),
@@ -113,3 +117,20 @@ def test_graph_sees_function_level_imports():
     tree = ast.parse(src)
     targets = [t for node in ast.walk(tree) for t in import_graph._targets(node, "planner.x", False)]
     assert "sim_bridge.embedded" in targets and "sim_bridge.embedded.env" in targets
+
+
+def test_no_robot_side_module_imports_the_privileged_package():
+    """The oracle is a plugin the factory imports by name (planner.factory.PLUGINS), so a robot
+    deployment can leave privileged/ out; asking for the oracle there is a clear error."""
+    robot = [m for m in module_files() if _package(m) in ROBOT_SIDE]
+    assert robot and not [(a, b) for a, targets in module_edges().items() if a in robot
+                          for b in targets if _package(b) == "privileged"]
+
+
+def test_the_oracle_plugin_missing_is_named(monkeypatch):
+    from household.errors import InputError
+    from planner import factory
+
+    monkeypatch.setitem(factory.PLUGINS, "oracle", "privileged_not_installed.twin:make")
+    with pytest.raises(InputError, match="--planner oracle: needs the 'privileged_not_installed' package"):
+        factory.make_agent("oracle", None)

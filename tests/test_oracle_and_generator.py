@@ -11,7 +11,7 @@ from evaluation.generator import GeneratorOptions, generate_for_house
 from evaluation.goal_templates import SCENARIOS, words
 from evaluation.runner import run_episode
 from planner.lattice_nav import LatticeState, plan_lattice
-from planner.oracle import OraclePlanner
+from privileged.oracle import OraclePlanner
 from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
 from household.house_data import load_asset_database, load_house
 from household.types import Action
@@ -135,7 +135,7 @@ def test_committed_dev_episodes_are_valid_and_oracle_verified():
 
 
 def test_twin_oracle_matches_the_direct_oracle_and_stops_when_worlds_diverge():
-    from planner.twin_oracle import TwinOracle
+    from privileged.twin_oracle import TwinOracle
 
     episode = _episode([{"object": {"type": "Laptop"}, "predicate": "inReceptacle", "target": {"type": "Dresser"}}])
     direct_env = EmbeddedEnvironment(EmbeddedConfig(render=False))

@@ -13,7 +13,7 @@ TYPES = sorted(CATALOG.object_types)
 PLACED = ["Mug", "BreadSliced", "Apple", "Towel", "Book", "ToiletPaper"]
 
 # The conditions as they were written inline before (planner/deterministic.py, planner/holomind.py,
-# planner/oracle.py, evaluation/memory_eval.py at 44cc39f).
+# privileged/oracle.py, evaluation/memory_eval.py at 44cc39f).
 _DEVICES = {"Microwave", "Toaster", "CoffeeMachine", "StoveBurner", "Pan", "Pot"}
 _PUT_DOWN = {"Bed", "Sofa", "ArmChair", "Chair", "Toilet", "Sink", "SinkBasin", "Bathtub", "BathtubBasin"} | _DEVICES
 

@@ -26,7 +26,7 @@ pytest.importorskip("msgpack", reason="ai2thor's FIFO server needs msgpack: pip 
 
 from evaluation.episodes import Episode  # noqa: E402
 from evaluation.runner import run_episode  # noqa: E402
-from planner.oracle import OraclePlanner  # noqa: E402
+from privileged.oracle import OraclePlanner  # noqa: E402
 from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment  # noqa: E402
 from household.house_data import load_house  # noqa: E402
 from sim_bridge.factory import UnknownEnvironmentError, make_environment  # noqa: E402

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from planner.oracle import OracleError, OraclePlanner
+from privileged.oracle import OracleError, OraclePlanner
 from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
 from household.types import Action, Observation
 

@@ -17,7 +17,7 @@ from typing import Any, Iterator
 from household.checklist import ChecklistItem, ItemResult, evaluate_checklist
 from household.interactions import setter
 from planner.lattice_nav import LatticeState, plan_lattice
-from planner.reach_region import reachable_region, walking_distance_to
+from privileged.reach_region import reachable_region, walking_distance_to
 from household.assets import SLICER_TYPES
 from household.receptacle_filters import ORACLE_PUT_DOWN, ORACLE_ROOM_SURFACE
 from sim_bridge.embedded.env import AgentPose, EmbeddedEnvironment
