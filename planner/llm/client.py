@@ -200,6 +200,7 @@ class LLMClient:
         attempts = 0
         kind: FailureKind = "empty"
         detail = ""
+        refused: str | None = None  # the text of the last answer sent back for repair
         for attempt in range(self.config.max_repairs + 1):
             attempts = attempt + 1
             try:
@@ -219,6 +220,13 @@ class LLMClient:
             if problem is None:
                 return value
             kind, detail = problem
+            if refused is not None and answer.text.strip() == refused:
+                # A small model asked to fix an answer often sends it back unchanged (27 of 29 repairs
+                # in the recorded Qwen2.5-Coder-0.5B run): another repair would cost a call for nothing.
+                usage.repeats += 1
+                detail = f"{detail} (the model repeated the refused answer; no further repair)"
+                break
+            refused = answer.text.strip()
             if attempt < self.config.max_repairs:
                 usage.repairs += 1
                 conversation = conversation + [

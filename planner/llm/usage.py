@@ -23,6 +23,7 @@ class RoleUsage:
     retries: int = 0  # re-sends after a transport error
     failures: int = 0  # LLMRoleError raised (bound reached)
     fallbacks: int = 0  # the role then used its deterministic fallback
+    repeats: int = 0  # repairs stopped because the model repeated the answer it was asked to fix
 
     def add(self, other: "RoleUsage") -> None:
         for name, value in asdict(other).items():
@@ -51,6 +52,7 @@ def _usage_dict(u: RoleUsage) -> dict[str, Any]:
         "retries": u.retries,
         "failures": u.failures,
         "fallbacks": u.fallbacks,
+        "repeats": u.repeats,
     }
 
 
