@@ -54,6 +54,12 @@ class Navigator:
         self.weight = weight
         self.max_expansions = max_expansions
         self.last_failure = ""  # why the latest plan_to_* returned None
+        # Searches that failed on the current free grid: the same request on the same grid fails
+        # the same way (the search is deterministic), so it is answered at once. Cleared whenever
+        # the map makes a new grid (any observation, bump or newly stood-on cell does).
+        self._failed: dict[tuple, str] = {}
+        self._failed_grid: object | None = None
+        self.failure_cache_hits = 0
 
     def line_of_sight(self, x0: float, z0: float, x1: float, z1: float) -> bool:
         """No wall-band cell on the straight line (furniture does not block a view from above).
@@ -120,10 +126,36 @@ class Navigator:
         region[i0:i1, j0:j1] = dx * dx + dz * dz + dy * dy <= reach * reach
         return region & self.map.free_grid().mask
 
+    def _known_failure(self, key: tuple) -> bool:
+        """True (with ``last_failure`` restored) when this request already failed on this grid."""
+        grid = self.map.free_grid()
+        if grid is not self._failed_grid:
+            self._failed, self._failed_grid = {}, grid
+        why = self._failed.get(key)
+        if why is None:
+            return False
+        self.failure_cache_hits += 1
+        self.last_failure = why
+        return True
+
+    def _remember(self, key: tuple, plan: LatticePlan | None) -> LatticePlan | None:
+        if plan is None and len(self._failed) < 4096:
+            self._failed[key] = self.last_failure
+        return plan
+
     def plan_to_object(self, pose: Pose, obj: TrackedObject, reach: float = 1.3,
                        max_bearing: float = 40.0, avoid: Sequence[tuple[float, float]] = ()) -> LatticePlan | None:
         """A plan to a pose within ``reach`` of the object that faces it with a clear line of
         sight, not within 0.4 m of a point in ``avoid`` (viewpoints it did not show from)."""
+        key = ("object", pose.x, pose.z, pose.yaw, obj.object_id, tuple(map(float, obj.centroid)),
+               tuple(map(float, obj.box_min)), tuple(map(float, obj.box_max)), reach, max_bearing,
+               tuple((float(a), float(b)) for a, b in avoid))
+        if self._known_failure(key):
+            return None
+        return self._remember(key, self._plan_to_object(pose, obj, reach, max_bearing, avoid))
+
+    def _plan_to_object(self, pose: Pose, obj: TrackedObject, reach: float,
+                        max_bearing: float, avoid: Sequence[tuple[float, float]]) -> LatticePlan | None:
         grid = self.map.free_grid()
         res = self.map.config.resolution
         region = self._region_near(obj, reach)
@@ -185,6 +217,12 @@ class Navigator:
         return self._plan(pose, grid, is_goal, heuristic)
 
     def plan_to_point(self, pose: Pose, x: float, z: float, radius: float = 0.5) -> LatticePlan | None:
+        key = ("point", pose.x, pose.z, pose.yaw, float(x), float(z), float(radius))
+        if self._known_failure(key):
+            return None
+        return self._remember(key, self._plan_to_point(pose, x, z, radius))
+
+    def _plan_to_point(self, pose: Pose, x: float, z: float, radius: float) -> LatticePlan | None:
         grid = self.map.free_grid()
         i, j = self.map.cell(x, z)
         region = np.zeros_like(grid.mask)

@@ -138,3 +138,26 @@ def test_in_sight_equals_line_of_sight_cell_by_cell() -> None:
         for i, j in zip(ci[::7], cj[::7]):
             x, z = occ.center(int(i), int(j))
             assert fast[i, j] == nav.line_of_sight(x, z, *target), (i, j, target)
+
+
+def test_a_failed_search_is_not_run_again_on_the_same_map(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Within one act the agent may ask for the same plan several times (each candidate view,
+    each retry); on an unchanged map the deterministic search fails the same way, so it is
+    answered from the failures of the current grid, and a map change forgets them."""
+    occ = _two_rooms(doorway=True)
+    nav = Navigator(occ, max_expansions=3)  # too few to get through the doorway: the search fails
+    calls = []
+    real = navigation.plan_lattice
+    monkeypatch.setattr(navigation, "plan_lattice", lambda *a, **k: calls.append(1) or real(*a, **k))
+    vase = _vase(2.5, 1.0)
+    assert nav.plan_to_object(START, vase) is None and len(calls) == 1
+    why = nav.last_failure
+    assert "expansions" in why
+    assert nav.plan_to_object(START, vase) is None and len(calls) == 1 and nav.last_failure == why
+    assert nav.failure_cache_hits == 1
+    assert nav.plan_to_point(START, 2.5, 1.0) is None and len(calls) == 2  # another request: searched
+    assert nav.plan_to_point(START, 2.5, 1.0) is None and len(calls) == 2
+    occ.mark_blocked(-2.0, 1.5, 0.0, 0.0, 0.25)  # the map changes: a new grid, the failures forgotten
+    assert nav.plan_to_object(START, vase) is None and len(calls) == 3
+    moved = Pose(START.x + 0.25, START.z, START.yaw, START.horizon)
+    assert nav.plan_to_object(moved, vase) is None and len(calls) == 4  # another start: searched
