@@ -137,8 +137,13 @@ def cmd_eval_longact(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 1:
         raise CliError(f"--limit must be at least 1, got {args.limit}")
     from evaluation.episodes import load_episodes
+    from worldmind.run_folder import input_files, refuse_inputs_inside
 
+    refuse_inputs_inside(args.out, "--episodes", args.episodes, input_files(args.episodes))
     episodes, errors = load_episodes(args.episodes)
+    duplicates = [err for err in errors if ": id: duplicate episode id" in err]
+    if duplicates:  # two episodes, one report folder: refuse the selection instead of skipping one
+        raise CliError(duplicates)
     for err in errors:
         print(f"{PROG}: skipped: {err}", file=sys.stderr)
     if not episodes:
