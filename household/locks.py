@@ -99,3 +99,19 @@ def acquire(lock_path: str | os.PathLike[str], what: str, *, shared: bool = Fals
     except OSError:
         pass  # the PID is for the message only; the lock itself is held
     return FileLock(path, shared, fd)
+
+
+def acquire_waiting(lock_path: str | os.PathLike[str], what: str, timeout_s: float = 30.0) -> FileLock:
+    """The exclusive lock at ``lock_path``, waiting (polling) up to ``timeout_s`` for a holder
+    that keeps it only for a short read-merge-write (the experience pool's save); ``LockHeld``
+    naming the holder when it does not come free in time (a hung process, not a busy one)."""
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            return acquire(lock_path, what)
+        except LockHeld:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(0.02)

@@ -119,3 +119,51 @@ def test_lock_wait_is_not_blocking(tmp_path):
         acquire(tmp_path / ".lock", "x")
     assert time.monotonic() - t0 < 1.0
     lock.release()
+
+
+_POOL_WRITER = r"""
+import sys
+from planner.critic import ExperiencePool
+pool = ExperiencePool.load(sys.argv[1])
+tag, n = sys.argv[2], int(sys.argv[3])
+for i in range(n):
+    pool.record("OpenObject", "closed", f"{tag}{i}", "open")
+    shared = pool.record("PutObject", "closed", "Fridge", "open")
+    pool.validate(shared)  # validate() saves
+pool.save()
+"""
+
+
+def test_two_processes_saving_one_experience_pool_lose_no_entry_or_count(tmp_path):
+    from planner.critic import ExperiencePool
+
+    path = tmp_path / "experience_pool.json"
+    n = 40
+    procs = [subprocess.Popen([sys.executable, "-c", _POOL_WRITER, str(path), tag, str(n)], cwd=ROOT, env=_ENV,
+                              start_new_session=True) for tag in ("A", "B")]
+    try:
+        assert [p.wait(timeout=120) for p in procs] == [0, 0]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait(timeout=10)
+    pool = ExperiencePool.load(path)
+    assert {f"OpenObject|closed|{t}{i}" for t in "AB" for i in range(n)} <= set(pool.entries)
+    shared = pool.entries["PutObject|closed|Fridge"]
+    assert (shared.seen, shared.validated) == (2 * n, 2 * n)
+
+
+def test_a_pool_saved_twice_in_one_process_does_not_double_count(tmp_path):
+    from planner.critic import ExperiencePool
+
+    path = tmp_path / "pool.json"
+    pool = ExperiencePool.load(path)
+    exp = pool.record("OpenObject", "closed", "Fridge", "open")
+    pool.save()
+    pool.save()
+    other = ExperiencePool.load(path)
+    other.validate(other.entries[exp.key])
+    pool.validate(exp)
+    again = ExperiencePool.load(path).entries[exp.key]
+    assert (again.seen, again.validated) == (1, 2) and (exp.seen, exp.validated) == (1, 2)
