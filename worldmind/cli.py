@@ -94,8 +94,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
         raise CliError("--indices: no house indices given")
     if args.per_house < 1:
         raise CliError(f"--per-house must be at least 1, got {args.per_house}")
-    from evaluation.generator import generate_set
+    from evaluation.generator import check_prefix, generate_set
     from household.house_data import resolve_data_file
+
+    check_prefix(args.prefix)
 
     houses = resolve_data_file(args.houses, args.data_dir)
     out = Path(args.out) if args.out else Path("runs") / f"episodes_{args.prefix}"
@@ -110,12 +112,15 @@ def cmd_generate(args: argparse.Namespace) -> int:
         print(f"[{count[0]}/{total}] {message} ({time.monotonic() - started:.0f} s)", flush=True)
 
     executor = _executor_or_exit(args)
+    kept: list[Path] = []
     try:
         written, failed = generate_set(str(houses), indices, out, per_house=args.per_house, seed=args.seed,
-                                       prefix=args.prefix, progress=progress, executor=executor)
+                                       prefix=args.prefix, progress=progress, executor=executor, kept=kept)
     finally:
         executor.close()
-    print(f"Wrote {len(written)} episode(s) to {out}; {len(failed)} (house, scenario) pair(s) had no feasible episode"
+    print(f"Wrote {len(written) - len(kept)} new episode(s) to {out}"
+          + (f" (kept {len(kept)} from an earlier run with the same options)" if kept else "")
+          + f"; {len(failed)} (house, scenario) pair(s) had no feasible episode"
           + (": " + "; ".join(failed) if failed else ""))
     return EXIT_OK if written or not total else EXIT_FAILED
 
