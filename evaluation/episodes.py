@@ -32,7 +32,9 @@ from typing import Any, Iterator
 from household.checklist import PREDICATES, ChecklistItem, ChecklistSchemaError, ObjectSelector, sliced_base_type
 from household.house_data import HouseError, load_house
 from sim_bridge.embedded.house_geometry import parse_layout
+from household.house_limits import object_number_problems
 from household.input_files import MB, NotARegularFile, check_input_file
+from planner.language.types import MAX_INSTRUCTION_CHARS
 from household.types import point_in_polygon
 
 INSTRUCTION_KINDS = ("detailed", "concise")
@@ -279,6 +281,9 @@ def _parse_instructions(data: Any, eid: str) -> dict[str, str]:
         text = data.get(kind)
         if not isinstance(text, str) or not text.strip():
             raise _fail(eid, f"instructions.{kind}", f"expected a non-empty string, got {text!r}")
+        if len(text) > MAX_INSTRUCTION_CHARS:  # the parser refuses it: the episode would run blind
+            raise _fail(eid, f"instructions.{kind}", f"{len(text):,} characters, over the instruction parser's "
+                                                     f"limit of {MAX_INSTRUCTION_CHARS:,}")
     return {kind: data[kind] for kind in INSTRUCTION_KINDS}
 
 
@@ -512,7 +517,8 @@ def validate_episode(episode: Episode, house: dict[str, Any], asset_db: dict[str
     except HouseError as exc:
         raise EpisodeError(f"episode {episode.id}: house: {exc}") from exc
     idx = _HouseIndex.build(house, asset_db, label)
-    found: list[tuple[str, str]] = []
+    # NaN or astronomically large object coordinates (rooms and walls: parse_layout above).
+    found: list[tuple[str, str]] = [(f"house.{f}", m) for f, m in object_number_problems(house)]
     for i, item in enumerate(episode.checklist):
         where = f"checklist[{i}]"
         found.extend((_join(where, f), m) for f, m in item.problems())
