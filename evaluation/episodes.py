@@ -314,12 +314,23 @@ def _is_jsonl(path: Path) -> bool:
     return path.name.endswith((".jsonl", ".jsonl.gz"))
 
 
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """json's object_pairs_hook: a key given twice is an error naming it (issue 32), not a silent
+    "last one wins" that makes the file say two things (an edited checklist next to the old one)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"duplicate key {key!r} in one JSON object")
+        out[key] = value
+    return out
+
+
 def load_episode(path: str | os.PathLike[str]) -> Episode:
     """One episode from a .json file holding one episode object; errors start with the path."""
     p = Path(path)
     try:
         with _open_text(p) as fh:
-            data = json.load(fh)
+            data = json.load(fh, object_pairs_hook=_unique_keys)
     except NotARegularFile as exc:  # before ValueError: it is one
         raise EpisodeError(str(exc)) from None
     except (OSError, UnicodeDecodeError, EOFError) as exc:  # before ValueError: UnicodeDecodeError is one
@@ -343,13 +354,13 @@ def _records(path: Path) -> Iterator[tuple[str, Any, str | None]]:
                     if not line.strip():
                         continue
                     try:
-                        yield f"{path}:{lineno}", json.loads(line), None
+                        yield f"{path}:{lineno}", json.loads(line, object_pairs_hook=_unique_keys), None
                     except ValueError as exc:
                         yield f"{path}:{lineno}", None, f"malformed JSON ({exc})"
                     except RecursionError:
                         yield f"{path}:{lineno}", None, "malformed JSON (nested too deeply)"
                 return
-            data = json.load(fh)
+            data = json.load(fh, object_pairs_hook=_unique_keys)
     except NotARegularFile as exc:  # before ValueError: it is one
         yield str(path), None, str(exc).removeprefix(f"{path}: ")
         return

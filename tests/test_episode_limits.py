@@ -66,3 +66,19 @@ def test_the_cli_refuses_a_nan_episode_with_exit_2_naming_the_field(tmp_path, ho
     err = capsys.readouterr().err
     assert str(path) in err and "house.objects[0].position.y" in err and "finite" in err
     assert not (tmp_path / "o" / "report.json").exists()
+
+
+def test_duplicate_keys_in_an_episode_file_are_refused_naming_the_key(tmp_path):
+    from evaluation.episodes import load_episode, load_episodes
+
+    text = json.dumps(EPISODE)
+    dup = text[:-1] + ', "max_steps": 5}'  # the same key twice: which one counts?
+    path = tmp_path / "dup.json"
+    path.write_text(dup)
+    with pytest.raises(EpisodeError, match="duplicate key 'max_steps'") as err:
+        load_episode(path)
+    assert str(path) in str(err.value)
+    nested = tmp_path / "nested.jsonl"
+    nested.write_text(text.replace('"predicate": "isToggled"', '"predicate": "isToggled", "predicate": "isOpen"') + "\n")
+    episodes, errors = load_episodes(nested)
+    assert episodes == [] and errors and f"{nested}:1" in errors[0] and "duplicate key 'predicate'" in errors[0]

@@ -155,3 +155,19 @@ def test_a_second_replay_into_one_out_is_refused(tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"--out {out}" in err and f"process {os.getpid()}" in err
     assert not (out / "replay.json").exists()
+
+
+def test_escape_codes_in_ids_and_instructions_are_not_echoed_raw(tmp_path, capsys):
+    evil = "\x1b]0;pwned\x07\x1b[2J"
+    src = tmp_path / "eps"
+    src.mkdir()
+    data = episode(f"id{evil}")
+    data["instructions"]["detailed"] = f"Turn on the floor lamp.{evil}"
+    write(src / "a.json", data)
+    write(src / "b.json", dict(episode("bad"), checklist=[{"object": {"type": f"Toaster{evil}"}, "predicate": "isToggled"}]))
+    assert cli.main(["eval", "longact", "--episodes", str(src), "--out", str(tmp_path / "o"), "--no-render"]) == 0
+    assert cli.main(["run", "--episode", str(src / "a.json"), "--out", str(tmp_path / "r"), "--no-render"]) == 0
+    captured = capsys.readouterr()
+    for stream in (captured.out, captured.err):
+        assert "\x1b" not in stream and "\x07" not in stream
+    assert "id\\x1b]0;pwned\\x07" in captured.out and "Toaster\\x1b" in captured.err

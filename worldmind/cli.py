@@ -39,7 +39,7 @@ from household.selection import parse_indices
 from planner.factory import ABLATIONS, LLM_PREFIX, PLANNER_HELP, check_planner, make_agent  # noqa: F401 (tests)
 from worldmind.cli_common import (PROG, EXPERIENCE_FILE, SIMULATORS, INSTRUCTION_KINDS, EXIT_OK, EXIT_FAILED,
                                   EXIT_USAGE, EXIT_INTERRUPTED, safe_dir_name, check_choices, StepReporter,
-                                  load_valid_episode, make_env, fmt_result, agent_for, save_experience,
+                                  load_valid_episode, make_env, fmt_result, agent_for, save_experience, printable,
                                   SENSOR_PROFILES)
 
 # --- worldmind run -------------------------------------------------------------------------------
@@ -56,9 +56,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     env = make_env(args)
     agent = agent_for(args, env, args.experience)
-    print(f"Episode {episode.id} ({path}): house {episode.house_label}, scenario {episode.scenario}, "
-          f"{len(episode.checklist)} checklist items, budget {episode.max_steps} steps")
-    print(f"Planner {agent.name}, {args.instruction} instruction: {episode.instruction(args.instruction)}")
+    print(printable(f"Episode {episode.id} ({path}): house {episode.house_label}, scenario {episode.scenario}, "
+                    f"{len(episode.checklist)} checklist items, budget {episode.max_steps} steps"))
+    print(printable(f"Planner {agent.name}, {args.instruction} instruction: {episode.instruction(args.instruction)}"))
     sys.stdout.flush()
     reporter = StepReporter()
     try:
@@ -68,7 +68,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         reporter.close()
     save_experience(agent)
     paths = write_episode_report(out, result, report_layout(env, world), world)
-    print(f"Episode {episode.id} done:")
+    print(printable(f"Episode {episode.id} done:"))
     for line in fmt_result(result):
         print(line)
     print("Report: " + "\n        ".join(str(paths[k]) for k in ("json", "md", "png")))
@@ -150,7 +150,7 @@ def cmd_eval_longact(args: argparse.Namespace) -> int:
     if duplicates:  # two episodes, one report folder: refuse the selection instead of skipping one
         raise CliError(duplicates)
     for err in errors:
-        print(f"{PROG}: skipped: {err}", file=sys.stderr)
+        print(f"{PROG}: skipped: {printable(err)}", file=sys.stderr)
     if not episodes:
         raise CliError(f"no usable episodes in {args.episodes}"
                        + (f" ({len(errors)} skipped, see above)" if errors else ""))
@@ -322,7 +322,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               file=sys.stderr)
         return EXIT_INTERRUPTED
     for line in problems:
-        print(f"{PROG}: error: {line}", file=sys.stderr)
+        print(f"{PROG}: error: {printable(line)}", file=sys.stderr)
     return EXIT_USAGE
 
 

@@ -56,6 +56,22 @@ def safe_dir_name(episode_id: str) -> str:
     return name
 
 
+def printable(text: object) -> str:
+    """``text`` safe to echo to a terminal: control and format characters (ESC sequences that
+    recolour, retitle or clear the terminal, bidi overrides that reorder what is shown, a bare CR
+    that overwrites the line) are shown escaped, e.g. ``\\x1b[2J``; newlines and tabs stay.
+    Episode ids, instructions and messages quoting them come from files (issue 32)."""
+    import unicodedata
+
+    out = str(text)
+    if out.isprintable():
+        return out
+    return "".join(c if c in "\n\t" or unicodedata.category(c) not in ("Cc", "Cf", "Cs", "Co")
+                   else (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}" if ord(c) < 0x10000
+                         else f"\\U{ord(c):08x}")
+                   for c in out)
+
+
 def check_choices(args: argparse.Namespace) -> None:
     """Checked by hand (not argparse ``choices``) so the message says what exists and main()
     returns 2 instead of raising SystemExit."""
@@ -93,7 +109,7 @@ class StepReporter:
         self.stream = stream if stream is not None else sys.stderr
         self.bar = bar
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.label = f"{label} " if label else ""
+        self.label = f"{printable(label)} " if label else ""
         self.every_steps = every_steps
         self.every_s = every_s
         self._last = 0.0 if self.tty else time.monotonic()

@@ -22,7 +22,7 @@ from evaluation.executor_options import executor_from_args
 from evaluation.report import atomic_write_text, write_episode_report, write_summary
 from planner.factory import is_privileged
 from worldmind.cli_common import (EXIT_FAILED, EXIT_OK, EXPERIENCE_FILE, PROG, CliError, DamagedReport, StepReporter,
-                                  episode_bar, existing_result, planner_label, safe_dir_name)
+                                  episode_bar, existing_result, planner_label, printable, safe_dir_name)
 from worldmind.resume_key import resume_key
 from worldmind.run_folder import lock_run_folder
 from worldmind.longact_job import (DEFAULT_RAY_WAVE, LongActJob, job_options, merge_experience, run_longact_job,
@@ -102,7 +102,7 @@ def _run_longact_eval(args: argparse.Namespace, episodes: Sequence[Any]) -> int:
     # overwritten), an invalid episode or house, a task that failed.
     skipped: dict[str, str] = {eid: r.reason for eid, r in done.items() if isinstance(r, DamagedReport)}
     for reason in skipped.values():
-        print(f"{PROG}: skipped: {reason}", file=sys.stderr)
+        print(f"{PROG}: skipped: {printable(reason)}", file=sys.stderr)
     resumed = sum(r is not None and not isinstance(r, DamagedReport) for r in done.values())
     pool = _load_pool(experience_path)
     wave_size = getattr(args, "experience_wave", None)
@@ -126,11 +126,11 @@ def _run_longact_eval(args: argparse.Namespace, episodes: Sequence[Any]) -> int:
 
     def emit(line: str) -> None:
         if bar is not None:
-            bar.write(line, file=sys.stdout)  # clears the bar first, so the line is not written through it
+            bar.write(printable(line), file=sys.stdout)  # clears the bar first, so the line is not written through it
             sys.stdout.flush()
             bar.update(1)
         else:
-            print(line, flush=True)
+            print(printable(line), flush=True)
 
     def tag(index: int) -> str:
         counter[0] += 1
@@ -150,13 +150,13 @@ def _run_longact_eval(args: argparse.Namespace, episodes: Sequence[Any]) -> int:
             skipped[episode.id] = f"failed: {outcome.error}"
             atomic_write_text(folder / FAILED_FILE, json.dumps(
                 {"episode": episode.id, "executor": executor.name, "reason": outcome.error}, indent=2) + "\n")
-            print(f"{PROG}: failed: {episode.id}: {outcome.error}", file=sys.stderr, flush=True)
+            print(printable(f"{PROG}: failed: {episode.id}: {outcome.error}"), file=sys.stderr, flush=True)
             emit(f"{tag(index)}: FAILED ({outcome.error})")
             return
         output = outcome.value
         if output.skipped is not None:
             for line in output.skipped.splitlines():
-                print(f"{PROG}: skipped: {line}", file=sys.stderr)
+                print(f"{PROG}: skipped: {printable(line)}", file=sys.stderr)
             skipped[episode.id] = " ".join(output.skipped.splitlines())
             counter[0] += 1
             if bar is not None:
@@ -208,7 +208,7 @@ def _run_longact_eval(args: argparse.Namespace, episodes: Sequence[Any]) -> int:
     left_out = [eid for eid in skipped if eid not in failed]
     notes = [f"{len(left_out)} skipped: {', '.join(left_out)}"] if left_out else []
     notes += [f"{len(failed)} failed: {', '.join(failed)}"] if failed else []
-    print(f"Summary of {len(ordered)} episode(s)" + (f" ({'; '.join(notes)})" if notes else "")
+    print(f"Summary of {len(ordered)} episode(s)" + (f" ({printable('; '.join(notes))})" if notes else "")
           + ": " + ", ".join(str(paths[k]) for k in ("json", "md")))
     if ordered:
         m = {k: sum(float(getattr(r, k)) for r in ordered) / len(ordered)
