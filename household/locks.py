@@ -69,7 +69,7 @@ class FileLock:
     def __del__(self) -> None:  # an object dropped without close() still frees its lock
         try:
             self.release()
-        except OSError:
+        except Exception:  # noqa: BLE001 - at interpreter exit the kernel frees it anyway
             pass
 
 
@@ -82,7 +82,10 @@ def acquire(lock_path: str | os.PathLike[str], what: str, *, shared: bool = Fals
     """
     path = Path(lock_path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+    try:  # O_CLOEXEC: workers this process starts (Ray) must not inherit and outlive the lock
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+    except OSError as exc:
+        raise InputError(f"{what}: cannot create the lock file {path} ({exc.strerror or exc})") from None
     try:
         fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -90,6 +93,9 @@ def acquire(lock_path: str | os.PathLike[str], what: str, *, shared: bool = Fals
         os.close(fd)
         raise LockHeld(f"{what}: in use by {holder} (lock {path}); refusing a second writer"
                        + (f"; {hint}" if hint else "")) from None
+    except OSError as exc:  # a file system without flock (some network mounts): say so, no traceback
+        os.close(fd)
+        raise InputError(f"{what}: cannot lock {path} ({exc.strerror or exc}); put it on a local file system") from None
     except BaseException:
         os.close(fd)
         raise
