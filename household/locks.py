@@ -81,8 +81,8 @@ def acquire(lock_path: str | os.PathLike[str], what: str, *, shared: bool = Fals
     holder runs and refusing one. Raises ``LockHeld`` when the lock is taken.
     """
     path = Path(lock_path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     try:  # O_CLOEXEC: workers this process starts (Ray) must not inherit and outlive the lock
+        path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
     except OSError as exc:
         raise InputError(f"{what}: cannot create the lock file {path} ({exc.strerror or exc})") from None

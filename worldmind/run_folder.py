@@ -50,14 +50,13 @@ def lock_run_folder(out: str | os.PathLike[str], command: str, shard: tuple[int,
     """Take ``out``'s run lock (created with the folder); raises ``LockHeld`` naming the folder and
     the PID of the run holding it."""
     folder = Path(out)
-    hint = "wait for it to end (a rerun then resumes) or use another --out"
+    hint = f"it is the output folder of a running {command} until that run ends (a rerun then resumes); use another --out"
     run = RunLock(folder)
-    run.locks.append(acquire(folder / LOCK_FILE, f"--out {folder}: another {command} run", shared=shard is not None,
-                             hint=hint))
+    run.locks.append(acquire(folder / LOCK_FILE, f"--out {folder}", shared=shard is not None, hint=hint))
     if shard is not None:
         k, n = shard
         try:
-            run.locks.append(acquire(folder / f"{LOCK_FILE}-shard-{k}-of-{n}", f"--out {folder}: shard {k}/{n}",
+            run.locks.append(acquire(folder / f"{LOCK_FILE}-shard-{k}-of-{n}", f"--out {folder} (shard {k}/{n})",
                                      hint=hint))
         except BaseException:
             run.release()
