@@ -17,6 +17,7 @@ from evaluation.episodes import Episode, validate_episode
 from evaluation.goal_templates import BUILDERS, POOLS, SCENARIO_TITLES, SCENARIOS, Goal, HouseIndex
 from evaluation.instruction_text import compose_concise, compose_detailed
 from household.atomic_io import atomic_write_text
+from household.errors import InputError
 from evaluation.runner import run_episode
 from privileged.oracle import OraclePlanner
 from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
@@ -220,6 +221,44 @@ def _read_manifest(path: Path, seed: int) -> set[str]:
     return out
 
 
+PREFIX_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
+
+
+def check_prefix(prefix: str) -> None:
+    """An id prefix is a plain name: it becomes part of file names inside the output folder, and
+    "/abs/x" or "../x" made ``out / f"{prefix}-000-0.json"`` a path outside it (issue 32)."""
+    if not PREFIX_RE.fullmatch(prefix) or len(prefix) > 64:
+        raise InputError(f"--prefix {prefix!r}: expected a plain name of letters, digits, '-' and '_' "
+                         "(at most 64), not a path; it names the episode files inside --out")
+
+
+def _check_earlier_run(manifest: Path, out: Path, prefix: str, seed: int, houses: str) -> None:
+    """Refuse to resume into a folder whose episodes of this prefix were made with another seed
+    or houses file: kept episodes would be reported as this run's (issue 32). The parameters are
+    the ``params`` lines of the manifest; for folders from before them, the kept episodes' own
+    ``house.file`` is compared."""
+    wanted = {"seed": str(seed), "houses": houses}
+    lines = manifest.read_text(encoding="utf-8").splitlines() if manifest.exists() else []
+    for line in lines:
+        parts = line.split("\t")
+        if len(parts) >= 2 and parts[0] == prefix and parts[1] == "params":
+            stored = dict(p.split("=", 1) for p in parts[2:] if "=" in p)
+            differ = [f"--{k} {stored[k]} there, {v} now" for k, v in wanted.items() if k in stored and stored[k] != v]
+            if differ:
+                raise InputError(f"--out {out}: holds {prefix}-* episodes generated with other options "
+                                 f"({'; '.join(differ)}); a rerun would keep them as this run's; use another --out "
+                                 "or --prefix")
+    ours = re.compile(re.escape(prefix) + r"-\d{3,}-\d+\.json")
+    for path in sorted(p for p in out.glob(f"{prefix}-*.json") if ours.fullmatch(p.name)):
+        try:
+            ref = json.loads(path.read_text(encoding="utf-8")).get("house")
+        except (OSError, ValueError, AttributeError):
+            continue  # unreadable: eval's loader names it; not this check's business
+        if isinstance(ref, dict) and isinstance(ref.get("file"), str) and ref["file"] != houses:
+            raise InputError(f"{path}: house.file is {ref['file']!r}, not {houses!r}; a rerun would keep it as "
+                             "this run's episode; use another --out or --prefix")
+
+
 @dataclass(frozen=True)
 class GenerateJob:
     """One (house, j) pair for an executor task; everything about it is fixed by (index, j, seed)."""
@@ -260,21 +299,29 @@ def run_generate_job(job: GenerateJob) -> tuple[Episode | HouseError | None, lis
 
 def generate_set(houses_file: str, indices: list[int], out_dir: str | Path, *, per_house: int = 1, seed: int = 0,
                  prefix: str = "dev", opts: GeneratorOptions | None = None, resume: bool = True,
-                 progress: Callable[[str], None] | None = None, executor: Any = None) -> tuple[list[Path], list[str]]:
+                 progress: Callable[[str], None] | None = None, executor: Any = None,
+                 kept: list[Path] | None = None) -> tuple[list[Path], list[str]]:
     """Generate episodes over houses, cycling through the scenarios by house index; writes one
     JSON per episode (atomically) and returns the paths written and the (house, scenario) pairs
     that failed. Everything about an episode (scenario, seed, id) depends only on (house index,
     j), so a split or resumed run equals one whole run: with ``resume``, episode files already
     there are kept and (house, j) pairs the manifest records as infeasible for this seed are not
     tried again. ``executor`` (evaluation/executor.py; default: in this process) runs one task
-    per (house, j) pair; only this function writes files, in whatever order the tasks finish."""
+    per (house, j) pair; only this function writes files, in whatever order the tasks finish.
+    Episodes kept from an earlier run are also appended to ``kept``; resuming a folder made with
+    another seed or houses file is an InputError (``_check_earlier_run``)."""
     from evaluation.executor import InProcessExecutor, Task
 
+    check_prefix(prefix)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     manifest = out / MANIFEST
-    infeasible = _read_manifest(manifest, seed) if resume else set()
     name = Path(houses_file).name
+    if resume:
+        _check_earlier_run(manifest, out, prefix, seed, name)
+    with open(manifest, "a", encoding="utf-8") as fh:  # what a rerun into this folder must match
+        fh.write("\t".join([prefix, "params", f"seed={seed}", f"houses={name}"]) + "\n")
+    infeasible = _read_manifest(manifest, seed) if resume else set()
     written: list[Path] = []
     failed: list[str] = []
     tasks: list[Task] = []
@@ -286,6 +333,8 @@ def generate_set(houses_file: str, indices: list[int], out_dir: str | Path, *, p
             path = out / f"{eid}.json"
             if resume and path.exists():  # written by an earlier (interrupted) run
                 written.append(path)
+                if kept is not None:
+                    kept.append(path)
                 continue
             if eid in infeasible:
                 failed.append(f"{name}#{index} {scenario} (manifest)")

@@ -23,6 +23,7 @@ MIN_SECRET_LEN = 4
 MIN_BINARY_SECRET_LEN = 8  # binary payloads (images) could contain a short value by chance
 
 _names: set[str] = set()
+_values: set[str] = set()
 _lock = threading.Lock()
 
 
@@ -33,6 +34,46 @@ def register_secret_env(name: str | None) -> None:
             _names.add(name)
 
 
+def register_secret_value(value: str | None) -> None:
+    """Treat ``value`` itself as a secret from now on (the password inside a configured URL)."""
+    if value and len(value) >= MIN_SECRET_LEN:
+        with _lock:
+            _values.add(value)
+
+
+def url_credentials(url: str | None) -> list[str]:
+    """The ``user:password`` (and the password alone) of a URL's userinfo, percent-decoded forms
+    included: what must never reach a report or log (issue 32: ``http://u:p@host/v1`` as api_base)."""
+    if not url or "@" not in url:
+        return []
+    from urllib.parse import unquote, urlsplit
+
+    try:
+        netloc = urlsplit(url if "//" in url else f"//{url}").netloc
+    except ValueError:
+        return []
+    userinfo = netloc.rpartition("@")[0]
+    if not userinfo:
+        return []
+    password = userinfo.partition(":")[2]
+    return [v for v in {userinfo, unquote(userinfo), password, unquote(password)} if v]
+
+
+def url_without_credentials(url: str | None) -> str | None:
+    """``url`` with its userinfo replaced by ``***`` (scheme, host, port, path and query kept)."""
+    if not url or "@" not in url:
+        return url
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return MASK
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc=f"{MASK}@{parts.netloc.rpartition('@')[2]}"))
+
+
 def registered_names() -> list[str]:
     with _lock:
         return sorted(_names)
@@ -41,6 +82,8 @@ def registered_names() -> list[str]:
 def secret_values(min_len: int = MIN_SECRET_LEN) -> list[str]:
     """Current values of the registered variables, longest first (so a key containing another wins)."""
     values = {os.environ.get(n) or "" for n in registered_names()}
+    with _lock:
+        values |= _values
     return sorted((v for v in values if len(v) >= min_len), key=len, reverse=True)
 
 

@@ -10,6 +10,14 @@ The experience pool remembers situations and fixes by (action, situation, object
 that made the retried action succeed is *validated* and distilled into a rule the executor
 applies BEFORE acting the next time ("PutObject on a Fridge: open it first"), so a recurring
 situation costs no failed step. The pool is a JSON file that survives episodes and runs.
+
+Several processes may share one pool file (two runs with one ``--experience``, the shards of one
+``eval longact``). ``save`` used to write its in-memory pool over the file, so whatever another
+process had saved since this one loaded was lost (issue 32). It now merges under an exclusive
+lock on ``<pool>.lock``: it re-reads the file, adds this process's increments of ``seen`` and
+``validated`` since its last load or save to what is stored, keeps entries only the file has,
+writes the result atomically and adopts it (counts updated in place, so an ``Experience`` the
+agent holds stays the pool's own).
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ from typing import Any
 
 from household.atomic_io import atomic_write_text
 from household.input_files import MB, check_input_file
+from household.locks import acquire_waiting
 from household.outcomes import Failure, classify_text, failure_of
 from planner.roles import CriticDecision, CriticEvent, PlannerContext, Subgoal
 
@@ -81,6 +90,25 @@ def _experience_from(raw: Any, where: str) -> Experience:
 MAX_POOL_BYTES = 64 * MB
 
 
+def _read_pool(path: Path) -> dict[str, Experience]:
+    """The entries of the pool file at ``path`` (none when it does not exist); ValueError naming
+    the file, entry and field for anything else."""
+    entries: dict[str, Experience] = {}
+    if not path.exists():
+        return entries
+    check_input_file(path, "an experience pool", MAX_POOL_BYTES)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise ValueError(f"{path}: not an experience pool file ({type(exc).__name__}: {exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("entries", []), list):
+        raise ValueError(f"{path}: not an experience pool file (expected an object with a list 'entries')")
+    for i, raw in enumerate(data.get("entries", [])):
+        exp = _experience_from(raw, f"{path}: entries[{i}]")
+        entries[exp.key] = exp
+    return entries
+
+
 @dataclass
 class ExperiencePool:
     """Failures and their fixes, persisted as JSON (written atomically after each change)."""
@@ -89,28 +117,40 @@ class ExperiencePool:
     entries: dict[str, Experience] = field(default_factory=dict)
     reused: int = 0  # times a validated rule was applied proactively (this episode)
 
+    # (seen, validated) per key as last read from or written to the file: save adds only what
+    # this process counted since then, so another process's counts are never overwritten.
+    _base: dict[str, tuple[int, int]] = field(default_factory=dict, repr=False)
+
     @classmethod
     def load(cls, path: str | os.PathLike[str] | None) -> "ExperiencePool":
         pool = cls(Path(path) if path else None)
-        if pool.path is not None and pool.path.exists():
-            check_input_file(pool.path, "an experience pool", MAX_POOL_BYTES)
-            try:
-                data = json.loads(pool.path.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
-                raise ValueError(f"{pool.path}: not an experience pool file ({type(exc).__name__}: {exc})") from None
-            if not isinstance(data, dict) or not isinstance(data.get("entries", []), list):
-                raise ValueError(f"{pool.path}: not an experience pool file (expected an object with a list 'entries')")
-            for i, raw in enumerate(data.get("entries", [])):
-                exp = _experience_from(raw, f"{pool.path}: entries[{i}]")
-                pool.entries[exp.key] = exp
+        if pool.path is not None:
+            pool.entries = _read_pool(pool.path)
+            pool._base = {k: (e.seen, e.validated) for k, e in pool.entries.items()}
         return pool
 
     def save(self) -> None:
+        """Merge this pool into the file under its lock (see the module docstring) and write it."""
         if self.path is None:
             return
-        payload = {"schema": "worldmind/experience_pool", "version": 1,
-                   "entries": [asdict(e) for e in sorted(self.entries.values(), key=lambda e: e.key)]}
-        atomic_write_text(self.path, json.dumps(payload, indent=1))
+        lock = acquire_waiting(self.path.with_name(self.path.name + ".lock"), f"experience pool {self.path}")
+        try:
+            stored = _read_pool(self.path)
+            for key, exp in self.entries.items():
+                seen0, validated0 = self._base.get(key, (0, 0))
+                disk = stored.get(key)
+                if disk is None:
+                    continue
+                exp.seen = disk.seen + max(0, exp.seen - seen0)
+                exp.validated = disk.validated + max(0, exp.validated - validated0)
+            for key, disk in stored.items():
+                self.entries.setdefault(key, disk)
+            payload = {"schema": "worldmind/experience_pool", "version": 1,
+                       "entries": [asdict(e) for e in sorted(self.entries.values(), key=lambda e: e.key)]}
+            atomic_write_text(self.path, json.dumps(payload, indent=1))
+            self._base = {k: (e.seen, e.validated) for k, e in self.entries.items()}
+        finally:
+            lock.release()
 
     def record(self, action: str, situation: str, object_type: str, fix: str) -> Experience:
         key = f"{action}|{situation}|{object_type}"

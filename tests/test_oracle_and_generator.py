@@ -10,6 +10,7 @@ from evaluation.episodes import Episode, load_episodes, validate_episode
 from evaluation.generator import GeneratorOptions, generate_for_house
 from evaluation.goal_templates import SCENARIOS, words
 from evaluation.runner import run_episode
+from household.errors import InputError
 from planner.lattice_nav import LatticeState, plan_lattice
 from privileged.oracle import OraclePlanner
 from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
@@ -172,8 +173,32 @@ def test_generate_set_resumes_without_redoing_written_or_infeasible_pairs(tmp_pa
     calls.clear()
     written, failed = generator.generate_set("houses_dev.jsonl.gz", [0, 1], tmp_path, per_house=2, seed=3)
     assert calls == [] and len(written) == 2 and all("(manifest)" in f for f in failed)
-    generator.generate_set("houses_dev.jsonl.gz", [0], tmp_path, per_house=2, seed=4)  # another seed retries
-    assert calls == [("dev-000-1", SCENARIOS[1])]
+    # Another seed into the same folder would keep seed 3's episodes as its own: refused (issue 32).
+    with pytest.raises(InputError, match="--seed 3 there, 4 now"):
+        generator.generate_set("houses_dev.jsonl.gz", [0], tmp_path, per_house=2, seed=4)
+    assert calls == []
+    # ... while the infeasible record is per seed: another prefix (fresh episodes) with seed 4 retries.
+    generator.generate_set("houses_dev.jsonl.gz", [0], tmp_path / "s4", per_house=2, seed=4)
+    assert calls == [("dev-000-0", SCENARIOS[0]), ("dev-000-1", SCENARIOS[1])]
+
+
+def test_generate_refuses_a_path_prefix_and_another_houses_file(tmp_path, monkeypatch):
+    import evaluation.generator as generator
+
+    monkeypatch.setattr(generator, "generate_for_house", lambda house, ref, scenario, seed, eid, *a, **k: _episode(
+        [{"object": {"type": "FloorLamp"}, "predicate": "isToggled"}], eid=eid))
+    for prefix in (str(tmp_path / "elsewhere"), "../up", "a/b", ".hidden", ""):
+        with pytest.raises(InputError, match="--prefix"):
+            generator.generate_set("houses_dev.jsonl.gz", [0], tmp_path / "out", prefix=prefix)
+    assert not (tmp_path / "elsewhere-000-0.json").exists() and not list(tmp_path.glob("*.json"))
+    kept: list = []
+    generator.generate_set("houses_dev.jsonl.gz", [0], tmp_path / "out", kept=kept)
+    assert kept == []
+    generator.generate_set("houses_dev.jsonl.gz", [0], tmp_path / "out", kept=kept)
+    assert [p.name for p in kept] == ["dev-000-0.json"]
+    (tmp_path / "out" / generator.MANIFEST).unlink()  # a folder from before the params lines
+    with pytest.raises(InputError, match="house.file is 'houses_dev.jsonl.gz'"):
+        generator.generate_set("houses_other.jsonl.gz", [0], tmp_path / "out")
 
 
 def test_committed_v2_dev_episodes_are_valid_oracle_verified_and_look_like_longact():

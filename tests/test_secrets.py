@@ -108,3 +108,22 @@ def test_every_text_file_written_atomically_is_redacted(tmp_path: Path, key: str
     register_secret_env(ENV)
     path = atomic_write_text(tmp_path / "summary.md", f"| goal | {KEY} |\n")
     assert path.read_text() == "| goal | *** |\n"
+
+
+def test_credentials_inside_api_base_never_reach_usage_reports_or_writes(tmp_path: Path) -> None:
+    """Issue 32: ``http://user:password@host/v1`` as api_base went into every report's extra.llm."""
+    from household.atomic_io import atomic_write_text
+    from household.secrets import url_credentials, url_without_credentials
+
+    password = "hunter2-not-a-real-pw"
+    base = f"http://alice:{password}@llm.example:8080/v1"
+    c = client([VALID["decompose"]], api_base=base)
+    run_role("decompose", c, FakeFallback())
+    usage = c.usage()
+    assert usage["api_base"] == "http://***@llm.example:8080/v1"
+    assert password not in json.dumps(usage)
+    # any other path to a file (an error text quoting the URL) is redacted at the write chokepoint
+    atomic_write_text(tmp_path / "log.txt", f"connection to {base} refused")
+    assert password not in (tmp_path / "log.txt").read_text() and "llm.example" in (tmp_path / "log.txt").read_text()
+    assert url_without_credentials("http://h:1/v1") == "http://h:1/v1" and url_credentials("http://h/v1") == []
+    assert password in url_credentials("https://bob:hunter2-not-a-real-pw@x/v1")

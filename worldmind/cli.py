@@ -39,7 +39,7 @@ from household.selection import parse_indices
 from planner.factory import ABLATIONS, LLM_PREFIX, PLANNER_HELP, check_planner, make_agent  # noqa: F401 (tests)
 from worldmind.cli_common import (PROG, EXPERIENCE_FILE, SIMULATORS, INSTRUCTION_KINDS, EXIT_OK, EXIT_FAILED,
                                   EXIT_USAGE, EXIT_INTERRUPTED, safe_dir_name, check_choices, StepReporter,
-                                  load_valid_episode, make_env, fmt_result, agent_for, save_experience,
+                                  load_valid_episode, make_env, fmt_result, agent_for, save_experience, printable,
                                   SENSOR_PROFILES)
 
 # --- worldmind run -------------------------------------------------------------------------------
@@ -56,9 +56,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     env = make_env(args)
     agent = agent_for(args, env, args.experience)
-    print(f"Episode {episode.id} ({path}): house {episode.house_label}, scenario {episode.scenario}, "
-          f"{len(episode.checklist)} checklist items, budget {episode.max_steps} steps")
-    print(f"Planner {agent.name}, {args.instruction} instruction: {episode.instruction(args.instruction)}")
+    print(printable(f"Episode {episode.id} ({path}): house {episode.house_label}, scenario {episode.scenario}, "
+                    f"{len(episode.checklist)} checklist items, budget {episode.max_steps} steps"))
+    print(printable(f"Planner {agent.name}, {args.instruction} instruction: {episode.instruction(args.instruction)}"))
     sys.stdout.flush()
     reporter = StepReporter()
     try:
@@ -68,7 +68,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         reporter.close()
     save_experience(agent)
     paths = write_episode_report(out, result, report_layout(env, world), world)
-    print(f"Episode {episode.id} done:")
+    print(printable(f"Episode {episode.id} done:"))
     for line in fmt_result(result):
         print(line)
     print("Report: " + "\n        ".join(str(paths[k]) for k in ("json", "md", "png")))
@@ -94,8 +94,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
         raise CliError("--indices: no house indices given")
     if args.per_house < 1:
         raise CliError(f"--per-house must be at least 1, got {args.per_house}")
-    from evaluation.generator import generate_set
+    from evaluation.generator import check_prefix, generate_set
     from household.house_data import resolve_data_file
+
+    check_prefix(args.prefix)
 
     houses = resolve_data_file(args.houses, args.data_dir)
     out = Path(args.out) if args.out else Path("runs") / f"episodes_{args.prefix}"
@@ -110,12 +112,15 @@ def cmd_generate(args: argparse.Namespace) -> int:
         print(f"[{count[0]}/{total}] {message} ({time.monotonic() - started:.0f} s)", flush=True)
 
     executor = _executor_or_exit(args)
+    kept: list[Path] = []
     try:
         written, failed = generate_set(str(houses), indices, out, per_house=args.per_house, seed=args.seed,
-                                       prefix=args.prefix, progress=progress, executor=executor)
+                                       prefix=args.prefix, progress=progress, executor=executor, kept=kept)
     finally:
         executor.close()
-    print(f"Wrote {len(written)} episode(s) to {out}; {len(failed)} (house, scenario) pair(s) had no feasible episode"
+    print(f"Wrote {len(written) - len(kept)} new episode(s) to {out}"
+          + (f" (kept {len(kept)} from an earlier run with the same options)" if kept else "")
+          + f"; {len(failed)} (house, scenario) pair(s) had no feasible episode"
           + (": " + "; ".join(failed) if failed else ""))
     return EXIT_OK if written or not total else EXIT_FAILED
 
@@ -137,10 +142,15 @@ def cmd_eval_longact(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 1:
         raise CliError(f"--limit must be at least 1, got {args.limit}")
     from evaluation.episodes import load_episodes
+    from worldmind.run_folder import input_files, refuse_inputs_inside
 
+    refuse_inputs_inside(args.out, "--episodes", args.episodes, input_files(args.episodes))
     episodes, errors = load_episodes(args.episodes)
+    duplicates = [err for err in errors if ": id: duplicate episode id" in err]
+    if duplicates:  # two episodes, one report folder: refuse the selection instead of skipping one
+        raise CliError(duplicates)
     for err in errors:
-        print(f"{PROG}: skipped: {err}", file=sys.stderr)
+        print(f"{PROG}: skipped: {printable(err)}", file=sys.stderr)
     if not episodes:
         raise CliError(f"no usable episodes in {args.episodes}"
                        + (f" ({len(errors)} skipped, see above)" if errors else ""))
@@ -312,7 +322,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               file=sys.stderr)
         return EXIT_INTERRUPTED
     for line in problems:
-        print(f"{PROG}: error: {line}", file=sys.stderr)
+        print(f"{PROG}: error: {printable(line)}", file=sys.stderr)
     return EXIT_USAGE
 
 

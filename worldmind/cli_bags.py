@@ -261,15 +261,25 @@ def _replay_parser() -> argparse.ArgumentParser:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from sim_bridge.replay.bag import BagReadError
-    from evaluation.replay import ReplayConfig, replay_bag
+    from worldmind.run_folder import lock_run_folder
 
     bag = Path(args.bag)
     if not bag.exists():
         raise CliError(f"bag {bag} does not exist")
-    earlier = Path(args.out) / "replay.json"
-    if earlier.exists():  # a damaged or empty bag must never replace good results with worse ones
-        raise CliError(f"{earlier} exists already: replay into another --out (results are never replaced)")
+    for name in ("replay.json", "replay.md"):
+        if (Path(args.out) / name).resolve() == bag.resolve():
+            raise CliError(f"--out {args.out}: the bag {bag} is the {name} the replay writes; use another --out")
+    with lock_run_folder(args.out, "replay"):  # checked under the lock: a concurrent replay cannot slip in
+        earlier = Path(args.out) / "replay.json"
+        if earlier.exists():  # a damaged or empty bag must never replace good results with worse ones
+            raise CliError(f"{earlier} exists already: replay into another --out (results are never replaced)")
+        return _replay(args, bag)
+
+
+def _replay(args: argparse.Namespace, bag: Path) -> int:
+    from sim_bridge.replay.bag import BagReadError
+    from evaluation.replay import ReplayConfig, replay_bag
+
     print(f"Replaying {bag} -> {args.out}")
     sys.stdout.flush()
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import time
 from dataclasses import dataclass
@@ -27,10 +26,50 @@ SENSOR_PROFILES = ("ideal", "realistic", "harsh")  # sim_bridge/sensors/profiles
 
 # --- small helpers -------------------------------------------------------------------------------
 
+_SAFE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
+# Names the run itself writes inside --out: an episode folder must never take one of them.
+RESERVED_NAMES = frozenset({"summary.json", "summary.md", EXPERIENCE_FILE, ".lock", "run.json"})
+MAX_DIR_NAME = 120  # well under the 255 bytes of a file name, leaving room for the hash suffix
+
+
 def safe_dir_name(episode_id: str) -> str:
-    """An episode id as a single folder name (ids are normally already safe: "dev-003-0")."""
-    name = re.sub(r"[^A-Za-z0-9._-]", "_", episode_id).strip(".")
-    return name or "episode"
+    """An episode id as one folder name, different for different ids (issue 32).
+
+    Sanitising by substitution mapped "x/y" and "x_y" (and "..", "" or "episode") to one folder,
+    so one report silently replaced the other. Now every character outside ``[A-Za-z0-9._-]`` is
+    percent-encoded as UTF-8 bytes ("x/y" -> "x%2Fy"; "%" itself is "%25"), which is reversible;
+    a leading "." (hidden, ".", "..") and names the run writes itself ("summary.json") get their
+    first character encoded too. Ids that are already safe ("dev-003-0") keep their folder. An
+    encoded name over ``MAX_DIR_NAME`` is cut and suffixed with "~" and a hash of the id ("~"
+    appears nowhere else, being encoded as %7E)."""
+    name = "".join(c if c in _SAFE_CHARS else "".join(f"%{b:02X}" for b in c.encode("utf-8", "surrogatepass"))
+                   for c in episode_id)
+    if not name:
+        return "%"  # the empty id (never valid); no encoded name is a lone "%"
+    if name.startswith(".") or name in RESERVED_NAMES:
+        name = f"%{ord(name[0]):02X}" + name[1:]
+    if len(name) > MAX_DIR_NAME:
+        import hashlib
+
+        digest = hashlib.sha256(episode_id.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        name = name[:MAX_DIR_NAME - 17] + "~" + digest
+    return name
+
+
+def printable(text: object) -> str:
+    """``text`` safe to echo to a terminal: control and format characters (ESC sequences that
+    recolour, retitle or clear the terminal, bidi overrides that reorder what is shown, a bare CR
+    that overwrites the line) are shown escaped, e.g. ``\\x1b[2J``; newlines and tabs stay.
+    Episode ids, instructions and messages quoting them come from files (issue 32)."""
+    import unicodedata
+
+    out = str(text)
+    if out.isprintable():
+        return out
+    return "".join(c if c in "\n\t" or unicodedata.category(c) not in ("Cc", "Cf", "Cs", "Co")
+                   else (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}" if ord(c) < 0x10000
+                         else f"\\U{ord(c):08x}")
+                   for c in out)
 
 
 def check_choices(args: argparse.Namespace) -> None:
@@ -70,7 +109,7 @@ class StepReporter:
         self.stream = stream if stream is not None else sys.stderr
         self.bar = bar
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.label = f"{label} " if label else ""
+        self.label = f"{printable(label)} " if label else ""
         self.every_steps = every_steps
         self.every_s = every_s
         self._last = 0.0 if self.tty else time.monotonic()
@@ -204,9 +243,12 @@ class DamagedReport:
     reason: str
 
 
-def existing_result(report: Path, planner: str, instruction: str, sensors: str = "ideal") -> Any | None:
+def existing_result(report: Path, planner: str, instruction: str, sensors: str = "ideal",
+                    key: dict[str, Any] | None = None) -> Any | None:
     """The stored result of an earlier (interrupted) run, or None when there is none. A report
-    from another planner or instruction kind is refused, never overwritten."""
+    from another planner or instruction kind, or whose resume key (worldmind/resume_key.py:
+    episode content, simulator options, LLM config) differs from ``key``, is refused naming the
+    fields, never reused and never overwritten."""
     from evaluation.report import EpisodeResult
 
     if not report.is_file():
@@ -223,4 +265,11 @@ def existing_result(report: Path, planner: str, instruction: str, sensors: str =
     stored = (result.extra or {}).get("sensors", "ideal")
     if stored != sensors:
         raise CliError(f"{report}: holds a run with --sensors {stored}, not {sensors}; use another --out")
+    if key is not None:
+        from worldmind.resume_key import RESUME_KEY, key_mismatch
+
+        differ = key_mismatch((result.extra or {}).get(RESUME_KEY), key)
+        if differ:
+            raise CliError(f"{report}: made for other inputs ({'; '.join(differ)}); not reusing it: use another "
+                           "--out, or move the report away to rerun the episode")
     return result

@@ -22,7 +22,9 @@ from evaluation.executor_options import executor_from_args
 from evaluation.report import atomic_write_text, write_episode_report, write_summary
 from planner.factory import is_privileged
 from worldmind.cli_common import (EXIT_FAILED, EXIT_OK, EXPERIENCE_FILE, PROG, CliError, DamagedReport, StepReporter,
-                                  episode_bar, existing_result, planner_label, safe_dir_name)
+                                  episode_bar, existing_result, planner_label, printable, safe_dir_name)
+from worldmind.resume_key import resume_key
+from worldmind.run_folder import lock_run_folder
 from worldmind.longact_job import (DEFAULT_RAY_WAVE, LongActJob, job_options, merge_experience, run_longact_job,
                                    snapshot_entries)
 
@@ -48,6 +50,25 @@ def _load_pool(path: Path | None) -> Any:
         raise CliError(f"--experience: {exc}") from None
 
 
+def refuse_folder_collisions(episodes: Sequence[Any]) -> None:
+    """Each episode needs a report folder of its own. Ids are unique (load_episodes) and folder
+    names are an injective encoding of them (safe_dir_name), but on a case-insensitive file
+    system "A" and "a" still share a folder: refuse such a selection rather than let one report
+    replace the other."""
+    seen: dict[str, str] = {}
+    problems = []
+    for ep in episodes:
+        folder = safe_dir_name(ep.id).casefold()
+        if folder in seen and seen[folder] != ep.id:
+            problems.append(f"episode ids {seen[folder]!r} and {ep.id!r} would share the report folder "
+                            f"{safe_dir_name(ep.id)!r} on a case-insensitive file system; rename one")
+        elif folder in seen:
+            problems.append(f"episode id {ep.id!r} is selected twice; episode ids must be unique")
+        seen.setdefault(folder, ep.id)
+    if problems:
+        raise CliError(problems)
+
+
 def _waves(items: list[Any], size: int) -> list[list[Any]]:
     return [items[i:i + size] for i in range(0, len(items), size)] if items else []
 
@@ -59,19 +80,29 @@ def _mean_line(results: list[Any]) -> str:
 
 
 def run_longact_eval(args: argparse.Namespace, episodes: Sequence[Any]) -> int:
+    """Run under the output folder's lock (worldmind/run_folder.py): a second run into the same
+    --out is refused with the first one's PID instead of silently replacing its results."""
+    with lock_run_folder(args.out, "eval longact", getattr(args, "shard", None)):
+        return _run_longact_eval(args, episodes)
+
+
+def _run_longact_eval(args: argparse.Namespace, episodes: Sequence[Any]) -> int:
     out = Path(args.out)
     n = len(episodes)
     label = planner_label(args)
     experience_path = _experience_path(args, out)
     # Look at every earlier report before running anything, so a wrong --out fails at once.
     sensors = getattr(args, "sensors", None) or "ideal"
-    done = {ep.id: existing_result(out / safe_dir_name(ep.id) / "report.json", label, args.instruction, sensors)
+    options = job_options(args)
+    refuse_folder_collisions(episodes)
+    done = {ep.id: existing_result(out / safe_dir_name(ep.id) / "report.json", label, args.instruction, sensors,
+                                   resume_key(options, ep))
             for ep in episodes}
     # Left out of the run and named in the summary with the reason: a damaged earlier report (never
     # overwritten), an invalid episode or house, a task that failed.
     skipped: dict[str, str] = {eid: r.reason for eid, r in done.items() if isinstance(r, DamagedReport)}
     for reason in skipped.values():
-        print(f"{PROG}: skipped: {reason}", file=sys.stderr)
+        print(f"{PROG}: skipped: {printable(reason)}", file=sys.stderr)
     resumed = sum(r is not None and not isinstance(r, DamagedReport) for r in done.values())
     pool = _load_pool(experience_path)
     wave_size = getattr(args, "experience_wave", None)
@@ -95,11 +126,11 @@ def run_longact_eval(args: argparse.Namespace, episodes: Sequence[Any]) -> int:
 
     def emit(line: str) -> None:
         if bar is not None:
-            bar.write(line, file=sys.stdout)  # clears the bar first, so the line is not written through it
+            bar.write(printable(line), file=sys.stdout)  # clears the bar first, so the line is not written through it
             sys.stdout.flush()
             bar.update(1)
         else:
-            print(line, flush=True)
+            print(printable(line), flush=True)
 
     def tag(index: int) -> str:
         counter[0] += 1
@@ -119,13 +150,13 @@ def run_longact_eval(args: argparse.Namespace, episodes: Sequence[Any]) -> int:
             skipped[episode.id] = f"failed: {outcome.error}"
             atomic_write_text(folder / FAILED_FILE, json.dumps(
                 {"episode": episode.id, "executor": executor.name, "reason": outcome.error}, indent=2) + "\n")
-            print(f"{PROG}: failed: {episode.id}: {outcome.error}", file=sys.stderr, flush=True)
+            print(printable(f"{PROG}: failed: {episode.id}: {outcome.error}"), file=sys.stderr, flush=True)
             emit(f"{tag(index)}: FAILED ({outcome.error})")
             return
         output = outcome.value
         if output.skipped is not None:
             for line in output.skipped.splitlines():
-                print(f"{PROG}: skipped: {line}", file=sys.stderr)
+                print(f"{PROG}: skipped: {printable(line)}", file=sys.stderr)
             skipped[episode.id] = " ".join(output.skipped.splitlines())
             counter[0] += 1
             if bar is not None:
@@ -155,7 +186,6 @@ def run_longact_eval(args: argparse.Namespace, episodes: Sequence[Any]) -> int:
                      f"(done earlier)   {_mean_line(list(results.values()))}")
         if results or skipped:
             summary()
-        options = job_options(args)
         todo = [i for i, ep in enumerate(episodes) if done[ep.id] is None]  # damaged ones are not rerun
         for wave in _waves(todo, wave_size if pool is not None else len(todo)):
             snapshot = snapshot_entries(pool) if pool is not None else None
@@ -178,7 +208,7 @@ def run_longact_eval(args: argparse.Namespace, episodes: Sequence[Any]) -> int:
     left_out = [eid for eid in skipped if eid not in failed]
     notes = [f"{len(left_out)} skipped: {', '.join(left_out)}"] if left_out else []
     notes += [f"{len(failed)} failed: {', '.join(failed)}"] if failed else []
-    print(f"Summary of {len(ordered)} episode(s)" + (f" ({'; '.join(notes)})" if notes else "")
+    print(f"Summary of {len(ordered)} episode(s)" + (f" ({printable('; '.join(notes))})" if notes else "")
           + ": " + ", ".join(str(paths[k]) for k in ("json", "md")))
     if ordered:
         m = {k: sum(float(getattr(r, k)) for r in ordered) / len(ordered)

@@ -23,6 +23,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from worldmind.resume_key import RESUME_KEY, resume_key
+
 DEFAULT_RAY_WAVE = 8
 # The options of `eval longact` that shape the simulator and agent (everything else is the driver's).
 ENV_OPTIONS = ("sim", "data_dir", "move_step", "no_render", "thor_build", "thor_platform", "habitat_dataset",
@@ -103,6 +105,7 @@ def run_longact_job(job: LongActJob, progress: Any = None) -> LongActOutput:
         agent = agent_for(args, env, pool_path)
         result, world = runner.run_episode(env, agent, episode, instruction_kind=args.instruction, progress=progress)
         result.extra["sensors"] = args.sensors or "ideal"
+        result.extra[RESUME_KEY] = resume_key(job.options, episode)  # what a rerun must match to reuse it
         save_experience(agent)
         pool = getattr(agent, "experience", None)
         after = None if job.experience is None or pool is None else [asdict(e) for e in pool.entries.values()]

@@ -17,6 +17,15 @@ skipped and reported in ``problems`` with its byte offset, never fatal, so nothi
 is lost. Each line ends with its CRC-32 (``_crc``), so damage inside a value is reported, never
 read back as a different event. Format problems are ``LogFormatError``: it names the file and
 the byte offset.
+
+One writer at a time (issue 32). Two writers on one log (a relaunch while the old node still
+runs) each kept their own idea of the file's end: the second one's recovery cut the first one's
+acknowledged records as a "torn tail" and its offsets pointed into the other's lines (false
+"checksum mismatch" errors). A writer therefore holds an exclusive advisory lock on the sidecar
+``<log>.lock`` (with its PID in it) from before recovery until ``close``; a second writer gets
+``LockHeld`` naming the log and that PID. Readers (``DurableLog(path, writable=False)``,
+``BeliefTracker.open(path, read_only=True)``) take no lock and never cut anything: a final line
+without its newline is a write in progress to them, not damage.
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ import zlib
 from pathlib import Path
 from typing import BinaryIO, Iterator
 
+from household.locks import FileLock, acquire
 from household.secrets import redact
 
 _BLOCK = 65536
@@ -113,17 +123,43 @@ def last_newline_end(fh, end: int) -> int:
     return 0
 
 
-class DurableLog:
-    """Append-only JSONL file. ``append`` buffers, ``commit`` makes the buffer durable."""
+def lock_path(path: str | os.PathLike[str]) -> Path:
+    """The sidecar lock file of the log at ``path``."""
+    p = Path(path)
+    return p.with_name(p.name + ".lock")
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+
+class DurableLog:
+    """Append-only JSONL file. ``append`` buffers, ``commit`` makes the buffer durable.
+
+    ``writable=False`` opens it for reading only: no lock, no recovery cut, ``append`` refused."""
+
+    def __init__(self, path: str | os.PathLike[str], writable: bool = True) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.writable = writable
         self.problems: list[str] = []
-        self._recover()
-        self._fh = open(self.path, "ab")
+        self._lock: FileLock | None = None
         self._pending: list[bytes] = []
-        self._size = self._fh.tell()
+        self._fh: BinaryIO | None = None
+        if not writable:
+            if not self.path.is_file():
+                raise LogFormatError(self.path, 0, "no such log file" if not self.path.exists() else "not a regular file")
+            self._rfh = open(self.path, "rb")
+            self._size = self._rfh.seek(0, os.SEEK_END)
+            self._committed = self._size
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.path.exists() and not self.path.is_file():
+            raise LogFormatError(self.path, 0, "not a regular file")
+        self._lock = acquire(lock_path(self.path), f"belief log {self.path}",
+                             hint="close the other writer first, or open the log read-only")
+        try:
+            self._recover()
+            fh = self._fh = open(self.path, "ab")
+        except BaseException:
+            self._lock.release()
+            raise
+        self._size = fh.tell()
         self._committed = self._size
         self._rfh = open(self.path, "rb")
 
@@ -149,6 +185,8 @@ class DurableLog:
 
     def append(self, record: dict) -> int:
         """Buffer one record; returns the byte offset its line will have."""
+        if not self.writable:
+            raise LogFormatError(self.path, self._size, "log opened read-only; records cannot be appended")
         try:
             line = self.encode(record)
         except (TypeError, ValueError, RecursionError) as exc:
@@ -163,7 +201,7 @@ class DurableLog:
 
     def commit(self) -> None:
         """Write and fsync everything appended so far: after this returns it survives a crash."""
-        if not self._pending:
+        if not self._pending or self._fh is None:
             return
         self._fh.write(b"".join(self._pending))
         self._pending.clear()
@@ -192,6 +230,8 @@ class DurableLog:
                 line = fh.readline(MAX_RECORD_BYTES + 1)
                 if not line:
                     break
+                if not self.writable and not line.endswith(b"\n") and len(line) <= MAX_RECORD_BYTES:
+                    break  # a reader sees the writer's record in progress: not damage, not yet committed
                 lineno += 1
                 if len(line) > MAX_RECORD_BYTES and not line.endswith(b"\n"):
                     rest = fh.readline(_BLOCK)  # skip the remainder of the oversized line
@@ -211,6 +251,12 @@ class DurableLog:
                 offset += len(line)
 
     def close(self) -> None:
-        self.commit()
-        self._fh.close()
-        self._rfh.close()
+        """Commit what is pending, close the file and release the writer's lock."""
+        try:
+            self.commit()
+        finally:
+            if self._fh is not None:
+                self._fh.close()
+            self._rfh.close()
+            if self._lock is not None:
+                self._lock.release()

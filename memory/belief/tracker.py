@@ -45,7 +45,7 @@ class BeliefTracker:
                  actors: Iterable[str] | None = None, entities: Iterable[str] | None = None,
                  room_of: dict[str, str] | None = None, config: BeliefConfig | None = None,
                  planner: QueryPlanner | None = None, selector: EvidenceSelector | None = None,
-                 k: int = 5) -> None:
+                 k: int = 5, read_only: bool = False) -> None:
         self.self_name = self_name
         self.config = config or BeliefConfig(self_name=self_name)
         self.actors = set(actors) | {self_name} if actors is not None else None
@@ -68,7 +68,8 @@ class BeliefTracker:
         self._actors_seen: set[str] = set()
         self.last_t = 0.0
         self.robot_room: str | None = None
-        self.log = DurableLog(path) if path is not None else None
+        # A writer holds the log's lock until close(); a second writer is refused (LockHeld).
+        self.log = DurableLog(path, writable=not read_only) if path is not None else None
         if self.log is not None:
             for offset, rec in self.log.scan():
                 try:
@@ -85,7 +86,10 @@ class BeliefTracker:
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], **kwargs: Any) -> "BeliefTracker":
-        """Reopen a tracker from its log: every track is rebuilt from the stored events."""
+        """Reopen a tracker from its log: every track is rebuilt from the stored events.
+
+        ``read_only=True`` reads a log another process is writing (no lock, nothing cut; ingest
+        then rejects every event, naming the log as read-only)."""
         return cls(path, **kwargs)
 
     # ---- ingestion ------------------------------------------------------------------------

@@ -34,7 +34,8 @@ from dataclasses import dataclass, field  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any, Callable, Literal, Sequence  # noqa: E402
 
-from household.secrets import redact, register_secret_env  # noqa: E402
+from household.secrets import (redact, register_secret_env, register_secret_value, url_credentials,  # noqa: E402
+                               url_without_credentials)
 from planner.llm.attribution import (Attribution, RoleDecisions, is_local_api_base, reason_of,  # noqa: E402
                                      server_label)
 from planner.llm.usage import RoleUsage, _usage_dict  # noqa: E402,F401  (RoleUsage: part of this API)
@@ -140,6 +141,8 @@ class LLMConfig:
         register_secret_env(self.api_key_env)  # every writer redacts its value from now on
         if self.api_base is not None and not isinstance(self.api_base, str):
             raise LLMConfigError(f"LLMConfig.api_base must be a URL string, got {type(self.api_base).__name__}")
+        for credential in url_credentials(self.api_base):  # user:password@ in the URL: redacted everywhere
+            register_secret_value(credential)
         if self.cache_mode not in CACHE_MODES:
             raise LLMConfigError(f"LLMConfig.cache_mode must be one of {CACHE_MODES}, got {_shown(self.cache_mode)}")
         if self.cache_dir is not None and not isinstance(self.cache_dir, (str, Path)):
@@ -260,7 +263,7 @@ class LLMClient:
             total.add(u)
         out: dict[str, Any] = {
             "model": self.config.model,
-            "api_base": self.config.api_base,
+            "api_base": url_without_credentials(self.config.api_base),
             "cache_mode": self.config.cache_mode if self.config.cache_dir is not None else "off",
             **_usage_dict(total),
             "by_role": {name: _usage_dict(u) for name, u in sorted(self._by_role.items())},

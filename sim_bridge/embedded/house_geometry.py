@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from household.house_data import HouseError
+from household.house_limits import point as checked_point
 
 
 @dataclass(frozen=True)
@@ -82,10 +83,8 @@ class HouseLayout:
 
 
 def _xyz(point: Any, where: str) -> tuple[float, float, float]:
-    try:
-        return float(point["x"]), float(point["y"]), float(point["z"])
-    except (KeyError, TypeError, ValueError) as exc:
-        raise HouseError(f"{where}: expected a point {{x, y, z}}, got {point!r}") from exc
+    """A finite point of household size (household/house_limits.py), or HouseError naming it."""
+    return checked_point(point, where)
 
 
 def _polygon_area(poly: list[tuple[float, float]]) -> float:
@@ -118,7 +117,7 @@ def parse_layout(house: dict[str, Any]) -> HouseLayout:
         where = f"house {hid}: rooms[{i}]"
         if not isinstance(r, dict) or "id" not in r or "roomType" not in r or "floorPolygon" not in r:
             raise HouseError(f"{where}: needs id, roomType and floorPolygon")
-        poly = [(x, z) for x, _, z in (_xyz(p, f"{where}.floorPolygon") for p in r["floorPolygon"])]
+        poly = [(x, z) for x, _, z in (_xyz(p, f"{where}.floorPolygon[{k}]") for k, p in enumerate(r["floorPolygon"]))]
         if len(poly) < 3 or _polygon_area(poly) < 1e-3:
             raise HouseError(f"{where} ({r['id']}): degenerate floorPolygon (fewer than 3 points or zero area)")
         rooms.append(Room(str(r["id"]), str(r["roomType"]), tuple(poly)))
@@ -132,7 +131,7 @@ def parse_layout(house: dict[str, Any]) -> HouseLayout:
         where = f"house {hid}: walls[{i}]"
         if not isinstance(w, dict) or "id" not in w or "polygon" not in w:
             raise HouseError(f"{where}: needs id and polygon")
-        pts = [_xyz(p, f"{where}.polygon") for p in w["polygon"]]
+        pts = [_xyz(p, f"{where}.polygon[{k}]") for k, p in enumerate(w["polygon"])]
         if len(pts) < 3:
             raise HouseError(f"{where} ({w['id']}): degenerate polygon")
         ys = [p[1] for p in pts]
@@ -154,7 +153,7 @@ def parse_layout(house: dict[str, Any]) -> HouseLayout:
             where = f"house {hid}: {kind}[{i}]"
             if not isinstance(d, dict) or "holePolygon" not in d:
                 raise HouseError(f"{where}: needs holePolygon")
-            hp = [_xyz(p, f"{where}.holePolygon") for p in d["holePolygon"]]
+            hp = [_xyz(p, f"{where}.holePolygon[{k}]") for k, p in enumerate(d["holePolygon"])]
             if len(hp) < 2:
                 raise HouseError(f"{where}: holePolygon needs two corners")
             s0, s1 = min(hp[0][0], hp[1][0]), max(hp[0][0], hp[1][0])

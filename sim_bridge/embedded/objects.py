@@ -16,6 +16,7 @@ import numpy as np
 
 from household.assets import BASIN_DEPTH, CONTAINER_TYPES, MUST_BE_OPEN_TYPES, AssetCatalog, AssetInfo
 from household.house_data import HouseError
+from household.house_limits import point as checked_point
 
 
 @dataclass
@@ -127,10 +128,8 @@ class SimObject:
 
 
 def _point(p: Any, where: str) -> np.ndarray:
-    try:
-        return np.array([float(p["x"]), float(p["y"]), float(p["z"])])
-    except (KeyError, TypeError, ValueError) as exc:
-        raise HouseError(f"{where}: expected {{x, y, z}}, got {p!r}") from exc
+    """A finite point of household size (household/house_limits.py), or HouseError naming it."""
+    return np.array(checked_point(p, where))
 
 
 def iter_house_objects(objects: list[dict[str, Any]], parent: dict[str, Any] | None = None,

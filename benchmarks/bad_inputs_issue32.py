@@ -1,0 +1,196 @@
+"""Issue 32 rows of ``bench_bad_inputs.py``: inputs and situations that used to end in exit 0 with a
+result that was not the run's own. Written against the public behaviour only (the CLI, the
+loaders, BeliefTracker, ExperiencePool), so the same file runs on a tree from before the fixes
+and gives the "before" counts.
+
+Rows:
+- ``episode semantics (#32)``: a NaN / infinite / 1e306 object position, a room 1e306 m across,
+  an instruction over the parser's limit, duplicate keys (top level and nested). Before: read as
+  valid (and scored GC 0). After: a clean error naming the file and field.
+- ``concurrent writers and identity (#32)``: a second belief-log writer, a second ``eval
+  longact`` or ``replay`` into an ``--out`` in use, ``--out`` equal to the episodes folder, an
+  input named summary.json inside ``--out``, a rerun with an edited episode. Before: accepted
+  ("read as valid"). After: refused naming the file or folder ("clean error").
+- ``no lost results (#32)``: ids ``x/y`` and ``x_y`` in one run (two reports wanted), two
+  processes saving one experience pool (every entry wanted). Before: ``lost``. After: valid.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import io
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+ROOT = Path(__file__).resolve().parents[1]
+_ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+EPISODE: dict[str, Any] = {
+    "id": "b32", "house": {"file": "houses_dev.jsonl.gz", "index": 0}, "scenario": "test",
+    "instructions": {"detailed": "Turn on the floor lamp.", "concise": "Lamp on."},
+    "checklist": [{"object": {"type": "FloorLamp"}, "predicate": "isToggled"}], "max_steps": 300}
+
+_HOLDER = r"""
+import sys, time
+try:  # after issue 32: a run holds its --out; before: nothing to hold, the sleep stands for a run
+    from worldmind.run_folder import lock_run_folder
+    lock = lock_run_folder(sys.argv[1], "eval longact")
+except ImportError:
+    pass
+print("ready", flush=True)
+time.sleep(120)
+"""
+
+_POOL_WRITER = r"""
+import sys
+from planner.critic import ExperiencePool
+pool = ExperiencePool.load(sys.argv[1])
+for i in range(30):
+    pool.record("OpenObject", "closed", f"{sys.argv[2]}{i}", "open")
+    pool.save()
+"""
+
+
+class Lost(Exception):
+    """A result that should exist is gone (overwritten or dropped) while the command exited 0."""
+
+
+class Refused(Exception):
+    """The CLI refused with exit status 2; the message is what it printed."""
+
+
+def _cli(argv: list[str]) -> None:
+    from worldmind import cli
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        rc = cli.main(argv)
+    if rc != 0:
+        raise Refused(f"exit {rc}: {err.getvalue().strip()[:300]}")
+
+
+def semantic_cases(house: dict[str, Any]) -> list[tuple[str, bytes]]:
+    """Episode files that are well-formed JSON of the right shape, with a value no house has."""
+    out = []
+    for name, value in (("nan position", math.nan), ("inf position", math.inf), ("1e306 position", 1e306)):
+        bad = copy.deepcopy(house)
+        bad["objects"][1]["position"]["x"] = value
+        out.append((name, json.dumps(dict(EPISODE, house=bad)).encode()))
+    bad = copy.deepcopy(house)
+    bad["rooms"][0]["floorPolygon"][1]["z"] = 1e306
+    out.append(("room 1e306 m", json.dumps(dict(EPISODE, house=bad)).encode()))
+    long = "Turn on the lamp. " * 600
+    out.append(("instruction over the parser limit",
+                json.dumps(dict(EPISODE, instructions={"detailed": long, "concise": "Lamp on."})).encode()))
+    text = json.dumps(EPISODE)
+    out.append(("duplicate top-level key", (text[:-1] + ', "max_steps": 5}').encode()))
+    out.append(("duplicate nested key", text.replace('"predicate": "isToggled"',
+                                                     '"predicate": "isToggled", "predicate": "isOpen"').encode()))
+    return out
+
+
+def _hold(out: Path) -> subprocess.Popen:
+    proc = subprocess.Popen([sys.executable, "-c", _HOLDER, str(out)], stdout=subprocess.PIPE, text=True, cwd=ROOT,
+                            env=_ENV, start_new_session=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    return proc
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+
+
+def _eps(folder: Path, *episodes: dict[str, Any]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for k, ep in enumerate(episodes):
+        (folder / f"e{k}.json").write_text(json.dumps(ep))
+    return folder
+
+
+def situation_cases(tmp: Path, bag: Path) -> list[tuple[str, Path, Callable[[Path], None]]]:
+    """(name, the file or folder an error must name, the scenario) for the concurrency and
+    identity rows; the scenario raises Refused/LogFormatError/... when refused, Lost when a
+    result is gone, and returns when the command went through."""
+    from memory.belief import BeliefTracker
+
+    def second_log_writer(p: Path) -> None:
+        first = BeliefTracker(p)
+        try:
+            BeliefTracker(p).close()
+        finally:
+            first.close()
+
+    def second_run(p: Path) -> None:
+        src = _eps(tmp / "sr-eps", EPISODE)
+        holder = _hold(p)
+        try:
+            _cli(["eval", "longact", "--episodes", str(src), "--out", str(p), "--no-render"])
+        finally:
+            _stop(holder)
+
+    def second_replay(p: Path) -> None:
+        holder = _hold(p)
+        try:
+            _cli(["replay", str(bag), "--out", str(p)])
+        finally:
+            _stop(holder)
+
+    def out_is_episodes(p: Path) -> None:
+        _eps(p, EPISODE)
+        _cli(["eval", "longact", "--episodes", str(p), "--out", str(p), "--no-render"])
+
+    def summary_input(p: Path) -> None:
+        p.mkdir(parents=True)
+        (p / "summary.json").write_text(json.dumps(EPISODE))
+        _cli(["eval", "longact", "--episodes", str(p / "summary.json"), "--out", str(p), "--no-render"])
+
+    def edited_rerun(p: Path) -> None:
+        src = _eps(tmp / "er-eps", EPISODE)
+        _cli(["eval", "longact", "--episodes", str(src), "--out", str(p), "--no-render"])
+        _eps(src, dict(EPISODE, checklist=[{"object": {"type": "FloorLamp", "count": 2}, "predicate": "isToggled"}]))
+        _cli(["eval", "longact", "--episodes", str(src), "--out", str(p), "--no-render"])
+
+    return [("second belief-log writer", tmp / "log.jsonl", second_log_writer),
+            ("second eval longact into a busy --out", tmp / "busy-out", second_run),
+            ("second replay into a busy --out", tmp / "busy-replay", second_replay),
+            ("--out equal to --episodes", tmp / "same-folder", out_is_episodes),
+            ("input summary.json inside --out", tmp / "summary-in-out", summary_input),
+            ("rerun with an edited episode", tmp / "edited-out", edited_rerun)]
+
+
+def lost_cases(tmp: Path) -> list[tuple[str, Path, Callable[[Path], None]]]:
+    """Scenarios that pass when every result is there and raise Lost otherwise."""
+
+    def colliding_ids(p: Path) -> None:
+        src = _eps(tmp / "ids-eps", dict(EPISODE, id="x/y"), dict(EPISODE, id="x_y"))
+        _cli(["eval", "longact", "--episodes", str(src), "--out", str(p), "--no-render"])
+        ids = {json.loads(r.read_text())["episode_id"] for r in p.glob("*/report.json")}
+        if ids != {"x/y", "x_y"}:
+            raise Lost(f"{p}: reports for {sorted(ids)} only, not x/y and x_y")
+
+    def pool_writers(p: Path) -> None:
+        procs = [subprocess.Popen([sys.executable, "-c", _POOL_WRITER, str(p), tag], cwd=ROOT, env=_ENV,
+                                  start_new_session=True) for tag in ("A", "B")]
+        try:
+            for proc in procs:
+                proc.wait(timeout=120)
+        finally:
+            for proc in procs:
+                _stop(proc)
+        keys = set(json.loads(p.read_text())["entries"][i]["object_type"] for i in range(len(
+            json.loads(p.read_text())["entries"])))
+        missing = {f"{t}{i}" for t in "AB" for i in range(30)} - keys
+        if missing:
+            raise Lost(f"{p}: {len(missing)} of 60 entries lost")
+
+    return [("report ids x/y and x_y", tmp / "ids-out", colliding_ids),
+            ("two processes saving one experience pool", tmp / "pool.json", pool_writers)]
