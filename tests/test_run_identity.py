@@ -157,6 +157,18 @@ def test_a_second_replay_into_one_out_is_refused(tmp_path, capsys):
     assert not (out / "replay.json").exists()
 
 
+def test_a_second_single_run_into_one_out_is_refused(tmp_path, capsys):
+    from worldmind.run_folder import lock_run_folder
+
+    ep = write(tmp_path / "a.json", episode("tiny-run"))
+    out = tmp_path / "one"
+    with lock_run_folder(out, "run"):
+        assert cli.main(["run", "--episode", str(ep), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"--out {out}" in err and f"process {os.getpid()}" in err
+    assert not (out / "report.json").exists()
+
+
 def test_escape_codes_in_ids_and_instructions_are_not_echoed_raw(tmp_path, capsys):
     evil = "\x1b]0;pwned\x07\x1b[2J"
     src = tmp_path / "eps"

@@ -53,7 +53,14 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from evaluation import runner
     from evaluation.report import write_episode_report
+    from worldmind.run_folder import lock_run_folder
 
+    with lock_run_folder(out, "run"):  # one run per --out: a second is refused, naming the first's PID
+        return _run_locked(args, episode, path, out, runner, write_episode_report)
+
+
+def _run_locked(args: argparse.Namespace, episode: Any, path: Path, out: Path, runner: Any,
+                write_episode_report: Any) -> int:
     env = make_env(args)
     agent = agent_for(args, env, args.experience)
     print(printable(f"Episode {episode.id} ({path}): house {episode.house_label}, scenario {episode.scenario}, "
