@@ -139,3 +139,21 @@ def test_cli_accepts_odom_only_wherever_sensors_is(capsys: pytest.CaptureFixture
     with pytest.raises(SystemExit) as exc:
         main_memory_eval(["--help"])
     assert exc.value.code == 0 and "odom-only" in capsys.readouterr().out
+
+
+def test_filtering_recorded_frames_matches_the_wrapper() -> None:
+    """``begin`` + ``degrade`` over recorded true frames gives the poses the wrapped environment
+    gives (what benchmarks/bench_pose_profiles.py relies on)."""
+    from evaluation.dev_set import default_episode_file
+    from evaluation.episodes import load_episode
+    from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
+
+    episode = load_episode(default_episode_file())
+    env = EmbeddedEnvironment(EmbeddedConfig(render=False))
+    truth = [env.reset(episode)] + [env.step(Action(m)).observation for m in ["MoveAhead", "RotateLeft", "MoveAhead"]]
+    noise = SensorNoise(None, sensor_profile("realistic"))
+    noise.begin(episode)
+    filtered = [(f.agent.position, f.agent.yaw_deg) for f in map(noise.degrade, truth)]
+    wrapped = SensorNoise(EmbeddedEnvironment(EmbeddedConfig(render=False)), sensor_profile("realistic"))
+    seen = [wrapped.reset(episode)] + [wrapped.step(Action(m)).observation for m in ["MoveAhead", "RotateLeft", "MoveAhead"]]
+    assert filtered == [(f.agent.position, f.agent.yaw_deg) for f in seen]

@@ -40,12 +40,17 @@ class SensorNoise:
 
     # --- environment wrapper ----------------------------------------------------------------
     def reset(self, episode: Any, *args: Any, **kwargs: Any) -> Observation:
+        self.begin(episode)
+        return self.degrade(self.env.reset(episode, *args, **kwargs))
+
+    def begin(self, episode: Any) -> None:
+        """Seed for ``episode`` and start its pose error afresh (what ``reset`` does before the first
+        frame); a filter over recorded frames calls it, then ``degrade`` on each frame in order."""
         key = str(getattr(episode, "id", "")) or str(id(episode))
         digest = int(hashlib.sha256(f"{self.seed}|{key}".encode()).hexdigest()[:8], 16)
         self.rng = np.random.default_rng(digest)
         self.pose_error = PoseError(self.profile.pose, np.random.default_rng([digest, 1]))
         self.frames = 0
-        return self.degrade(self.env.reset(episode, *args, **kwargs))
 
     def step(self, action: Any) -> StepResult:
         result = self.env.step(action)
