@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--width", type=int, default=320)
     ap.add_argument("--height", type=int, default=240)
     ap.add_argument("--planner", default="deterministic")
-    ap.add_argument("--sensors", default="ideal", choices=("ideal", "realistic", "harsh"),
+    ap.add_argument("--sensors", default="ideal", choices=("ideal", "realistic", "odom-only", "harsh"),
                     help="sensor profile the agent sees (degrading a frame is not timed; with noisy depth the "
                          "agent's map and tracker take their noise-aware paths, which are)")
     ap.add_argument("--profile", type=int, default=0, help="print the N functions with most cumulative time")

@@ -240,7 +240,7 @@ def run_memory_eval(house_file: str, index: int, out_dir: str | Path, *, config:
         "privileged": "oracle explorer (teleport + 360 turns), oracle object moves"
                       + (", ground-truth instance segmentation" if cfg.sensors == "ideal" else
                          f"; sensors: {cfg.sensors} profile (noisy depth, "
-                         f"{'drifting pose' if cfg.pose_drift else 'exact pose'}, imperfect per-frame segmentation)"),
+                         f"{'noisy pose' if cfg.pose_drift else 'exact pose'}, imperfect per-frame segmentation)"),
         "config": asdict(cfg), "memory_config": asdict(mcfg), "encoders": encoders.describe(),
         "viewpoints": len(points), "explored": first,
     }
@@ -356,10 +356,11 @@ def main_memory_eval(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--min-observations", type=int, default=1, metavar="N",
                     help="an object counts once N segments were associated with it (default 1: at once); "
                          "2 or more drops a segmenter's one-frame false positives")
-    ap.add_argument("--sensors", default="ideal", choices=("ideal", "realistic", "harsh"),
+    ap.add_argument("--sensors", default="ideal", choices=("ideal", "realistic", "odom-only", "harsh"),
                     help="sensor profile of the frames the memory is fed (default: ideal)")
     ap.add_argument("--no-pose-drift", action="store_true",
-                    help="zero the profile's odometry drift: the memory under depth and segmentation noise alone")
+                    help="zero the profile's pose error (drift and localiser): the memory under depth and "
+                         "segmentation noise alone")
     add_executor_options(ap, unit="house")
     args = ap.parse_args(argv)
     failed = 0

@@ -113,7 +113,7 @@ def test_make_agent_takes_the_depth_noise_of_the_sensor_profile_or_the_caller():
     from sim_bridge.sensors import SensorNoise, sensor_profile
 
     realistic = SensorNoise(object(), sensor_profile("realistic"))
-    assert cli.make_agent("deterministic", realistic).config.depth_noise_k == 0.005
+    assert cli.make_agent("deterministic", realistic).config.depth_noise_k == 0.0036  # D435-class
     assert cli.make_agent("deterministic", SensorNoise(object(), sensor_profile("ideal"))).config.depth_noise_k == 0.0
     assert cli.make_agent("deterministic", None).config.depth_noise_k == 0.0
     assert cli.make_agent("deterministic", None, depth_noise_k=0.012).config.depth_noise_k == 0.012

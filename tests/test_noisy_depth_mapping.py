@@ -18,7 +18,7 @@ from sim_bridge.sensors import SensorNoise
 from sim_bridge.sensors.profiles import DepthModel, SensorProfile
 from tests.test_holomind_components import BOX_HI, BOX_LO, cell_centres, rect_distance, synthetic_observation
 
-K = 0.005  # the "realistic" profile's depth noise and range (a return from 80 m of floor with
+K = 0.005  # above the "realistic" profile's depth noise (0.0036), with its range (a return from 80 m of floor with
 # sigma = k z^2 could land anywhere; a real camera gives none, as the profile's max range says)
 NOISY = SensorProfile("depth-noise", DepthModel(noise_k=K, max_range_m=6.0))
 

@@ -59,7 +59,7 @@ def test_profiles_are_deterministic_per_episode_and_seed(episode) -> None:
 
 
 def test_unknown_profile_names_the_choices() -> None:
-    with pytest.raises(ValueError, match="ideal, realistic, harsh"):
+    with pytest.raises(ValueError, match="ideal, realistic, odom-only, harsh"):
         sensor_profile("perfect")
 
 

@@ -196,7 +196,8 @@ def _add_sim_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-render", action="store_true",
                    help="skip RGB-D rendering (faster; oracle only: the other planners need images)")
     p.add_argument("--sensors", default="ideal", choices=SENSOR_PROFILES,
-                   help="sensor realism: ideal (perfect depth, pose, segmentation), realistic or harsh "
+                   help="sensor realism: ideal (perfect depth, pose, segmentation), realistic (a localised "
+                        "robot: bounded pose error), odom-only (unbounded odometry drift in map) or harsh "
                         "(sim_bridge/sensors/profiles.py; default: ideal)")
     p.add_argument("--thor-build", default=None, metavar="PATH",
                    help="--sim thor: an AI2-THOR 5.0 build executable (default: ai2thor's own build under "

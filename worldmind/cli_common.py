@@ -21,7 +21,7 @@ EXPERIENCE_FILE = "experience_pool.json"  # eval longact's default pool, inside 
 SIMULATORS = ("embedded", "thor", "habitat")
 INSTRUCTION_KINDS = ("detailed", "concise")
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
-SENSOR_PROFILES = ("ideal", "realistic", "harsh")  # sim_bridge/sensors/profiles.py (not imported: --help stays light)
+SENSOR_PROFILES = ("ideal", "realistic", "odom-only", "harsh")  # sim_bridge/sensors/profiles.py (not imported: --help stays light)
 
 
 # --- small helpers -------------------------------------------------------------------------------

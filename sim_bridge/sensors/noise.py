@@ -2,9 +2,11 @@
 on frames read from a bag) and degrades each observation; ground truth and scoring never see it.
 
 Seeded per episode (``reset``), so the same episode with the same profile degrades the same way
-on every run. The pose error accumulates from the true motion between frames, as odometry drift
-does; it is applied to what the agent is told (its pose and the camera pose), never to the
-simulator's state.
+on every run. The pose error (``sim_bridge.sensors.pose.PoseError``: odometry drift, bounded by a
+localiser's corrections where the profile has one) follows the true motion between frames and
+draws from its own random stream, so it does not depend on the image size or on what the depth
+and segmentation models draw; it is applied to what the agent is told (its pose and the camera
+pose), never to the simulator's state.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import numpy as np
 from scipy import ndimage
 
 from household.types import AgentStatus, InstanceLabel, Observation, StepResult
-from sim_bridge.sensors.profiles import DARK_OR_SHINY, DepthModel, PoseModel, SegmentationModel, SensorProfile
+from sim_bridge.sensors.pose import PoseError
+from sim_bridge.sensors.profiles import DARK_OR_SHINY, DepthModel, SegmentationModel, SensorProfile
 
 SPURIOUS_PREFIX = "spurious|"
 
@@ -32,17 +35,22 @@ class SensorNoise:
         self.profile = profile
         self.seed = int(seed)
         self.rng = np.random.default_rng(self.seed)
-        self._last: tuple[np.ndarray, float] | None = None  # true (x, y) and yaw (rad) of the last frame
-        self._err = np.eye(3)  # accumulated SE(2) error, world frame
+        self.pose_error = PoseError(profile.pose, np.random.default_rng([self.seed, 1]))
         self.frames = 0
 
     # --- environment wrapper ----------------------------------------------------------------
     def reset(self, episode: Any, *args: Any, **kwargs: Any) -> Observation:
+        self.begin(episode)
+        return self.degrade(self.env.reset(episode, *args, **kwargs))
+
+    def begin(self, episode: Any) -> None:
+        """Seed for ``episode`` and start its pose error afresh (what ``reset`` does before the first
+        frame); a filter over recorded frames calls it, then ``degrade`` on each frame in order."""
         key = str(getattr(episode, "id", "")) or str(id(episode))
         digest = int(hashlib.sha256(f"{self.seed}|{key}".encode()).hexdigest()[:8], 16)
         self.rng = np.random.default_rng(digest)
-        self._last, self._err, self.frames = None, np.eye(3), 0
-        return self.degrade(self.env.reset(episode, *args, **kwargs))
+        self.pose_error = PoseError(self.profile.pose, np.random.default_rng([digest, 1]))
+        self.frames = 0
 
     def step(self, action: Any) -> StepResult:
         result = self.env.step(action)
@@ -58,26 +66,13 @@ class SensorNoise:
         self.frames += 1
         depth = _degrade_depth(obs, self.profile.depth, self.rng)
         ids, labels = _degrade_segmentation(obs, self.profile.segmentation, self.rng)
-        agent, world_from_camera = self._drift(obs, self.profile.pose)
+        agent, world_from_camera = self._drift(obs)
         return dataclasses.replace(obs, depth=depth, instance_ids=ids, id_to_label=labels, agent=agent,
                                    world_from_camera=world_from_camera)
 
-    def _drift(self, obs: Observation, model: PoseModel) -> tuple[AgentStatus, np.ndarray]:
+    def _drift(self, obs: Observation) -> tuple[AgentStatus, np.ndarray]:
         x, y = float(obs.agent.position[0]), float(obs.agent.position[1])
-        yaw = math.radians(obs.agent.yaw_deg)
-        if self._last is not None and (model.drift_per_m > 0 or model.yaw_drift_per_rad > 0):
-            dist = float(np.hypot(x - self._last[0][0], y - self._last[0][1]))
-            turn = abs((yaw - self._last[1] + math.pi) % (2 * math.pi) - math.pi)
-            dtheta = self.rng.normal(0.0, model.yaw_drift_per_rad * turn + 1e-12)
-            dxy = self.rng.normal(0.0, model.drift_per_m * dist + 1e-12, size=2)
-            # the new error: rotate about where the robot is now, then shift
-            c, s = math.cos(dtheta), math.sin(dtheta)
-            about = np.array([[c, -s, x - c * x + s * y], [s, c, y - s * x - c * y], [0, 0, 1]])
-            step = about.copy()
-            step[:2, 2] += dxy
-            self._err = step @ self._err
-        self._last = (np.array([x, y]), yaw)
-        err = self._err
+        err = self.pose_error.update(x, y, math.radians(obs.agent.yaw_deg))
         px, py = (err @ np.array([x, y, 1.0]))[:2]
         dyaw = math.degrees(math.atan2(err[1, 0], err[0, 0]))
         agent = dataclasses.replace(obs.agent, position=(float(px), float(py), float(obs.agent.position[2])),

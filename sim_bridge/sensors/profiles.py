@@ -1,23 +1,46 @@
-"""Named sensor profiles: what a real RGB-D camera, wheel odometry and a learned segmenter do to
-the perfect frames a simulator renders (issue 14).
+"""Named sensor profiles: what a real RGB-D camera, a robot's pose estimate and a learned
+segmenter do to the perfect frames a simulator renders (issues 14 and 31).
 
-Every figure before this used perfect depth, perfect pose and ground-truth segmentation with ids
-stable across frames; a robot has none of these. A profile is data (frozen dataclasses), applied
-by ``sim_bridge.sensors.noise.SensorNoise``; ``ideal`` is the identity. The numbers and where
+A profile is data (frozen dataclasses), applied by ``sim_bridge.sensors.noise.SensorNoise``;
+``ideal`` is the identity. Profiles: ``ideal``; ``realistic`` (a localised robot with a D435-class
+camera and an open-vocabulary detector); ``odom-only`` (the same camera and detector on a robot
+without a localiser: the ``map`` pose is odometry and drifts without bound; a stress test);
+``harsh`` (a poor camera, a slipping base, no localiser, a weak detector). The numbers and where
 they come from:
 
-- depth (structured light / active stereo, RealSense D435-class): the error of stereo depth grows
-  with the square of the distance, sigma(z) = k z^2 (Intel quotes about 2% RMS at 2 m for the
-  D435, i.e. k ~ 0.005 / m: 2 cm at 2 m); returns are missing along depth discontinuities (the two
-  views disagree there), on dark and specular surfaces (screens, mirrors, windows, glass) and out
-  of range (D435: about 0.2 m to 6 m usable indoors).
-- pose (wheel odometry on a mobile base): translation drift of a few percent of the distance
-  travelled and heading drift of about a degree per quarter turn, accumulated over the episode;
-  ``harsh`` is a slipping base on rugs.
-- segmentation (a learned instance segmenter such as Mask R-CNN or SAM + a classifier): small
-  instances are missed, masks are eroded or bleed over edges by a pixel or two, labels are
-  confused between look-alike types (a confusion table), spurious instances appear, and instance
-  ids are per frame (a new numbering every frame: nothing downstream may rely on them).
+- depth (active stereo, RealSense D435-class): sigma(z) = k z^2. Intel's depth-RMS formula
+  (Grunnet-Jepsen et al., "Tuning depth cameras for best performance", Intel RealSense white
+  paper): RMS = z^2 * subpixel / (f * B), with subpixel 0.08 px (their typical figure), baseline
+  B = 50 mm and f = 424 / tan(87 deg / 2) ~ 447 px at 848 px width, gives k ~ 3.6e-3 / m (1.4 cm
+  at 2 m). The D435 datasheet bounds it at "<= 2% at 2 m" (k <= 0.01, 4 cm at 2 m). Before issue
+  31 ``realistic`` used k = 0.005, read as "2% at 2 m = 2 cm", which is 1%: the formula's value
+  replaces it. Returns are missing along depth discontinuities (the two views disagree there), on
+  dark and specular surfaces (screens, mirrors, windows, glass) and out of range (about 0.2 m to
+  6 m kept: nearer is below the D435's minimum distance, farther is too noisy to use). ``harsh``:
+  k = 0.012, past the datasheet bound (dim, textureless rooms), range 0.3-4 m.
+- pose, ``realistic`` (``LocaliserModel``; see pose.py): the ``map`` pose of a robot running a
+  localiser (REP 105: no significant drift, discrete jumps). Odometry (2 cm per metre, 0.011 rad
+  per radian turned, as below) accumulates between localiser updates, which come every 0.25 m
+  travelled or 0.2 rad turned (Nav2 AMCL's ``update_min_d`` / ``update_min_a`` defaults) and pull
+  the error back to the localiser's own: a bias varying over ~5 m of travel (sigma 2 cm per axis,
+  at most 5 cm; sigma 0.75 deg, at most 1.5 deg) plus a fresh jitter per update (sigma 1 cm, at
+  most 2.5 cm; 0.25 deg, at most 0.6 deg): errors of a few centimetres and 1-2 degrees, the figures
+  issue 31 states for indoor localisers (AMCL, slam_toolbox, visual SLAM). For scale: Roewekaemper
+  et al. ("On the position accuracy of mobile robot localization based on particle filters
+  combined with scan matching", IROS 2012) reach millimetres at taught-in spots with MCL plus
+  scan matching, so this is a localiser without such refinement. Relocalisation jumps: 3 per
+  100 m travelled, 0.1-0.3 m, held for 2 m of travel, then back; the rate and size are the
+  issue's figures (an assumption, not a measurement).
+- pose, ``odom-only`` and ``harsh`` (no localiser): wheel odometry, translation drift of a few
+  percent of the distance travelled and heading drift of about a degree per quarter turn,
+  accumulated over the episode and never corrected (REP 105's ``odom``); ``harsh`` is a slipping
+  base on rugs (5 cm per metre, 0.033 rad per radian).
+- segmentation (a learned open-vocabulary detector + mask head, e.g. Grounding DINO + SAM, or
+  Mask R-CNN): small instances are missed (under 40 pixels at 320x240), masks are eroded or bleed
+  over edges by a pixel or two, labels are confused between look-alike types (a confusion table:
+  mug/cup, pot/pan, fork/spoon, ...), spurious instances appear (0.1 per frame), and instance ids
+  are per frame (a new numbering every frame: nothing downstream may rely on them). These are the
+  failure kinds such detectors show; the rates are chosen, not measured on a dataset.
 
 The segmenter keeps each segment's simulator object id in its label (``InstanceLabel.object_id``):
 the embedded simulator addresses skills by that id, and a spurious segment gets an id no object
@@ -29,6 +52,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping
+
+from sim_bridge.sensors.pose import LocaliserModel, PoseModel
 
 # Look-alike asset types a segmenter confuses (each maps to what it is mistaken for).
 CONFUSABLE: Mapping[str, str] = MappingProxyType({
@@ -50,12 +75,6 @@ class DepthModel:
     dark_dropout: float = 0.0  # probability a pixel of a DARK_OR_SHINY object returns nothing
     min_range_m: float = 0.0
     max_range_m: float = float("inf")
-
-
-@dataclass(frozen=True)
-class PoseModel:
-    drift_per_m: float = 0.0  # sigma of the translation error added per metre travelled, metres
-    yaw_drift_per_rad: float = 0.0  # sigma of the heading error added per radian turned, radians
 
 
 @dataclass(frozen=True)
@@ -82,14 +101,20 @@ class SensorProfile:
         return self == SensorProfile(self.name)
 
 
+# The camera, the odometry and the detector of "realistic" (and "odom-only").
+D435 = DepthModel(noise_k=0.0036, edge_dropout=0.5, dark_dropout=0.7, min_range_m=0.2, max_range_m=6.0)
+ODOMETRY = PoseModel(drift_per_m=0.02, yaw_drift_per_rad=0.011)
+DETECTOR = SegmentationModel(min_pixels=40, erode_p=0.3, bleed_p=0.2, confusion_p=0.05, spurious_per_frame=0.1,
+                             per_frame_ids=True)
+
 PROFILES: Mapping[str, SensorProfile] = MappingProxyType({
     "ideal": SensorProfile("ideal"),
     "realistic": SensorProfile(
         "realistic",
-        DepthModel(noise_k=0.005, edge_dropout=0.5, dark_dropout=0.7, min_range_m=0.2, max_range_m=6.0),
-        PoseModel(drift_per_m=0.02, yaw_drift_per_rad=0.011),
-        SegmentationModel(min_pixels=40, erode_p=0.3, bleed_p=0.2, confusion_p=0.05, spurious_per_frame=0.1,
-                          per_frame_ids=True)),
+        D435,
+        PoseModel(drift_per_m=0.02, yaw_drift_per_rad=0.011, localiser=LocaliserModel()),
+        DETECTOR),
+    "odom-only": SensorProfile("odom-only", D435, ODOMETRY, DETECTOR),
     "harsh": SensorProfile(
         "harsh",
         DepthModel(noise_k=0.012, edge_dropout=0.9, dark_dropout=0.95, min_range_m=0.3, max_range_m=4.0),
