@@ -318,7 +318,10 @@ class OraclePlanner:
         # The box distance in pure Python: this runs for every expanded lattice state.
         rot = obj.rotation()
         ux, uz = float(rot[0, 0]), float(rot[2, 0])  # local x axis in world (x, z)
-        hx, hy, hz = (float(v) / 2.0 for v in obj.size)
+        part_centers, part_sizes = obj.local_boxes()  # one box, or the runs of an L or C counter
+        parts = [(float(pc[0]), float(pc[2]), float(ps[0]) / 2.0, float(ps[2]) / 2.0)
+                 for pc, ps in zip(part_centers, part_sizes)]
+        hy = float(obj.size[1]) / 2.0
         cy = float(center[1])
         cam_y = env.config.camera_height
         dy = max(abs(cam_y - cy) - hy, 0.0)
@@ -327,8 +330,11 @@ class OraclePlanner:
         def box_distance(x: float, z: float) -> float:
             dx, dz = x - cx, z - cz
             lx, lz = dx * ux + dz * uz, -dx * uz + dz * ux
-            ex, ez = max(abs(lx) - hx, 0.0), max(abs(lz) - hz, 0.0)
-            return math.sqrt(ex * ex + ez * ez + dy * dy)
+            best = math.inf
+            for px, pz, hx, hz in parts:
+                ex, ez = max(abs(lx - px) - hx, 0.0), max(abs(lz - pz) - hz, 0.0)
+                best = min(best, ex * ex + ez * ez)
+            return math.sqrt(best + dy * dy)
 
         def is_goal(s: LatticeState) -> bool:
             if box_distance(s.x, s.z) > reach:

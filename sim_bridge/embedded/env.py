@@ -236,19 +236,24 @@ class EmbeddedEnvironment:
         self._render_ids = [o.id for o in shown]
         self._render_index = {oid: i for i, oid in enumerate(self._render_ids)}
         if shown:
-            boxes = [o.render_box() for o in shown]
-            centers = np.array([c for c, _ in boxes])
-            sizes = np.array([sz for _, sz in boxes])
-            yaws = np.array([o.yaw_deg for o in shown])
-            colors = np.array([type_color(o.type) for o in shown])
-            open_front = np.array([o.is_open and o.must_be_open for o in shown])
-            open_top = np.array([o.is_container and not o.must_be_open for o in shown])
+            # One box per object, several for a compound body (an L or C counter, shapes.py).
+            boxes = [o.render_boxes() for o in shown]
+            counts = [len(c) for c, _ in boxes]
+            owner = np.repeat(np.arange(len(shown)), counts)
+            centers = np.concatenate([c for c, _ in boxes])
+            sizes = np.concatenate([sz for _, sz in boxes])
+            yaws = np.array([o.yaw_deg for o in shown])[owner]
+            colors = np.array([type_color(o.type) for o in shown])[owner]
+            open_front = np.array([o.is_open and o.must_be_open for o in shown])[owner]
+            open_top = np.array([o.is_container and not o.must_be_open for o in shown])[owner]
         else:
             centers = sizes = np.zeros((0, 3))
             yaws = np.zeros(0)
             colors = np.zeros((0, 3), dtype=np.uint8)
             open_front = open_top = np.zeros(0, dtype=bool)
-        self.renderer.set_objects(centers, sizes, yaws, colors, open_front=open_front, open_top=open_top)
+            owner = np.zeros(0, dtype=np.int64)
+        self.renderer.set_objects(centers, sizes, yaws, colors, open_front=open_front, open_top=open_top,
+                                  owner=owner)
         self.collision.set_objects(list(self.table.objects.values()))
         self._scene_version = self.table.version
 

@@ -257,30 +257,34 @@ def find_placement(obj: SimObject, receptacle: SimObject, siblings: Iterable[Sim
     Surfaces: the object rests on the top face; containers: on the inner floor
     (``SimObject.inner_floor_y``).
     Candidates are scanned on a grid over the footprint (deterministic), rejecting spots whose
-    footprint disc overlaps a sibling's."""
-    rec_size = receptacle.size  # the closed box: open doors swing outside it
+    footprint disc overlaps a sibling's. A compound body (an L or C counter) is scanned box by
+    box, so nothing lands in the air inside its bend."""
     obj_r = 0.5 * math.hypot(obj.size[0], obj.size[2])
-    half_x, half_z = rec_size[0] / 2.0, rec_size[2] / 2.0
-    if min(obj.size[0], obj.size[2]) > 2 * max(half_x, half_z) + 1e-6:
-        return None
     container = receptacle.is_container
-    if container and float(np.prod(obj.size)) > 0.8 * float(np.prod(rec_size)):
+    if container and float(np.prod(obj.size)) > 0.8 * float(np.prod(receptacle.size)):
         return None
     y = (receptacle.inner_floor_y() + obj.size[1] / 2.0 if container
          else receptacle.surface_y() + obj.size[1] / 2.0)
-    margin_x = max(half_x - obj_r, 0.0)
-    margin_z = max(half_z - obj_r, 0.0)
     rot = receptacle.rotation()
     sibs = [(s.position, 0.5 * math.hypot(s.size[0], s.size[2])) for s in siblings]
-    grid_x = np.linspace(-margin_x, margin_x, 5) if margin_x > 0 else np.zeros(1)
-    grid_z = np.linspace(-margin_z, margin_z, 5) if margin_z > 0 else np.zeros(1)
-    cands = sorted(((gx, gz) for gx in grid_x for gz in grid_z), key=lambda c: c[0] ** 2 + c[1] ** 2)
+    part_centers, part_sizes = receptacle.local_boxes()  # the closed box(es): open doors swing outside
+    cands: list[tuple[float, float]] = []
+    for pc, ps in zip(part_centers, part_sizes):
+        half_x, half_z = ps[0] / 2.0, ps[2] / 2.0
+        if min(obj.size[0], obj.size[2]) > 2 * max(half_x, half_z) + 1e-6:
+            continue
+        margin_x = max(half_x - obj_r, 0.0)
+        margin_z = max(half_z - obj_r, 0.0)
+        grid_x = np.linspace(-margin_x, margin_x, 5) if margin_x > 0 else np.zeros(1)
+        grid_z = np.linspace(-margin_z, margin_z, 5) if margin_z > 0 else np.zeros(1)
+        cands += [(float(pc[0] + gx), float(pc[2] + gz)) for gx in grid_x for gz in grid_z]
+    cands.sort(key=lambda c: c[0] ** 2 + c[1] ** 2)
     for gx, gz in cands:
         world = receptacle.position + rot @ np.array([gx, 0.0, gz])
         spot = np.array([world[0], y, world[2]])
         if all(math.dist((spot[0], spot[2]), (p[0], p[2])) >= 0.8 * (obj_r + r) for p, r in sibs):
             return spot
     # Small containers (a mug of pens) hold several things in one spot.
-    if container and receptacle.affords("pickupable"):
+    if container and receptacle.affords("pickupable") and cands:
         return np.array([receptacle.position[0], y, receptacle.position[2]])
     return None
