@@ -37,6 +37,13 @@ class HouseAudit:
     pickupable_reachable: int
     unreachable: list[dict[str, str]] = field(default_factory=list)  # {"object_id", "type", "room", "reason"}
     unreachable_rooms: list[str] = field(default_factory=list)
+    # Pickupable objects resting on an L- or C-shaped counter (sim_bridge/embedded/shapes.py),
+    # and how many of them are reachable: the objects the counters' shape decides (issue 30).
+    on_shaped_counters: int = 0
+    on_shaped_counters_reachable: int = 0
+    # Objects the house places where no agent can reach them (sim_bridge/embedded/placement_checks):
+    # {"object_id", "type", "kind", "message"}; each is also among ``unreachable``.
+    placement_problems: list[dict[str, str]] = field(default_factory=list)
 
 
 START_SNAP_M = 0.25  # the conservative grid's extra margin around the agent's collision radius
@@ -91,16 +98,25 @@ def audit_house(house: dict[str, Any], index: int) -> HouseAudit:
         return reached[oid]
 
     audit = HouseAudit(index, env.layout.house_id, len(all_rooms), len(rooms_reached & set(all_rooms)), 0, 0,
-                       unreachable_rooms=sorted(set(all_rooms) - rooms_reached))
+                       unreachable_rooms=sorted(set(all_rooms) - rooms_reached),
+                       placement_problems=[p.to_dict() for p in env.placement_problems])
+    misplaced = {p.object_id: p.message for p in env.placement_problems}
     for oid, obj in sorted(table.objects.items()):
         if not obj.active or not obj.affords("pickupable"):
             continue
         audit.pickupable += 1
         parent = table.objects.get(obj.parent) if obj.parent else None
+        on_shaped = any(a.parts is not None for a in table.ancestors(obj))
+        audit.on_shaped_counters += on_shaped
+        room = env.collision.room_at(float(obj.position[0]), float(obj.position[2]))
+        if oid in misplaced:  # floor near it proves nothing: nothing can see or take it
+            audit.unreachable.append({"object_id": oid, "type": obj.type, "room": room or "",
+                                      "reason": misplaced[oid]})
+            continue
         if reachable(oid) or (parent is not None and parent.affords("openable") and reachable(parent.id)):
             audit.pickupable_reachable += 1
+            audit.on_shaped_counters_reachable += on_shaped
             continue
-        room = env.collision.room_at(float(obj.position[0]), float(obj.position[2]))
         if room is None:
             reason = "not inside any room's floor polygon"
         elif room not in rooms_reached:
@@ -152,6 +168,9 @@ def run_audit(houses_file: str, indices: Sequence[int] | None, out_dir: str | Pa
         "rooms": sum(a.rooms for a in results), "rooms_reachable": sum(a.rooms_reachable for a in results),
         "pickupable": total_p, "pickupable_reachable": reach_p,
         "pickupable_reachable_share": round(reach_p / total_p, 4) if total_p else None,
+        "placement_problems": sum(len(a.placement_problems) for a in results),
+        "on_shaped_counters": sum(a.on_shaped_counters for a in results),
+        "on_shaped_counters_reachable": sum(a.on_shaped_counters_reachable for a in results),
         "problems": problems, "wall_time_s": round(time.monotonic() - started, 1),
     }
     data = {"houses_file": str(path), "summary": summary, "houses": [asdict(a) for a in results]}
@@ -183,5 +202,8 @@ def main_audit(argv: Sequence[str] | None = None) -> int:
     print(f"Audit of {s['houses']} house(s): every room reachable in {s['houses_all_rooms_reachable']}; rooms "
           f"{s['rooms_reachable']}/{s['rooms']}; pickupable objects reachable {s['pickupable_reachable']}/"
           f"{s['pickupable']}" + (f" ({100 * share:.1f}%)" if share is not None else "")
+          + (f"; {s['placement_problems']} object(s) placed out of reach" if s["placement_problems"] else "")
+          + (f"; on L/C counters {s['on_shaped_counters_reachable']}/{s['on_shaped_counters']}"
+             if s["on_shaped_counters"] else "")
           + (f"; {len(s['problems'])} problem(s)" if s["problems"] else "") + f" -> {Path(args.out) / 'audit.json'}")
     return 0

@@ -39,6 +39,8 @@ def test_audit_counts_reports_and_survives_a_malformed_line(tmp_path: Path, caps
                                                      "pickupable_reachable"))
         assert r["rooms_reachable"] == r["rooms"] == 4  # the empty wall does not wall a room off
         assert r["pickupable_reachable"] == r["pickupable"] - len(r["unreachable"])
+        # House 0's C-shaped counter (issue 30): every pickupable object on its three runs is reachable.
+        assert r["on_shaped_counters"] >= 10 and r["on_shaped_counters_reachable"] == r["on_shaped_counters"]
         for u in r["unreachable"]:
             assert u["object_id"] and u["reason"]
 

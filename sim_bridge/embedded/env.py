@@ -21,6 +21,7 @@ from sim_bridge.embedded.house_geometry import HouseLayout, parse_layout
 from sim_bridge.embedded.interactions import InteractionError, ObjectTable, find_placement
 from sim_bridge.embedded.metadata import agent_metadata, object_metadata
 from sim_bridge.embedded.objects import build_objects
+from sim_bridge.embedded.placement_checks import PlacementProblem, check_placements
 from sim_bridge.embedded.render import SceneRenderer
 from household.frames import thor_camera_to_ros_pose, thor_to_ros_points, thor_yaw_to_ros
 from household.types import (
@@ -95,6 +96,8 @@ class EmbeddedEnvironment:
         self._render_ids: list[str] = []
         self._render_index: dict[str, int] = {}
         self._last_feedback = ActionFeedback(None, True, "")
+        # Objects the house places out of any agent's reach (placement_checks.py), set by reset.
+        self.placement_problems: list[PlacementProblem] = []
 
     # ---- seam --------------------------------------------------------------------------------
     def reset(self, episode: Any) -> Observation:
@@ -112,6 +115,7 @@ class EmbeddedEnvironment:
         self.layout = parse_layout(house)
         self.table = ObjectTable(build_objects(house, self.catalog), self.catalog)
         self.table.apply_effects()
+        self.placement_problems = check_placements(house, self.layout, self.table.objects)
         self.collision = CollisionMap(self.layout, self.config.agent_radius)
         self.renderer = SceneRenderer(self.layout, self.config.width, self.config.height, self.config.fov_deg,
                                       nthreads=self.config.render_threads)
