@@ -262,7 +262,23 @@ class OraclePlanner:
         return {"oracle_replans": self.replans, "oracle_given_up": {str(k): v for k, v in self.given_up.items()},
                 "oracle_notes": self.notes[-20:]}
 
-    # ---- skills -----------------------------------------------------------------------------
+    # ---- skills, also driven one by one by ``worldmind audit houses --act`` ----------------------
+    def fetch_script(self, obj: SimObject) -> Iterator[Action]:
+        """Actions that walk to obj and pick it up (free the hand first, open its container);
+        the caller steps the environment between them. OracleError when no pose sees and
+        reaches obj."""
+        try:
+            yield from self._fetch(obj)
+        except _Unreachable as exc:
+            raise OracleError(f"no free pose connected to the agent sees {exc.object_id} within reach") from None
+
+    def place_script(self, obj: SimObject, receptacle: SimObject) -> Iterator[Action]:
+        """Actions that carry the held obj to the receptacle and put it there."""
+        try:
+            yield from self._place(obj, receptacle)
+        except _Unreachable as exc:
+            raise OracleError(f"no free pose connected to the agent sees {exc.object_id} within reach") from None
+
     def _fetch(self, obj: SimObject) -> Iterator[Action]:
         if self.env.table.held == obj.id:
             return

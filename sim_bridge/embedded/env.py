@@ -111,6 +111,7 @@ class EmbeddedEnvironment:
             house = getattr(episode, "house", None)
         if not isinstance(house, dict):
             raise HouseError(f"reset() needs a house dict or an episode with a resolved .house, got {type(house).__name__}")
+        previous = self.collision if house is self.house else None  # the same house again
         self.house = house
         self.layout = parse_layout(house)
         self.table = ObjectTable(build_objects(house, self.catalog), self.catalog)
@@ -121,6 +122,8 @@ class EmbeddedEnvironment:
                                       nthreads=self.config.render_threads)
         self._scene_version = -1
         self._sync_scene()
+        if previous is not None:
+            self.collision.reuse_grids(previous)
         start = getattr(episode, "agent_start", None)
         start = start.to_dict() if hasattr(start, "to_dict") else start
         start = start or (house.get("metadata") or {}).get("agent") or {}
