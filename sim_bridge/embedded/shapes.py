@@ -11,8 +11,8 @@ How the shape is derived, from the data:
 - **Run depth.** The numbers in a counter's asset id are its extents in feet (``Countertop_C_10x8``
   is 3.048 x 2.48 m: 10 x 8 ft). The straight counters are ``Countertop_I_<N>x2``, 0.611 m deep:
   a run of counter is 2 ft (0.6096 m) deep. The L and C counters are built of such runs.
-- **Which sides.** Every object ProcTHOR places on an L or C counter of the dev houses (about
-  1,000 placements on 61 counters of 4 assets, all rotations) was mapped into the counter's
+- **Which sides.** Every object ProcTHOR places on an L or C counter of the dev houses (602
+  objects on 61 counters of 4 assets, in every rotation they appear in) was mapped into the counter's
   local frame (objects.py: local +z is the asset's front). They lie only on:
   L: the back run (local -z edge, full width) and the run along the local +x edge;
   C: the back run and the runs along both x edges. The front (+z) of a C is open, as are the
