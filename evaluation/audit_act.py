@@ -14,9 +14,10 @@ the simulator's message).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable, Iterator
 
 from household.house_data import HouseError
+from household.types import Action
 from planner.oracle import OracleError, OraclePlanner
 from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
 
@@ -37,20 +38,30 @@ class ObjectAct:
     reason: str = ""  # why not picked or not put back ('' when both worked)
 
 
-def _drive(env: EmbeddedEnvironment, script: Any, budget: int) -> tuple[int, str]:
-    """Step the environment through a script of actions: (steps, '' or the failure)."""
-    steps = 0
-    try:
-        for action in script:
-            if steps >= budget:
-                return steps, f"more than {MAX_STEPS} steps"
-            result = env.step(action)
-            steps += 1
-            if not result.success:
-                return steps, f"{action.name} failed: {result.error}"
-    except OracleError as exc:
-        return steps, str(exc)
-    return steps, ""
+# Like the oracle in an episode, a failed action is followed by a fresh plan from where the agent
+# stands (a lattice move can graze a corner the conservative grid let through): this many plans.
+MAX_PLANS = 3
+
+
+def _drive(env: EmbeddedEnvironment, make_script: Callable[[], Iterator[Action]], budget: int) -> tuple[int, str]:
+    """Step the environment through a script of actions, re-planning after a failed action at
+    most ``MAX_PLANS`` times: (steps, '' or the last failure)."""
+    steps, why = 0, ""
+    for _ in range(MAX_PLANS):
+        try:
+            for action in make_script():
+                if steps >= budget:
+                    return steps, f"more than {MAX_STEPS} steps"
+                result = env.step(action)
+                steps += 1
+                if not result.success:
+                    why = f"{action.name} failed: {result.error}"
+                    break
+            else:
+                return steps, ""
+        except OracleError as exc:  # no plan at all: planning again from here changes nothing
+            return steps, str(exc)
+    return steps, why
 
 
 def act_on_object(env: EmbeddedEnvironment, house: dict[str, Any], object_id: str) -> ObjectAct:
@@ -59,14 +70,14 @@ def act_on_object(env: EmbeddedEnvironment, house: dict[str, Any], object_id: st
     obj = env.table.objects[object_id]
     origin = env.table.objects.get(obj.parent) if obj.parent else None
     oracle = OraclePlanner(env)
-    steps, why = _drive(env, oracle.fetch_script(obj), MAX_STEPS)
+    steps, why = _drive(env, lambda: oracle.fetch_script(obj), MAX_STEPS)
     picked = not why and env.table.held == object_id
     if not picked:
         return ObjectAct(object_id, obj.type, origin.id if origin else "", False, False, steps,
                          why or "the oracle's script ended without holding it")
     if origin is None:
         return ObjectAct(object_id, obj.type, "", True, False, steps, "it lay on no receptacle: nothing to put it back on")
-    more, why = _drive(env, oracle.place_script(obj, origin), MAX_STEPS - steps)
+    more, why = _drive(env, lambda: oracle.place_script(obj, origin), MAX_STEPS - steps)
     put_back = not why and env.table.held is None and obj.parent == origin.id
     return ObjectAct(object_id, obj.type, origin.id, True, put_back, steps + more,
                      "" if put_back else (why or f"not back on {origin.id}"))
