@@ -60,21 +60,24 @@ def _depth_inside(body: SimObject, point: np.ndarray) -> float:
     return float((sizes / 2.0 - np.abs(local - centers)).min(axis=1).max())
 
 
-def _sealed_in(obj: SimObject, objects: dict[str, SimObject], raw_parent: str | None) -> SimObject | None:
+def _sealed_in(obj: SimObject, objects: dict[str, SimObject], raw_parent: str | None,
+               holders: list[tuple[SimObject, np.ndarray, np.ndarray]]) -> SimObject | None:
     """The non-receptacle that holds obj: the one the house nests it under, when obj's centre
-    lies inside its body; or any non-receptacle body that holds obj's whole box (a centre alone
-    is not enough there: a cup's asset box can poke into the television behind it and still be
-    seen)."""
+    lies inside its body; or any non-receptacle body (``holders``: with their world AABBs, a
+    cheap first test) that holds obj's whole box (a centre alone is not enough there: a cup's
+    asset box can poke into the television behind it and still be seen)."""
     if raw_parent is not None and raw_parent in objects and not objects[raw_parent].affords("receptacle"):
         holder = objects[raw_parent]
         if _depth_inside(holder, obj.position) > INSIDE_DEPTH_M:
             return holder
-    corners = obj.corners()
-    for other in objects.values():
-        if other.id == obj.id or not other.active or other.affords("receptacle") or other.affords("pickupable"):
+    corners = None
+    for other, lo, hi in holders:
+        if other.id == obj.id or not (np.all(obj.position >= lo) and np.all(obj.position <= hi)):
             continue
-        if _depth_inside(other, obj.position) > INSIDE_DEPTH_M and all(_depth_inside(other, c) > 0 for c in corners):
-            return other
+        if _depth_inside(other, obj.position) > INSIDE_DEPTH_M:
+            corners = obj.corners() if corners is None else corners
+            if all(_depth_inside(other, c) > 0 for c in corners):
+                return other
     return None
 
 
@@ -87,12 +90,14 @@ def check_placements(house: dict[str, Any], layout: HouseLayout, objects: dict[s
     for raw, parent, _ in iter_house_objects(house.get("objects") or []):
         raw_parent[str(raw.get("id"))] = str(parent["id"]) if parent is not None else None
     rooms = [list(r.polygon) for r in layout.rooms]
+    holders = [(o, *o.aabb()) for o in objects.values()
+               if o.active and not o.affords("receptacle") and not o.affords("pickupable")]
     problems: list[PlacementProblem] = []
     for obj in objects.values():
         if not obj.active or not obj.affords("pickupable"):
             continue
         x, y, z = (float(v) for v in obj.position)
-        holder = _sealed_in(obj, objects, raw_parent.get(obj.id))
+        holder = _sealed_in(obj, objects, raw_parent.get(obj.id), holders)
         if not any(point_in_polygon(x, z, poly) for poly in rooms):
             kind, why = "outside_rooms", f"lies outside every room's floor (x={x:.2f}, z={z:.2f})"
         elif holder is not None:
