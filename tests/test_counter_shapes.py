@@ -194,3 +194,20 @@ def test_potato_is_picked_up_from_inside_the_bend_and_put_back() -> None:
     assert result.success, result.error
     put = environment.table.objects[potato]
     assert put.parent == C_COUNTER and counter.contains_xz(float(put.position[0]), float(put.position[2]))
+
+
+def test_put_on_a_crowded_counter_finds_a_gap_between_the_footprints(env0: EmbeddedEnvironment) -> None:
+    """With everything ProcTHOR put on the C counter still there, a laptop-sized object lands
+    where its whole footprint is on the runs and clear of every other footprint."""
+    counter = env0.table.objects[C_COUNTER]
+    siblings = env0.table.children(C_COUNTER)
+    book = SimObject("test|book", "Book", counter.asset, np.array([0.0, 0.0, 0.0]), 0.0, np.array([0.36, 0.03, 0.28]))
+    spot = find_placement(book, counter, siblings)
+    assert spot is not None
+    book.position = spot
+    corners = book.corners()
+    assert all(counter.contains_xz(float(c[0]), float(c[2])) for c in corners)
+    x0, x1, z0, z1 = corners[:, 0].min(), corners[:, 0].max(), corners[:, 2].min(), corners[:, 2].max()
+    for s in siblings:
+        c = s.corners()
+        assert (x1 <= c[:, 0].min() or c[:, 0].max() <= x0 or z1 <= c[:, 2].min() or c[:, 2].max() <= z0), s.id
