@@ -7,7 +7,10 @@ connected to the start, within the arm's reach of the object's box in the object
 inside an openable container that is itself reachable. Each unreachable object is named with
 the reason. A malformed house line is reported and the audit goes on.
 
-    worldmind audit houses --houses houses_dev.jsonl.gz [--indices 0-99] --out runs/audit
+With ``--act`` the oracle also picks every pickupable object up and puts it back
+(``audit_act.py``), which is what "reachable" should mean.
+
+    worldmind audit houses --houses houses_dev.jsonl.gz [--indices 0-99] [--act] --out runs/audit
 """
 from __future__ import annotations
 
@@ -37,6 +40,15 @@ class HouseAudit:
     pickupable_reachable: int
     unreachable: list[dict[str, str]] = field(default_factory=list)  # {"object_id", "type", "room", "reason"}
     unreachable_rooms: list[str] = field(default_factory=list)
+    # Pickupable objects resting on an L- or C-shaped counter (sim_bridge/embedded/shapes.py),
+    # and how many of them are reachable: the objects the counters' shape decides (issue 30).
+    on_shaped_counters: int = 0
+    on_shaped_counters_reachable: int = 0
+    # Objects the house places where no agent can reach them (sim_bridge/embedded/placement_checks):
+    # {"object_id", "type", "kind", "message"}; each is also among ``unreachable``.
+    placement_problems: list[dict[str, str]] = field(default_factory=list)
+    # --act only (audit_act.py): per pickupable object, did the oracle pick it up and put it back.
+    act: list[dict[str, Any]] | None = None
 
 
 START_SNAP_M = 0.25  # the conservative grid's extra margin around the agent's collision radius
@@ -91,16 +103,25 @@ def audit_house(house: dict[str, Any], index: int) -> HouseAudit:
         return reached[oid]
 
     audit = HouseAudit(index, env.layout.house_id, len(all_rooms), len(rooms_reached & set(all_rooms)), 0, 0,
-                       unreachable_rooms=sorted(set(all_rooms) - rooms_reached))
+                       unreachable_rooms=sorted(set(all_rooms) - rooms_reached),
+                       placement_problems=[p.to_dict() for p in env.placement_problems])
+    misplaced = {p.object_id: p.message for p in env.placement_problems}
     for oid, obj in sorted(table.objects.items()):
         if not obj.active or not obj.affords("pickupable"):
             continue
         audit.pickupable += 1
         parent = table.objects.get(obj.parent) if obj.parent else None
+        on_shaped = any(a.parts is not None for a in table.ancestors(obj))
+        audit.on_shaped_counters += on_shaped
+        room = env.collision.room_at(float(obj.position[0]), float(obj.position[2]))
+        if oid in misplaced:  # floor near it proves nothing: nothing can see or take it
+            audit.unreachable.append({"object_id": oid, "type": obj.type, "room": room or "",
+                                      "reason": misplaced[oid]})
+            continue
         if reachable(oid) or (parent is not None and parent.affords("openable") and reachable(parent.id)):
             audit.pickupable_reachable += 1
+            audit.on_shaped_counters_reachable += on_shaped
             continue
-        room = env.collision.room_at(float(obj.position[0]), float(obj.position[2]))
         if room is None:
             reason = "not inside any room's floor polygon"
         elif room not in rooms_reached:
@@ -113,8 +134,29 @@ def audit_house(house: dict[str, Any], index: int) -> HouseAudit:
     return audit
 
 
+def _act_summary(results: list[HouseAudit]) -> dict[str, Any]:
+    """Totals of --act: objects acted on, picked up, put back, and those the floor-distance count
+    calls reachable that the oracle could not pick up (what that count overstates)."""
+    rows = [(a, r) for a in results for r in (a.act or [])]
+    unreachable = {(a.index, u["object_id"]) for a in results for u in a.unreachable}
+    return {"objects": len(rows), "picked": sum(r["picked"] for _, r in rows),
+            "put_back": sum(r["put_back"] for _, r in rows),
+            "counted_reachable_not_picked": sum(not r["picked"] and (a.index, r["object_id"]) not in unreachable
+                                                for a, r in rows)}
+
+
+def _write_act_tsv(path: Path, results: list[HouseAudit]) -> None:
+    """One line per object acted on: the compact per-object result of --act."""
+    lines = ["house\tobject_id\ttype\treceptacle\tpicked\tput_back\tsteps\treason"]
+    for a in results:
+        for r in a.act or []:
+            lines.append("\t".join([str(a.index), r["object_id"], r["type"], r["receptacle"], str(int(r["picked"])),
+                                    str(int(r["put_back"])), str(r["steps"]), r["reason"].replace("\t", " ")]))
+    atomic_write_text(path, "\n".join(lines) + "\n")
+
+
 def run_audit(houses_file: str, indices: Sequence[int] | None, out_dir: str | Path,
-              data_dir: str | None = None, progress: bool = True) -> dict[str, Any]:
+              data_dir: str | None = None, progress: bool = True, act: bool = False) -> dict[str, Any]:
     path = resolve_data_file(houses_file, data_dir)
     wanted = set(indices) if indices is not None else None
     results: list[HouseAudit] = []
@@ -129,7 +171,12 @@ def run_audit(houses_file: str, indices: Sequence[int] | None, out_dir: str | Pa
             if not line.strip():
                 continue
             try:
-                audit = audit_house(parse_house_line(path, lineno, line), lineno)
+                house = parse_house_line(path, lineno, line)
+                audit = audit_house(house, lineno)
+                if act:
+                    from evaluation.audit_act import act_house
+
+                    audit.act = [asdict(r) for r in act_house(house)]
             except (HouseError, ValueError, KeyError, TypeError) as exc:  # one bad house never stops the audit
                 problems.append(f"{path}:{lineno + 1}: {exc}")
                 print(f"audit: skipped house {lineno}: {exc}", file=sys.stderr)
@@ -138,7 +185,8 @@ def run_audit(houses_file: str, indices: Sequence[int] | None, out_dir: str | Pa
             if progress:
                 print(f"[audit {len(results)}{'/' + str(len(wanted)) if wanted else ''}] house {lineno}: rooms "
                       f"{audit.rooms_reachable}/{audit.rooms}, pickupable {audit.pickupable_reachable}/"
-                      f"{audit.pickupable}", file=sys.stderr, flush=True)
+                      f"{audit.pickupable}" + (f", picked up and put back {sum(r['put_back'] for r in audit.act)}"
+                                               if audit.act is not None else ""), file=sys.stderr, flush=True)
     except HouseError as exc:  # the file is damaged from here on: keep what was audited
         problems.append(str(exc))
         print(f"audit: {exc}", file=sys.stderr)
@@ -152,11 +200,18 @@ def run_audit(houses_file: str, indices: Sequence[int] | None, out_dir: str | Pa
         "rooms": sum(a.rooms for a in results), "rooms_reachable": sum(a.rooms_reachable for a in results),
         "pickupable": total_p, "pickupable_reachable": reach_p,
         "pickupable_reachable_share": round(reach_p / total_p, 4) if total_p else None,
+        "placement_problems": sum(len(a.placement_problems) for a in results),
+        "on_shaped_counters": sum(a.on_shaped_counters for a in results),
+        "on_shaped_counters_reachable": sum(a.on_shaped_counters_reachable for a in results),
         "problems": problems, "wall_time_s": round(time.monotonic() - started, 1),
     }
+    if act:
+        summary["act"] = _act_summary(results)
     data = {"houses_file": str(path), "summary": summary, "houses": [asdict(a) for a in results]}
     out = Path(out_dir)
     atomic_write_text(out / "audit.json", json.dumps(data, indent=1) + "\n")
+    if act:
+        _write_act_tsv(out / "act.tsv", results)
     return data
 
 
@@ -169,12 +224,16 @@ def main_audit(argv: Sequence[str] | None = None) -> int:
     h.add_argument("--indices", default=None, help="house indices (0-based lines), e.g. 0-9,12 (default: all)")
     h.add_argument("--out", required=True, metavar="DIR", help="folder for audit.json")
     h.add_argument("--data-dir", default=None, help="folder holding the houses file (also: $WORLDMIND_DATA_DIR)")
+    h.add_argument("--act", action="store_true",
+                   help="also have the oracle pick up every pickupable object from the start pose and put it back "
+                        "(per object: picked, put_back, steps, reason; act.tsv next to audit.json; ~2 s per object)")
     try:
         args = ap.parse_args(list(argv) if argv is not None else None)
     except SystemExit as exc:
         return int(exc.code) if isinstance(exc.code, int) else 2
     try:
-        data = run_audit(args.houses, parse_indices(args.indices) if args.indices else None, args.out, args.data_dir)
+        data = run_audit(args.houses, parse_indices(args.indices) if args.indices else None, args.out, args.data_dir,
+                         act=args.act)
     except (InputError, FileNotFoundError) as exc:
         print(f"worldmind audit: error: {exc}", file=sys.stderr)
         return 2
@@ -183,5 +242,13 @@ def main_audit(argv: Sequence[str] | None = None) -> int:
     print(f"Audit of {s['houses']} house(s): every room reachable in {s['houses_all_rooms_reachable']}; rooms "
           f"{s['rooms_reachable']}/{s['rooms']}; pickupable objects reachable {s['pickupable_reachable']}/"
           f"{s['pickupable']}" + (f" ({100 * share:.1f}%)" if share is not None else "")
+          + (f"; {s['placement_problems']} object(s) placed out of reach" if s["placement_problems"] else "")
+          + (f"; on L/C counters {s['on_shaped_counters_reachable']}/{s['on_shaped_counters']}"
+             if s["on_shaped_counters"] else "")
           + (f"; {len(s['problems'])} problem(s)" if s["problems"] else "") + f" -> {Path(args.out) / 'audit.json'}")
+    if "act" in s:
+        a = s["act"]
+        print(f"Acting (oracle from the start pose): picked up {a['picked']}/{a['objects']}, put back {a['put_back']}; "
+              f"{a['counted_reachable_not_picked']} counted reachable above could not be picked up "
+              f"-> {Path(args.out) / 'act.tsv'}")
     return 0

@@ -264,7 +264,23 @@ class OraclePlanner:
         return {"oracle_replans": self.replans, "oracle_given_up": {str(k): v for k, v in self.given_up.items()},
                 "oracle_notes": self.notes[-20:]}
 
-    # ---- skills -----------------------------------------------------------------------------
+    # ---- skills, also driven one by one by ``worldmind audit houses --act`` ----------------------
+    def fetch_script(self, obj: SimObject) -> Iterator[Action]:
+        """Actions that walk to obj and pick it up (free the hand first, open its container);
+        the caller steps the environment between them. OracleError when no pose sees and
+        reaches obj."""
+        try:
+            yield from self._fetch(obj)
+        except _Unreachable as exc:
+            raise OracleError(f"no free pose connected to the agent sees {exc.object_id} within reach") from None
+
+    def place_script(self, obj: SimObject, receptacle: SimObject) -> Iterator[Action]:
+        """Actions that carry the held obj to the receptacle and put it there."""
+        try:
+            yield from self._place(obj, receptacle)
+        except _Unreachable as exc:
+            raise OracleError(f"no free pose connected to the agent sees {exc.object_id} within reach") from None
+
     def _fetch(self, obj: SimObject) -> Iterator[Action]:
         if self.env.table.held == obj.id:
             return
@@ -324,7 +340,10 @@ class OraclePlanner:
         # The box distance in pure Python: this runs for every expanded lattice state.
         rot = obj.rotation()
         ux, uz = float(rot[0, 0]), float(rot[2, 0])  # local x axis in world (x, z)
-        hx, hy, hz = (float(v) / 2.0 for v in obj.size)
+        part_centers, part_sizes = obj.local_boxes()  # one box, or the runs of an L or C counter
+        parts = [(float(pc[0]), float(pc[2]), float(ps[0]) / 2.0, float(ps[2]) / 2.0)
+                 for pc, ps in zip(part_centers, part_sizes)]
+        hy = float(obj.size[1]) / 2.0
         cy = float(center[1])
         cam_y = env.config.camera_height
         dy = max(abs(cam_y - cy) - hy, 0.0)
@@ -333,8 +352,11 @@ class OraclePlanner:
         def box_distance(x: float, z: float) -> float:
             dx, dz = x - cx, z - cz
             lx, lz = dx * ux + dz * uz, -dx * uz + dz * ux
-            ex, ez = max(abs(lx) - hx, 0.0), max(abs(lz) - hz, 0.0)
-            return math.sqrt(ex * ex + ez * ez + dy * dy)
+            best = math.inf
+            for px, pz, hx, hz in parts:
+                ex, ez = max(abs(lx - px) - hx, 0.0), max(abs(lz - pz) - hz, 0.0)
+                best = min(best, ex * ex + ez * ez)
+            return math.sqrt(best + dy * dy)
 
         def is_goal(s: LatticeState) -> bool:
             if box_distance(s.x, s.z) > reach:

@@ -70,7 +70,10 @@ def reachable_region(env: EmbeddedEnvironment, obj: SimObject, grid: FreeGrid, r
     gx, gz = np.meshgrid(xs, zs, indexing="ij")
     pts = np.stack([gx, np.full_like(gx, env.config.camera_height), gz], axis=-1).reshape(-1, 3)
     local = (pts - c) @ obj.rotation()
-    dist = np.linalg.norm(np.maximum(np.abs(local) - obj.size / 2.0, 0.0), axis=1)
+    # Distance to the nearest box of the body (one, or the runs of an L or C counter).
+    part_centers, part_sizes = obj.local_boxes()
+    dist = np.min([np.linalg.norm(np.maximum(np.abs(local - pc) - ps / 2.0, 0.0), axis=1)
+                   for pc, ps in zip(part_centers, part_sizes)], axis=0)
     near = np.zeros_like(mask)
     near[i0:i1, j0:j1] = dist.reshape(len(xs), len(zs)) <= reach
     near &= mask

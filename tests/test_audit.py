@@ -39,6 +39,8 @@ def test_audit_counts_reports_and_survives_a_malformed_line(tmp_path: Path, caps
                                                      "pickupable_reachable"))
         assert r["rooms_reachable"] == r["rooms"] == 4  # the empty wall does not wall a room off
         assert r["pickupable_reachable"] == r["pickupable"] - len(r["unreachable"])
+        # House 0's C-shaped counter (issue 30): every pickupable object on its three runs is reachable.
+        assert r["on_shaped_counters"] >= 10 and r["on_shaped_counters_reachable"] == r["on_shaped_counters"]
         for u in r["unreachable"]:
             assert u["object_id"] and u["reason"]
 
@@ -73,3 +75,39 @@ def test_a_start_just_inside_the_grid_margin_joins_the_nearest_free_component() 
     assert _start_component(labels, grid, 20 * 0.025, 25 * 0.025) == labels[20, 25]  # on a free cell
     far = 21 * 0.025 - START_SNAP_M - 0.05  # farther than the snap distance from any free cell
     assert _start_component(labels, grid, 20 * 0.025, far) == 0
+
+
+def test_audit_act_picks_up_and_puts_back_or_names_why_not(tmp_path: Path, capsys) -> None:
+    """--act (evaluation/audit_act.py) on house 0 cut down to two pickupable objects: the potato
+    on the C counter's back run (picked up from inside the bend and put back) and the vase on a
+    shelf inside shelving unit 6|2, which the floor-distance count calls reachable."""
+    from household.assets import default_catalog
+
+    catalog = default_catalog()
+    keep = {"small|6|20", "small|6|37"}
+
+    def prune(objects: list) -> list:
+        out = []
+        for o in objects:
+            asset = catalog.get(o["assetId"])
+            if asset is not None and asset.pickupable and o["id"] not in keep:
+                continue
+            o["children"] = prune(o.get("children") or [])
+            out.append(o)
+        return out
+
+    house = json.loads(_house0_line())
+    house["objects"] = prune(house["objects"])
+    houses = tmp_path / "two.jsonl"
+    houses.write_text(json.dumps(house) + "\n")
+    assert main_audit(["houses", "--houses", str(houses), "--act", "--out", str(tmp_path / "o")]) == 0
+    data = json.loads((tmp_path / "o" / "audit.json").read_text())
+    acted = {r["object_id"]: r for r in data["houses"][0]["act"]}
+    assert set(acted) == keep
+    potato, vase = acted["small|6|20"], acted["small|6|37"]
+    assert potato["picked"] and potato["put_back"] and potato["receptacle"] == "6|0" and potato["steps"] > 0
+    assert not vase["picked"] and not vase["put_back"] and "small|6|37" in vase["reason"]
+    assert data["summary"]["act"] == {"objects": 2, "picked": 1, "put_back": 1, "counted_reachable_not_picked": 0}
+    tsv = (tmp_path / "o" / "act.tsv").read_text().splitlines()
+    assert tsv[0].startswith("house\tobject_id") and len(tsv) == 3
+    assert "picked up 1/2, put back 1" in capsys.readouterr().out

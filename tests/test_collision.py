@@ -279,3 +279,21 @@ def test_radius_is_respected_in_door_gap() -> None:
     assert CollisionMap(layout, 0.2).is_free(2.0, 3.0)
     assert not CollisionMap(layout, 0.6).is_free(2.0, 3.0)
     assert math.isfinite(CollisionMap(layout, 0.2).wall_clearance(2.0, 3.0))
+
+
+def test_a_house_reset_again_reuses_its_free_grid_only_while_nothing_on_the_floor_moved() -> None:
+    from household.house_data import load_house
+    from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
+
+    house = load_house("houses_dev.jsonl.gz", 0)
+    env = EmbeddedEnvironment(EmbeddedConfig(render=False))
+    env.reset(house)
+    grid = env.collision.free_grid()
+    env.reset(house)
+    assert env.collision.free_grid() is grid  # same walls, same floor obstacles
+    stool = env.table.objects["6|3"]
+    moved = CollisionMap(env.layout, env.config.agent_radius)
+    stool.position = stool.position + np.array([0.3, 0.0, 0.0])
+    moved.set_objects(list(env.table.objects.values()))
+    assert not moved.reuse_grids(env.collision)
+    assert moved.free_grid() is not grid

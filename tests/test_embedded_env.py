@@ -590,10 +590,6 @@ def test_interactable_object_on_toilet_can_be_picked_up(env: EmbeddedEnvironment
     step_ok(env, "PickupObject", soap_bar)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Collision and rendering use one box per object, so house 0's C-shaped counter "
-    "(Countertop_C_10x8, 2.48 x 3.05 m) walls off the floor inside the C: the Potato small|6|20 "
-    "lying on the counter's back run is more than 1.5 m from every free pose"))
 def test_potato_on_c_shaped_counter_is_reachable(env: EmbeddedEnvironment) -> None:
     potato = "small|6|20"
     assert env.table.objects[potato].parent == "6|0"

@@ -314,3 +314,27 @@ def test_smoke_real_dev_house() -> None:
         assert res.depth.max() < 20.0
         assert 0 <= res.instance.min() and res.instance.max() <= len(centers)
     assert r.visible_objects(pos, 0.0, 30.0).shape == (len(centers),)
+
+
+def test_boxes_owned_by_one_object_share_its_instance_and_visibility(renderer: SceneRenderer) -> None:
+    """An object drawn as several boxes (an L counter, shapes.py): object 0 is two boxes, the
+    near one hidden behind object 1 and the far one in view to the side; object 2 is one box."""
+    pos = np.array([0.0, 1.5, 0.5])
+    centers = np.array([[0.0, 1.5, 3.0], [1.5, 1.5, 3.0], [0.0, 1.5, 1.5], [-1.5, 1.5, 3.0]])
+    sizes = np.full((4, 3), 0.4)
+    renderer.set_objects(centers, sizes, np.zeros(4), np.full((4, 3), 200, np.uint8), owner=np.array([0, 0, 1, 2]))
+    res = renderer.render(pos, 0.0, 0.0)
+    assert set(np.unique(res.instance)) == {0, 1, 2, 3}  # background, then objects 0, 1, 2 (+1)
+    assert res.instance[_pixel(renderer, 1.5, 0.0, 2.5)] == 1  # object 0's second box
+    assert renderer.visible_objects(pos, 0.0, 0.0, max_distance=10.0).tolist() == [True, True, True]
+    # Hide the second box of object 0 behind a wall of object 1: object 0 is then not visible.
+    renderer.set_objects(np.array([[0.0, 1.5, 3.0], [0.5, 1.5, 3.0], [0.0, 1.5, 1.5]]),
+                         np.array([[0.4] * 3, [0.4] * 3, [3.0, 3.0, 0.2]]), np.zeros(3),
+                         np.full((3, 3), 200, np.uint8), owner=np.array([0, 0, 1]))
+    assert renderer.visible_objects(pos, 0.0, 0.0, max_distance=10.0).tolist() == [False, True]
+
+
+def test_set_objects_rejects_a_bad_owner(renderer: SceneRenderer) -> None:
+    with pytest.raises(ValueError, match="owner"):
+        renderer.set_objects(np.zeros((2, 3)), np.ones((2, 3)), np.zeros(2), np.zeros((2, 3), np.uint8),
+                             owner=np.array([1, 0]))

@@ -22,6 +22,7 @@ from sim_bridge.embedded.house_geometry import HouseLayout, parse_layout
 from sim_bridge.embedded.interactions import InteractionError, ObjectTable, find_placement
 from sim_bridge.embedded.metadata import agent_metadata, object_metadata
 from sim_bridge.embedded.objects import build_objects
+from sim_bridge.embedded.placement_checks import PlacementProblem, check_placements
 from sim_bridge.embedded.render import SceneRenderer
 from household.frames import thor_camera_to_ros_pose, thor_to_ros_points, thor_yaw_to_ros
 from household.types import (
@@ -96,6 +97,8 @@ class EmbeddedEnvironment:
         self._render_ids: list[str] = []
         self._render_index: dict[str, int] = {}
         self._last_feedback = ActionFeedback(None, True, "")
+        # Objects the house places out of any agent's reach (placement_checks.py), set by reset.
+        self.placement_problems: list[PlacementProblem] = []
 
     # ---- seam --------------------------------------------------------------------------------
     def reset(self, episode: Any) -> Observation:
@@ -109,15 +112,19 @@ class EmbeddedEnvironment:
             house = getattr(episode, "house", None)
         if not isinstance(house, dict):
             raise HouseError(f"reset() needs a house dict or an episode with a resolved .house, got {type(house).__name__}")
+        previous = self.collision if house is self.house else None  # the same house again
         self.house = house
         self.layout = parse_layout(house)
         self.table = ObjectTable(build_objects(house, self.catalog), self.catalog)
         self.table.apply_effects()
+        self.placement_problems = check_placements(house, self.layout, self.table.objects)
         self.collision = CollisionMap(self.layout, self.config.agent_radius)
         self.renderer = SceneRenderer(self.layout, self.config.width, self.config.height, self.config.fov_deg,
                                       nthreads=self.config.render_threads)
         self._scene_version = -1
         self._sync_scene()
+        if previous is not None:
+            self.collision.reuse_grids(previous)
         start = getattr(episode, "agent_start", None)
         start = start.to_dict() if hasattr(start, "to_dict") else start
         start = start or (house.get("metadata") or {}).get("agent") or {}
@@ -237,19 +244,24 @@ class EmbeddedEnvironment:
         self._render_ids = [o.id for o in shown]
         self._render_index = {oid: i for i, oid in enumerate(self._render_ids)}
         if shown:
-            boxes = [o.render_box() for o in shown]
-            centers = np.array([c for c, _ in boxes])
-            sizes = np.array([sz for _, sz in boxes])
-            yaws = np.array([o.yaw_deg for o in shown])
-            colors = np.array([type_color(o.type) for o in shown])
-            open_front = np.array([o.is_open and o.must_be_open for o in shown])
-            open_top = np.array([o.is_container and not o.must_be_open for o in shown])
+            # One box per object, several for a compound body (an L or C counter, shapes.py).
+            boxes = [o.render_boxes() for o in shown]
+            counts = [len(c) for c, _ in boxes]
+            owner = np.repeat(np.arange(len(shown)), counts)
+            centers = np.concatenate([c for c, _ in boxes])
+            sizes = np.concatenate([sz for _, sz in boxes])
+            yaws = np.array([o.yaw_deg for o in shown])[owner]
+            colors = np.array([type_color(o.type) for o in shown])[owner]
+            open_front = np.array([o.is_open and o.must_be_open for o in shown])[owner]
+            open_top = np.array([o.is_container and not o.must_be_open for o in shown])[owner]
         else:
             centers = sizes = np.zeros((0, 3))
             yaws = np.zeros(0)
             colors = np.zeros((0, 3), dtype=np.uint8)
             open_front = open_top = np.zeros(0, dtype=bool)
-        self.renderer.set_objects(centers, sizes, yaws, colors, open_front=open_front, open_top=open_top)
+            owner = np.zeros(0, dtype=np.int64)
+        self.renderer.set_objects(centers, sizes, yaws, colors, open_front=open_front, open_top=open_top,
+                                  owner=owner)
         self.collision.set_objects(list(self.table.objects.values()))
         self._scene_version = self.table.version
 

@@ -25,6 +25,8 @@ from sim_bridge.embedded.objects import SimObject
 
 # How far a faucet may be from the sink it runs into.
 _FAUCET_REACH = 1.0
+# Spacing of placement candidates along the runs of an L or C counter (find_placement).
+_RUN_GRID_STEP = 0.1
 # Chooses where a put object lands: (object, receptacle, current contents) -> centre or None.
 Placement = Callable[[SimObject, SimObject, list[SimObject]], "np.ndarray | None"]
 _SLICES = {"Bread": 6, "Apple": 4, "Tomato": 4, "Lettuce": 4, "Potato": 4, "Egg": 1}
@@ -277,17 +279,20 @@ def find_placement(obj: SimObject, receptacle: SimObject, siblings: Iterable[Sim
     Surfaces: the object rests on the top face; containers: on the inner floor
     (``SimObject.inner_floor_y``).
     Candidates are scanned on a grid over the footprint (deterministic), rejecting spots whose
-    footprint disc overlaps a sibling's."""
-    rec_size = receptacle.size  # the closed box: open doors swing outside it
+    footprint disc overlaps a sibling's. A compound body (an L or C counter) is scanned run by
+    run instead (``_place_on_runs``), so nothing lands in the air inside its bend."""
     obj_r = 0.5 * math.hypot(obj.size[0], obj.size[2])
-    half_x, half_z = rec_size[0] / 2.0, rec_size[2] / 2.0
-    if min(obj.size[0], obj.size[2]) > 2 * max(half_x, half_z) + 1e-6:
-        return None
     container = receptacle.is_container
-    if container and float(np.prod(obj.size)) > 0.8 * float(np.prod(rec_size)):
+    if container and float(np.prod(obj.size)) > 0.8 * float(np.prod(receptacle.size)):
         return None
     y = (receptacle.inner_floor_y() + obj.size[1] / 2.0 if container
          else receptacle.surface_y() + obj.size[1] / 2.0)
+    if receptacle.parts is not None:
+        return _place_on_runs(obj, receptacle, list(siblings), y)
+    rec_size = receptacle.size  # the closed box: open doors swing outside it
+    half_x, half_z = rec_size[0] / 2.0, rec_size[2] / 2.0
+    if min(obj.size[0], obj.size[2]) > 2 * max(half_x, half_z) + 1e-6:
+        return None
     margin_x = max(half_x - obj_r, 0.0)
     margin_z = max(half_z - obj_r, 0.0)
     rot = receptacle.rotation()
@@ -304,3 +309,53 @@ def find_placement(obj: SimObject, receptacle: SimObject, siblings: Iterable[Sim
     if container and receptacle.affords("pickupable"):
         return np.array([receptacle.position[0], y, receptacle.position[2]])
     return None
+
+
+def _footprint(obj: SimObject, center: np.ndarray) -> tuple[float, float, float, float]:
+    """World (x0, x1, z0, z1) of obj's rotated box footprint were its centre at ``center``."""
+    c = obj.corners() - obj.position + center
+    return float(c[:, 0].min()), float(c[:, 0].max()), float(c[:, 2].min()), float(c[:, 2].max())
+
+
+def _place_on_runs(obj: SimObject, receptacle: SimObject, siblings: list[SimObject], y: float) -> np.ndarray | None:
+    """A spot on an L or C counter where obj's footprint lies on the runs (all four corners on
+    the body, which for runs along the box's sides means all of it) and overlaps no sibling's
+    footprint (rectangles, with a 1 cm gap), or None.
+
+    A run is 0.61 m deep: the disc test of plain receptacles (two objects as discs of their
+    half-diagonal, 0.8 of the sum apart) rejects most of a run already carrying forks and
+    spatulas (a 0.25 m fork is a 0.25 m disc) where the real footprints leave room; a laptop
+    may also sit across the corner where two runs meet. Candidates lie every ``_RUN_GRID_STEP``
+    over the counter's box, nearest its centre first; vectorised, as the oracle asks this of
+    every receptacle in a room."""
+    rot = receptacle.rotation()
+    corner_offsets = ((obj.corners() - obj.position) @ rot)[:, [0, 2]]  # footprint, counter frame
+    ext = np.abs(corner_offsets).max(axis=0)
+    half = receptacle.size[[0, 2]] / 2.0 - ext
+    if np.any(half < 0):
+        return None
+    gx = np.linspace(-half[0], half[0], max(2, math.ceil(2 * half[0] / _RUN_GRID_STEP) + 1))
+    gz = np.linspace(-half[1], half[1], max(2, math.ceil(2 * half[1] / _RUN_GRID_STEP) + 1))
+    cand = np.stack(np.meshgrid(gx, gz, indexing="ij"), axis=-1).reshape(-1, 2)
+    cand = cand[np.argsort((cand ** 2).sum(axis=1), kind="stable")]
+    # All four footprint corners (the box's 8 corners give 4 distinct x-z points) on some run.
+    pts = cand[:, None, :] + corner_offsets[None, :, :]  # (N, 8, 2)
+    centers, sizes = receptacle.local_boxes()
+    on_run = np.zeros(pts.shape[:2], dtype=bool)
+    for pc, ps in zip(centers, sizes):
+        on_run |= np.all(np.abs(pts - pc[[0, 2]]) <= ps[[0, 2]] / 2.0 + 1e-9, axis=-1)
+    cand = cand[on_run.all(axis=1)]
+    if len(cand) == 0:
+        return None
+    world = receptacle.position[[0, 2]] + cand @ rot[[0, 2]][:, [0, 2]].T  # local (x, z) -> world (x, z)
+    x0, x1, z0, z1 = _footprint(obj, obj.position)
+    lo = world + np.array([x0 - obj.position[0], z0 - obj.position[2]])
+    hi = world + np.array([x1 - obj.position[0], z1 - obj.position[2]])
+    free = np.ones(len(world), dtype=bool)
+    gap = 0.01
+    for a0, a1, b0, b1 in (_footprint(s, s.position) for s in siblings):
+        free &= (hi[:, 0] + gap <= a0) | (a1 + gap <= lo[:, 0]) | (hi[:, 1] + gap <= b0) | (b1 + gap <= lo[:, 1])
+    if not free.any():
+        return None
+    k = int(np.argmax(free))
+    return np.array([world[k, 0], y, world[k, 1]])

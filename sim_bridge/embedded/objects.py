@@ -17,6 +17,7 @@ import numpy as np
 from household.assets import BASIN_DEPTH, CONTAINER_TYPES, MUST_BE_OPEN_TYPES, AssetCatalog, AssetInfo
 from household.house_data import HouseError
 from household.house_limits import point as checked_point
+from sim_bridge.embedded.shapes import Part, compound_parts
 
 
 @dataclass
@@ -50,6 +51,10 @@ class SimObject:
     surface: float | None = None
     # overrides the asset's affordances for objects created by slicing
     overrides: dict[str, bool] = field(default_factory=dict)
+    # The body as boxes in the local frame where it is not its bounding box (L and C counters,
+    # shapes.py); None: the box ``size`` is the body. Collision, rendering, reach and placement
+    # all go through ``local_boxes``, so the floor inside a counter's bend is free.
+    parts: tuple[Part, ...] | None = None
 
     def affords(self, name: str) -> bool:
         if name in self.overrides:
@@ -84,7 +89,8 @@ class SimObject:
         return float(floor)
 
     def render_box(self) -> tuple[np.ndarray, np.ndarray]:
-        """(centre, size) of the box that is drawn and occludes: clipped at the support surface."""
+        """(centre, size) of the bounding box that is drawn and occludes: clipped at the support
+        surface. A compound body is drawn as ``render_boxes``; this is its overall box."""
         if self.surface is None:
             return self.position, self.size
         size = self.size.copy()
@@ -92,6 +98,24 @@ class SimObject:
         center = self.position.copy()
         center[1] = self.position[1] - self.size[1] / 2.0 + self.surface / 2.0
         return center, size
+
+    def local_boxes(self) -> tuple[np.ndarray, np.ndarray]:
+        """(K, 3) centres and (K, 3) full sizes of the body's boxes in the local frame: the one
+        bounding box, or the parts of a compound body."""
+        if self.parts is None:
+            return np.zeros((1, 3)), self.size[None, :].astype(float)
+        return np.array([p.center for p in self.parts]), np.array([p.size for p in self.parts])
+
+    def render_boxes(self) -> tuple[np.ndarray, np.ndarray]:
+        """(K, 3) world centres and (K, 3) sizes of the boxes drawn for this object, each clipped
+        at the support surface like ``render_box``."""
+        centers, sizes = self.local_boxes()
+        world = self.position + centers @ self.rotation().T
+        if self.surface is not None:
+            sizes = sizes.copy()
+            sizes[:, 1] = self.surface
+            world[:, 1] = self.position[1] - self.size[1] / 2.0 + self.surface / 2.0
+        return world, sizes
 
     def rotation(self) -> np.ndarray:
         """3x3 THOR rotation about +y: local +z maps to (sin yaw, 0, cos yaw)."""
@@ -113,18 +137,20 @@ class SimObject:
         size = self.size
         return float(size[0] / 2.0), float(size[2] / 2.0)
 
+    def _local_excess(self, p: np.ndarray) -> np.ndarray:
+        """(K, 3) per box: how far the THOR point lies outside each box along each local axis."""
+        local = (np.asarray(p, dtype=float) - self.position) @ self.rotation()
+        centers, sizes = self.local_boxes()
+        return np.maximum(np.abs(local - centers) - sizes / 2.0, 0.0)
+
     def contains_xz(self, x: float, z: float, margin: float = 0.0) -> bool:
-        """Is (x, z) inside the rotated footprint (grown by margin)?"""
-        c = self.position
-        d = np.array([x - c[0], 0.0, z - c[2]]) @ self.rotation()  # to local
-        hx, hz = self.footprint_half_extents()
-        return abs(d[0]) <= hx + margin and abs(d[2]) <= hz + margin
+        """Is (x, z) inside the rotated footprint of the body (some box of it, grown by margin)?"""
+        excess = self._local_excess(np.array([x, self.position[1], z]))
+        return bool(((excess[:, 0] <= margin) & (excess[:, 2] <= margin)).any())
 
     def distance_to_point(self, p: np.ndarray) -> float:
-        """Distance from a THOR point to the oriented box (0 inside)."""
-        local = (np.asarray(p, dtype=float) - self.position) @ self.rotation()
-        half = self.size / 2.0
-        return float(np.linalg.norm(np.maximum(np.abs(local) - half, 0.0)))
+        """Distance from a THOR point to the body (0 inside): the nearest of its boxes."""
+        return float(np.linalg.norm(self._local_excess(p), axis=1).min())
 
 
 def _point(p: Any, where: str) -> np.ndarray:
@@ -174,6 +200,7 @@ def build_objects(house: dict[str, Any], catalog: AssetCatalog) -> dict[str, Sim
             is_dirty=bool(raw.get("isDirty", False)) and asset.dirtyable,
             is_toggled=bool(raw.get("isOn", False)) and asset.toggleable,
             is_open=bool(raw.get("openness", 0) or raw.get("isOpen", False)) and asset.openable,
+            parts=compound_parts(asset.asset_id, np.array(asset.size)),
         )
         out[oid] = obj
         parents[oid] = str(parent_raw["id"]) if parent_raw is not None else None

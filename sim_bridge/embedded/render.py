@@ -133,12 +133,17 @@ class SceneRenderer:
         *,
         open_front: np.ndarray | None = None,
         open_top: np.ndarray | None = None,
+        owner: np.ndarray | None = None,
     ) -> None:
         """Replace all object boxes: centres (N, 3) THOR, full extents (N, 3) in the object's
         local frame, yaw about +y in degrees (THOR rotation.y), colours (N, 3) uint8, and
         optionally ``open_front`` (N,) bool: open containers, drawn without their front (local
         +z) face so that what is inside can be seen and is visible, and ``open_top`` (N,) bool:
         lidless containers (sinks, bowls, mugs), drawn without their top face.
+
+        ``owner`` (N,) int, non-decreasing from 0: the object each box belongs to, for objects
+        drawn as several boxes (an L- or C-shaped counter, shapes.py). Instance ids, colours'
+        owners and ``visible_objects`` indices are per object; default: one box per object.
 
         open3d cannot remove geometry from a scene, so a new scene gets the cached static
         tensors plus one freshly built box mesh. The BVH build is forced here (a one-ray cast)
@@ -155,6 +160,9 @@ class SceneRenderer:
                 f"set_objects: centers, sizes, yaw_deg, colors, open_front and open_top must have the same "
                 f"length, got {n}, {len(sizes)}, {len(yaw_deg)}, {len(colors)}, {len(open_front)}, {len(open_top)}"
             )
+        owner = np.arange(n, dtype=np.int32) if owner is None else np.asarray(owner, np.int32).reshape(-1)
+        if len(owner) != n or (n and (owner[0] != 0 or np.any(np.diff(owner) < 0) or np.any(np.diff(owner) > 1))):
+            raise ValueError("set_objects: owner must give one object index per box, non-decreasing from 0 in steps of 0 or 1")
         scene = o3d.t.geometry.RaycastingScene(nthreads=self.nthreads)
         static_id = scene.add_triangles(self._static_vertices, self._static_triangles)
         if n:
@@ -164,16 +172,19 @@ class SceneRenderer:
             self._box_geometry_id = static_id + 1  # an id no geometry has: nothing is a box hit
         scene.cast_rays(o3d.core.Tensor(np.zeros((1, 6), dtype=np.float32)), nthreads=self.nthreads)
         self._scene = scene
-        self._n_objects = n
+        self._n_objects = int(owner[-1]) + 1 if n else 0
+        self._box_owner = owner
+        # boxes of object k: _box_start[k] .. _box_start[k + 1]
+        self._box_start = np.searchsorted(owner, np.arange(self._n_objects + 1)).astype(np.int64)
 
         # Per-primitive lookup tables over [static triangles, box triangles, background]; a
         # miss indexes the last row via -1.
-        box_tri_owner = np.repeat(np.arange(n, dtype=np.int32), TRIANGLES_PER_BOX)
+        box_tri = np.repeat(np.arange(n, dtype=np.int32), TRIANGLES_PER_BOX)
         self._color_table = np.concatenate(
-            [self._static_colors, colors.astype(np.float32)[box_tri_owner], np.array([BACKGROUND_RGB], np.float32)]
+            [self._static_colors, colors.astype(np.float32)[box_tri], np.array([BACKGROUND_RGB], np.float32)]
         )
         self._instance_table = np.concatenate(
-            [np.zeros(self._n_static, np.int32), box_tri_owner + 1, np.zeros(1, np.int32)]
+            [np.zeros(self._n_static, np.int32), owner[box_tri] + 1, np.zeros(1, np.int32)]
         )
         self._visibility_points = box_points(centers, sizes, yaw_deg, VISIBILITY_SAMPLES_UNIT)
 
@@ -234,9 +245,10 @@ class SceneRenderer:
         """THOR-like visibility without rendering: a boolean per entry of ``indices`` (default:
         all objects, in order).
 
-        For each candidate box, rays go from the camera to 15 sample points inside the box
-        (centre, shrunken corners, face centres); only points inside the image frustum count.
-        The object is visible if some such ray's first hit is that same box and the hit lies
+        For each box of each candidate object, rays go from the camera to 15 sample points inside
+        the box (centre, shrunken corners, face centres); only points inside the image frustum
+        count. The object is visible if some such ray's first hit is a box of that same object
+        (a counter's run may hide its other run) and the hit lies
         within ``max_distance`` (Euclidean, camera to the hit point on the box's surface). THOR
         measures camera to its per-object visibility points, which lie on the object's surface,
         so the two agree up to where the sample points sit on the object.
@@ -251,7 +263,11 @@ class SceneRenderer:
             )
         pose = CameraPose.from_thor(position, yaw_deg, horizon_deg)
         k = self.intrinsics
-        rel = self._visibility_points[idx] - pose.position  # (M, S, 3) camera -> sample point
+        # Every box of every asked object: entry m owns boxes _box_start[idx[m]] .. _box_start[idx[m] + 1].
+        counts = self._box_start[idx + 1] - self._box_start[idx]
+        entry = np.repeat(np.arange(len(idx)), counts)
+        boxes = np.repeat(self._box_start[idx] - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
+        rel = self._visibility_points[boxes] - pose.position  # (B, S, 3) camera -> sample point
         cam = np.einsum("msj,jc->msc", rel, pose.rotation)  # optical-frame coordinates (no BLAS)
         z = cam[..., 2]
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -266,8 +282,9 @@ class SceneRenderer:
         rays[:, :3] = pose.position
         rays[:, 3:] = dirs
         t_hit, prim, _ = self._cast(rays)
-        box_index = np.where(prim >= self._n_static, (prim - self._n_static) // TRIANGLES_PER_BOX, -1)
+        box_hit = np.where(prim >= self._n_static, (prim - self._n_static) // TRIANGLES_PER_BOX, -1)
+        object_hit = np.where(box_hit >= 0, self._box_owner[np.maximum(box_hit, 0)], -1)
         hit_distance = t_hit * np.linalg.norm(dirs, axis=1)
-        seen = (box_index == idx[row]) & (hit_distance <= max_distance)
-        visible[row[seen]] = True
+        seen = (object_hit == idx[entry[row]]) & (hit_distance <= max_distance)
+        visible[entry[row[seen]]] = True
         return visible
