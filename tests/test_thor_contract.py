@@ -323,7 +323,7 @@ def test_contract_alfred_put_object_targets_the_receptacle():
     assert to_thor_call(Action("LookUp"), sizes) == {"action": "LookUp", "degrees": 15.0}
     assert to_thor_call(Action("PickupObject", "Apple|2", {"forceAction": True}), sizes)["forceAction"] is True
     assert to_thor_call(Action("FillObjectWithLiquid", "Cup|3", {"fillLiquid": "coffee"}), sizes) == \
-        {"action": "FillObjectWithLiquid", "objectId": "Cup|3", "fillLiquid": "coffee"}
+        {"action": "FillObjectWithLiquid", "objectId": "Cup|3", "fillLiquid": "coffee", "forceAction": False}
 
 
 def test_contract_factory_builds_thor_and_names_the_kinds(tmp_path):
