@@ -177,8 +177,8 @@ class HoloMindAgent:
     def _outcome(self, goal: Goal, reason: str, detail: str = "", bindings: dict[str, str | None] | None = None) -> None:
         """Record why this goal attempt ended (``GOAL_REASONS``); the last attempt's stands."""
         self.state.goal_outcome[goal.id] = {"reason": reason, "detail": detail[:200],
-                                      "bindings": {k: v for k, v in (bindings or {}).items() if v},
-                                      "at_step": int(self.obs.step)}
+                                            "bindings": {k: v for k, v in (bindings or {}).items() if v},
+                                            "at_step": int(self.obs.step)}
 
     # ---- perception into the agent's own state ---------------------------------------------------
     def _integrate(self, obs: Observation) -> None:

@@ -71,9 +71,13 @@ class Goal:
 
     @property
     def count_of(self) -> CountOf | None:
-        """The ``count_of`` hint, typed (the hints stay text: they travel to reports and LLMs)."""
+        """The ``count_of`` hint, typed (the hints stay text: they travel to reports and LLMs).
+        None when absent or unreadable: a hint an LLM role wrote wrongly is ignored, not fatal."""
         text = self.hints.get("count_of")
-        return CountOf.parse(text) if text else None
+        try:
+            return CountOf.parse(text) if text else None
+        except ValueError:
+            return None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "text": self.text, "items": [i.to_dict() for i in self.items]}

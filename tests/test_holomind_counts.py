@@ -174,6 +174,7 @@ def test_count_of_hint_is_typed_once() -> None:
     assert CountOf.parse("2/3") == CountOf(2, 3) and str(CountOf(2, None)) == "2/all"
     assert Goal("g", (), "x", {"count_of": "1/all"}).count_of == CountOf(1, None)
     assert Goal("g", (), "x").count_of is None
+    assert Goal("g", (), "x", {"count_of": "lots"}).count_of is None  # an LLM's unreadable hint is ignored
     for bad in ("x/3", "4/3", "0/all", "2"):
         with pytest.raises(ValueError, match="count_of"):
             CountOf.parse(bad)

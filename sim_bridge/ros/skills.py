@@ -2,8 +2,9 @@
 
 Why this module: the planner thinks in atomic actions (``MoveAhead``, ``PickupObject``, ...) and
 the in-process evaluation scores exactly those, while a robot implements a few skills
-(``worldmind_interfaces/action/ExecuteSkill``: navigate_to, move, rotate, look, pick, place, open,
-close, toggle, slice, pour, stop). One bijective mapping, written once and free of rclpy, keeps the
+(``worldmind_interfaces/action/ExecuteSkill``: navigate_to, move, rotate, look, stop, and one
+skill per object interaction of ``household.interactions``: pick, place, open, close, toggle,
+slice, pour, break). One bijective mapping, written once and free of rclpy, keeps the
 planner node, the simulator adapter and the tests on the same contract: an action sent as a
 skill goal and executed by the adapter is the action the in-process run executes, so step counts
 and GC stay equal.
