@@ -13,27 +13,17 @@ and the agent's memory (the types of known ids), never ground truth:
   isToggled true, ``slice`` for isSliced, ...). An empty plan is allowed: the goal may already
   hold, and the goal check after it (``planner.goal_check``) says whether it does.
 
-The needed interaction of a one-interaction predicate comes from the interaction table
-(``household.interactions.setter``), so a new predicate of that kind is checked without code here.
+The needed interaction is each predicate's recipe's ``needs`` (``planner.recipes``), derived from
+the interaction table for one-interaction predicates, so a new predicate of that kind is checked
+without code here.
 """
 
 from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-from household.checklist import ChecklistItem, sliced_base_type
-from household.interactions import setter
-
-# Predicates whose recipe ends in a skill that is not "the one interaction that sets the flag".
-# Value: the skills of which at least one must appear (and the binding it must act on, if any).
-_RECIPE_ENDS: dict[str, tuple[tuple[str, ...], str | None]] = {
-    "inReceptacle": (("place",), "target"),
-    "inRoom": (("place",), None),
-    "isCooked": (("toggle_on",), None),
-    "isFilledWithLiquid": (("toggle_on", "pour"), None),
-    "isDirty": (("toggle_on",), None),
-}
-
+from household.checklist import PREDICATES, ChecklistItem, sliced_base_type
+from planner.recipes import recipe_for
 
 def type_fits(actual: str, wanted: Iterable[str]) -> bool:
     """A bound object fits a selector type, or is what that type is sliced from."""
@@ -43,20 +33,11 @@ def type_fits(actual: str, wanted: Iterable[str]) -> bool:
 
 def needed_skills(item: ChecklistItem) -> tuple[tuple[str, ...], str | None]:
     """(skills of which a plan needs one, the binding role it must act on or None) for an item;
-    ((), None) when nothing is required (a goal that is an absence, e.g. isDirty true)."""
-    pred, value = item.predicate, item.expected
-    if pred == "isHeld":
-        return (("pick",), "object") if value else (("put_down", "place"), None)
-    if pred == "isSliced":
-        return ("slice",), "object"
-    if pred == "isDirty" and value is True:
+    ((), None) when nothing is required (a goal that is an absence, e.g. isDirty true). Read from
+    the predicate's recipe (planner.recipes), beside the plan the deterministic role makes."""
+    if item.predicate not in PREDICATES:
         return (), None
-    if pred in _RECIPE_ENDS:
-        return _RECIPE_ENDS[pred]
-    row = setter(pred, value)
-    if row is not None:
-        return (row.skill,), "object"
-    return (), None
+    return recipe_for(item.predicate).needs(item)
 
 
 def plan_problems(subgoals: Iterable[Mapping[str, Any]], items: Iterable[ChecklistItem],

@@ -34,6 +34,8 @@ WINE_SOURCES = ("WineBottle",)  # wine is poured from a bottle in hand
 VESSELS = ("WateringCan", "Cup", "Mug", "Bowl", "Bottle", "Kettle", "Pot")
 
 Role = tuple[str, str | None, str | None]  # (binding role, object type to search for, room); type None: no station
+# (skills of which a plan needs one, the binding role it must act on or None); ((), None): nothing
+Needs = tuple[tuple[str, ...], str | None]
 
 
 @dataclass(frozen=True)
@@ -55,11 +57,13 @@ class Plan:
 @dataclass(frozen=True)
 class Recipe:
     """``roles``: the bindings beyond the object; ``tools``: the tool types it picks up (the goal
-    DAG uses a tool before putting its type away); ``plan``: the skills."""
+    DAG uses a tool before putting its type away); ``plan``: the skills; ``needs``: the
+    interaction any plan for the item must contain, whoever wrote it (planner.plan_checks)."""
 
     plan: Callable[[Plan], list[Subgoal]]
     roles: Callable[[ChecklistItem], list[Role]] = field(default=lambda item: [])
     tools: Callable[[ChecklistItem], tuple[str, ...]] = field(default=lambda item: ())
+    needs: Callable[[ChecklistItem], Needs] = field(default=lambda item: ((), None))
 
 
 def pickupable_type(object_type: str, catalog: AssetCatalog | None = None) -> bool:
@@ -118,14 +122,20 @@ def _station_roles(item: ChecklistItem) -> list[Role]:
 
 RECIPES: dict[str, Recipe] = {
     "inReceptacle": Recipe(_place, roles=lambda item: [("target", item.target.type, item.target.room)]
-                           if item.target is not None else []),
-    "inRoom": Recipe(_place, roles=lambda item: [("target", "", str(item.value))]),  # any surface in that room
-    "isHeld": Recipe(_hold),
-    "isSliced": Recipe(_slice, roles=lambda item: [("tool", "Knife", None)], tools=lambda item: KNIVES),
-    "isCooked": Recipe(_cook, roles=lambda item: [("target", station_type(item.predicate, item.expected), None)]),
+                           if item.target is not None else [], needs=lambda item: (("place",), "target")),
+    "inRoom": Recipe(_place, roles=lambda item: [("target", "", str(item.value))],  # any surface in that room
+                     needs=lambda item: (("place",), None)),
+    "isHeld": Recipe(_hold, needs=lambda item: (("pick",), "object") if item.expected else (("put_down", "place"), None)),
+    "isSliced": Recipe(_slice, roles=lambda item: [("tool", "Knife", None)], tools=lambda item: KNIVES,
+                       needs=lambda item: (("slice",), "object")),
+    "isCooked": Recipe(_cook, roles=lambda item: [("target", station_type(item.predicate, item.expected), None)],
+                       needs=lambda item: (("toggle_on",), None)),
     "isFilledWithLiquid": Recipe(_at_station, roles=_station_roles,
-                                 tools=lambda item: WINE_SOURCES if _is_wine(item) else ()),
-    "isDirty": Recipe(_at_station, roles=_station_roles),
+                                 tools=lambda item: WINE_SOURCES if _is_wine(item) else (),
+                                 needs=lambda item: (("toggle_on", "pour"), None)),
+    # isDirty true asks for nothing to be done (an absence)
+    "isDirty": Recipe(_at_station, roles=_station_roles,
+                      needs=lambda item: ((), None) if item.expected is True else (("toggle_on",), None)),
 }
 
 
@@ -134,12 +144,17 @@ def _one_interaction(p: Plan) -> list[Subgoal]:
     return [p.s(row.skill, object_id=p.get("object"))] if row is not None else []
 
 
+def _one_interaction_needs(item: ChecklistItem) -> Needs:
+    row = setter(item.predicate, item.expected)
+    return ((row.skill,), "object") if row is not None else ((), None)
+
+
 def recipe_for(predicate: str) -> Recipe:
     """The recipe of a registered predicate (derived from the interaction table when one
     interaction makes it true; planning nothing when there is none). ValueError if unregistered."""
     if predicate not in PREDICATES:
         raise ValueError(f"unknown predicate {predicate!r} (registered: {', '.join(sorted(PREDICATES))})")
-    return RECIPES.get(predicate) or Recipe(_one_interaction)
+    return RECIPES.get(predicate) or Recipe(_one_interaction, needs=_one_interaction_needs)
 
 
 def _check(recipes: Mapping[str, Recipe]) -> None:
