@@ -79,14 +79,6 @@ def near_anchor(cands: list[KnownObject], anchor_type: str, context: PlannerCont
     return sorted((o for o in cands if gap(o) <= RELATION_GAP), key=gap)
 
 
-def _by_relation(cands: list[KnownObject], anchor_type: str, context: PlannerContext) -> list[KnownObject]:
-    """Candidates near a known object of ``anchor_type`` first (nearest to it first), the rest
-    after in their previous order: the relation narrows the choice once the anchor is known
-    (while none is, ``near_anchor`` gives nothing and the order stays)."""
-    near = near_anchor(cands, anchor_type, context)
-    return near + [o for o in cands if o not in near]
-
-
 class RuleRefiner:
     def refine(self, goal: Goal, context: PlannerContext) -> Goal:
         return goal  # the parser's goals carry type, room and hints already; grounding excludes used ids
@@ -114,7 +106,6 @@ class NearestGrounder:
     def ground(self, goal: Goal, context: PlannerContext) -> Grounding:
         item = goal.items[0]
         b: dict[str, str | None] = {}
-        hint_room = goal.hints.get("object_room")
         held = context.held_object_id
         if item.object.id:
             b["object"] = item.object.id
@@ -127,13 +118,7 @@ class NearestGrounder:
                     break
                 # "the lamp in the bedroom": a desk lamp first, else the other kind of lamp
                 cands = self.candidates(alt, context, item.object.room)
-            if hint_room:
-                cands.sort(key=lambda o: o.room != hint_room)  # stable: nearest within the hinted room first
-            for key in ("object_near", "object_source"):
-                anchor_type = goal.hints.get(key)
-                if anchor_type:  # "the apple on the dining table", "the lamp by the sofa"
-                    cands = _by_relation(cands, anchor_type, context)
-            b["object"] = cands[0].object_id if cands else None
+            b["object"] = self._by_object_hints(cands, goal, context)
         obj = next((o for o in context.known_objects if o.object_id == b["object"]), None)
         near = obj.position if obj else None
         if item.predicate == "inReceptacle" and item.target is not None:
@@ -168,6 +153,34 @@ class NearestGrounder:
         elif item.predicate == "isCooked":  # the recipe turns the microwave on itself
             b["target"] = self._station(station_type(item.predicate, item.expected), context, near)["target"]
         return Grounding(goal.id, b)
+
+    @staticmethod
+    def _by_object_hints(cands: list[KnownObject], goal: Goal, context: PlannerContext) -> str | None:
+        """The object among ``cands`` that the instruction's room and relation name ("the mug from
+        the dining table", "the lamp by the sofa", "the bowl in the living room"). As for targets:
+        while no candidate fits, the one meant may not have been seen yet, so None and the agent
+        searches on; once the house is explored, the likeliest: with ``relax_rooms`` the region
+        most like the named room, with ``relax_relations`` the nearest. Taking the nearest
+        look-alike at once was the largest cause of missed goals (wrong_object)."""
+        relaxed = context.relax_rooms or context.relax_relations
+        hint_room = goal.hints.get("object_room")
+        if hint_room:
+            inside = [o for o in cands if o.room == hint_room]
+            if inside:
+                cands = inside + [o for o in cands if o.room != hint_room]
+            elif context.relax_rooms:
+                cands = sorted(cands, key=lambda o: -o.room_scores.get(hint_room, -1e9))  # stable: nearest next
+            elif not relaxed:
+                return None
+        for key in ("object_near", "object_source"):
+            anchor_type = goal.hints.get(key)
+            if anchor_type:  # "the apple on the dining table", "the lamp by the sofa"
+                near = near_anchor(cands, anchor_type, context)
+                if near:
+                    cands = near + [o for o in cands if o not in near]
+                elif not relaxed:
+                    return None
+        return cands[0].object_id if cands else None
 
     @staticmethod
     def _by_target_relation(cands: list[KnownObject], goal: Goal, context: PlannerContext) -> str | None:

@@ -549,8 +549,20 @@ class HoloMindAgent:
         def known(object_type: str) -> bool:
             return any(o.object_id not in excluded for o in self.tracker.of_type(object_type))
 
-        for _role, t, room in missing:
-            if not t or known(t):
+        hinted = {k: goal.hints[k] for k in ("object_room", "object_near", "object_source") if goal.hints.get(k)}
+
+        def found(role: str, object_type: str) -> bool:
+            """An instance that can fill the role: for an object the instruction places ("the mug
+            from the dining table"), one where it says, not any of the type."""
+            if role != "object" or not hinted:
+                return known(object_type)
+            ctx = self.context()
+            cands = [o for o in ctx.known_objects if o.object_type == object_type and o.object_id not in excluded]
+            return NearestGrounder._by_object_hints(cands, goal, ctx) is not None
+
+        anchor = hinted.get("object_source") or hinted.get("object_near")
+        for role, t, room in missing:
+            if not t or found(role, t):
                 # known elsewhere (a room-bound role: see relax_rooms below), or seen but out of
                 # reach so far (the goal retries it: the map has grown since)
                 continue
@@ -558,7 +570,9 @@ class HoloMindAgent:
             p = self.pose
             boxes = [o for o in self.tracker.objects.values() if not o.gone and o.object_id not in self.state.inspected
                      and FIXED_RECEPTACLE.admits_info(self.catalog.type_info(o.object_type), t, self.catalog)]
-            boxes.sort(key=lambda o: (want_room is not None
+            # the furniture the instruction names first ("from the dining table": the dining tables)
+            boxes.sort(key=lambda o: (role != "object" or anchor is None or o.object_type != anchor,
+                                      want_room is not None
                                       and self.rooms.room_type_at(float(o.centroid[0]), float(o.centroid[2])) != want_room,
                                       math.hypot(o.centroid[0] - p.x, o.centroid[2] - p.z)))
             for box in boxes[:8]:
@@ -572,12 +586,12 @@ class HoloMindAgent:
                 if openable and box.state.get("isOpen") is not True:
                     obs = yield Action("OpenObject", box.object_id)
                     self.after_interaction("OpenObject", box.object_id, obs)
-                if known(t):
+                if found(role, t):
                     self.note(f"{goal.id}: found a {t} by looking at {box.object_id}")
                     break
         if self._binds_all(self.ground_role.ground(goal, self.context()), missing):
             return True
-        if any(room for _, _, room in missing):
+        if any(room for _, _, room in missing) or "object_room" in hinted:
             # Everything reachable is explored: the agent's room names may be what is wrong.
             if self._binds_all(self.ground_role.ground(goal, self.context(relax_rooms=True)), missing):
                 self.state.relaxed_goals.add(goal.id)

@@ -961,6 +961,12 @@ def test_grounder_respects_room_and_excluded_ids() -> None:
     assert g.ground(goal("g", item("Mug", "isHeld", True, room="Bedroom")), ctx(MUGS)).bindings["object"] is None
     hinted = Goal("g", (item("Mug", "isHeld", True),), "take a mug from the kitchen", {"object_room": "Kitchen"})
     assert g.ground(hinted, ctx(MUGS)).bindings["object"] == "Mug|mid"  # nearest within the hinted room
+    # no mug where the agent believes the bedroom is: search on; once explored, the likeliest region's
+    upstairs = Goal("g", (item("Mug", "isHeld", True),), "take a mug from the bedroom", {"object_room": "Bedroom"})
+    assert g.ground(upstairs, ctx(MUGS)).bindings["object"] is None
+    explored = ctx(MUGS)
+    explored.relax_relations = True
+    assert g.ground(upstairs, explored).bindings["object"] == "Mug|near"
 
 
 def test_grounder_relaxes_room_names_only_when_asked() -> None:

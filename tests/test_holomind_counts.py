@@ -1,7 +1,7 @@
 """Counts, "one of the" and relations in the agent (issue 13, item 2): goals become one item per
 goal and per counted object (planner.goal_dag.single_item_goals), copies of a counted item bind
 distinct objects, and grounding prefers objects related to the named anchor
-(planner.deterministic._by_relation). The end-to-end run uses the embedded simulator."""
+(planner.deterministic.NearestGrounder._by_object_hints). The end-to-end run uses the embedded simulator."""
 
 from __future__ import annotations
 
@@ -59,8 +59,16 @@ def test_grounder_prefers_the_object_by_the_named_anchor() -> None:
     related = Goal("g", (item("Apple", "isHeld", True),), "the apple on the dining table",
                    {"object_source": "DiningTable"})
     assert g.ground(related, _ctx(objs)).bindings["object"] == "Apple|on-table"
+    # anchor unseen: the apple meant may not have been seen either, so the agent searches on...
     near = Goal("g", (item("Apple", "isHeld", True),), "the apple by the sofa", {"object_near": "Sofa"})
-    assert g.ground(near, _ctx(objs)).bindings["object"] == "Apple|near-agent"  # anchor unseen: no effect
+    assert g.ground(near, _ctx(objs)).bindings["object"] is None
+    # ...and once the house is explored takes the nearest
+    explored = _ctx(objs)
+    explored.relax_relations = True
+    assert g.ground(near, explored).bindings["object"] == "Apple|near-agent"
+    # an apple seen, but none on a known dining table (the one meant is still unseen): search on
+    far_table = [o for o in objs if o.object_id != "Apple|on-table"] + [KnownObject("Apple|elsewhere", "Apple", None, (9.0, 9.0, 0.9))]
+    assert g.ground(related, _ctx(far_table)).bindings["object"] is None
 
 
 def test_parser_records_relations_for_grounding() -> None:

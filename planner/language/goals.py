@@ -526,6 +526,12 @@ class GoalBuilding:
                 r.hints["tool"] = what.type
             elif role == "near" and isinstance(what, Mention) and what.type and not what.pronoun:
                 r.hints["object_near"] = what.type  # "the lamp by the sofa": which lamp
+            elif role == "from" and isinstance(what, Mention) and what.type and not what.pronoun \
+                    and what.type not in _STATION_LIQUID \
+                    and not (reading == "fill" and self.affords(what.type, "pickupable")):
+                # "fill the mug from the dining table": which mug. Not a tap or a coffee machine
+                # (read above as the station), nor "water the plant from the kettle" (the vessel)
+                r.hints.setdefault("object_source", what.type)
             elif role in ("in", "at", "on") and isinstance(what, Mention) and appliance:
                 r.hints["appliance"] = what.type
             elif role in ("in", "at", "on") and isinstance(what, Mention) and what.type and not what.pronoun:
