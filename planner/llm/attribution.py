@@ -30,7 +30,7 @@ REASON_TEXT: dict[str, str] = {
     "refusal": "the model refused",
     "schema_invalid": "JSON that violates the role's schema",
     "refused_by_checks": "schema-valid but refused by the project's checks (wrong type, unknown id, ...)",
-    "not_recorded": "a replay whose recording has no answer for this role and goal",
+    "not_recorded": "not recorded (the replayed recording has no answer for this role and goal)",
 }
 _KIND_TO_REASON: dict[str, str] = {
     "api_error": "transport_error", "timeout": "timeout", "too_large": "too_large",
