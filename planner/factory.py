@@ -20,7 +20,7 @@ from planner.agent_config import ABLATIONS  # noqa: F401 (re-exported: the CLI c
 PLANNERS = ("oracle", "deterministic")  # plus "llm:<model>" (LLM_PREFIX + any litellm model string)
 LLM_PREFIX = "llm:"
 PLANNER_HELP = ("oracle, deterministic, llm:<model> (e.g. llm:openai/gpt-4o-mini), llm:local (a server on "
-                "this machine: worldmind llm serve)")
+                "this machine: worldmind llm serve), llm:replay:<calls.jsonl> (a recorded run's answers)")
 PRIVILEGED_PLANNERS = ("oracle",)  # read the simulator; everything else sees rendered observations only
 
 

@@ -17,7 +17,7 @@ from household.atomic_io import atomic_write_text
 from household.secrets import redact_json
 
 FailureKind = Literal["empty", "truncated", "not_json", "refusal", "schema", "semantic", "api_error", "timeout",
-                      "too_large"]
+                      "too_large", "not_recorded"]
 
 _REFUSAL = re.compile(
     r"\b(i'?m sorry|i am sorry|i apologi[sz]e|i can(?:'|no)t|i cannot|i am unable|i'm unable|i won'?t|"

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 # Failure categories a fallback is filed under (a role's LLMRoleError.kind maps to one of them).
 REASONS: tuple[str, ...] = ("transport_error", "timeout", "too_large", "invalid_json", "refusal",
-                            "schema_invalid", "refused_by_checks")
+                            "schema_invalid", "refused_by_checks", "not_recorded")
 REASON_TEXT: dict[str, str] = {
     "transport_error": "transport error (server down, HTTP error, malformed response)",
     "timeout": "timeout (no answer within the configured bound)",
@@ -30,11 +30,13 @@ REASON_TEXT: dict[str, str] = {
     "refusal": "the model refused",
     "schema_invalid": "JSON that violates the role's schema",
     "refused_by_checks": "schema-valid but refused by the project's checks (wrong type, unknown id, ...)",
+    "not_recorded": "not recorded (the replayed recording has no answer for this role and goal)",
 }
 _KIND_TO_REASON: dict[str, str] = {
     "api_error": "transport_error", "timeout": "timeout", "too_large": "too_large",
     "empty": "invalid_json", "truncated": "invalid_json", "not_json": "invalid_json",
     "refusal": "refusal", "schema": "schema_invalid", "semantic": "refused_by_checks",
+    "not_recorded": "not_recorded",
 }
 # Under this share of model decisions an eval's figures mostly measure the fallback.
 MODEL_SHARE_THRESHOLD = 0.5

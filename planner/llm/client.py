@@ -15,6 +15,11 @@ Why this shape:
   schema, temperature). Repair turns are calls with longer message lists, so a whole repair
   conversation replays exactly; ``cache_mode="replay_only"`` reproduces a recorded run offline
   and fails loudly (``LLMCacheMissError``, never caught by the roles) when the prompts diverged.
+- ``replay_calls`` (a recorded ``calls.jsonl``) answers each request with the recorded answer to
+  the same role and goal instead (planner.llm.replay: matched on what was asked, not on the
+  prompt's bytes, so it survives prompt changes); each recorded answer is checked and repaired
+  like a live one, and a request the recording does not answer fails as ``not_recorded`` (the
+  role falls back and says so). The cache is neither read nor written in a replay.
 - The API key is read from the environment variable *named* by ``api_key_env`` at call time. It
   is not part of the cache key or the cache entry, not in ``usage()``, and it is scrubbed from
   every exception message this module raises.
@@ -40,6 +45,7 @@ from planner.llm.attribution import (Attribution, RoleDecisions, is_local_api_ba
                                      server_label)
 from planner.llm.usage import RoleUsage, _usage_dict  # noqa: E402,F401  (RoleUsage: part of this API)
 from planner.llm.transport import CappedTransport, ResponseTooLargeError, uses_openai_transport  # noqa: E402
+from planner.llm.replay import ReplayBook, ReplayFileError, ReplayMissError  # noqa: E402
 from planner.llm.answers import (FailureKind, MAX_ANSWER_CHARS, MAX_ANSWER_DEPTH, _atomic_write_json,  # noqa: E402,F401
                                  _depth_over, _read_cache_entry, _repair_prompt, parse_json_answer, schema_errors)
 
@@ -128,6 +134,8 @@ class LLMConfig:
     # A reply body over this many bytes is cut off and counted as a "too_large" failure (a model
     # answer is a few kB; a server streaming gigabytes must not fill memory). OpenAI-style providers.
     max_response_bytes: int = 1 << 20
+    # A recorded calls.jsonl[.gz] to answer from instead of a model (planner.llm.replay); None: ask the model.
+    replay_calls: str | Path | None = None
     mock_responses: Sequence[Any] | None = field(default=None, repr=False)  # test data, kept out of logs
 
     def __post_init__(self) -> None:
@@ -145,6 +153,8 @@ class LLMConfig:
             register_secret_value(credential)
         if self.cache_mode not in CACHE_MODES:
             raise LLMConfigError(f"LLMConfig.cache_mode must be one of {CACHE_MODES}, got {_shown(self.cache_mode)}")
+        if self.replay_calls is not None and not (isinstance(self.replay_calls, (str, Path)) and str(self.replay_calls)):
+            raise LLMConfigError(f"LLMConfig.replay_calls must be a path string, got {type(self.replay_calls).__name__}")
         if self.cache_dir is not None and not isinstance(self.cache_dir, (str, Path)):
             raise LLMConfigError(f"LLMConfig.cache_dir must be a path string, got {type(self.cache_dir).__name__}")
         if self.cache_mode == "replay_only" and self.cache_dir is None:
@@ -166,6 +176,8 @@ class LLMConfig:
             raise LLMConfigError("LLMConfig.mock_responses must be a list")
         if self.cache_dir is not None:
             self.cache_dir = Path(self.cache_dir)
+        if self.replay_calls is not None:
+            self.replay_calls = Path(self.replay_calls)
         if self.mock_responses is not None:
             self.mock_responses = list(self.mock_responses)
 
@@ -190,6 +202,12 @@ class LLMClient:
         self._decisions: dict[str, RoleDecisions] = {}
         self._schema_support: bool | None = None
         self._transport: CappedTransport | None = None
+        self.replay: ReplayBook | None = None
+        if config.replay_calls is not None:
+            try:
+                self.replay = ReplayBook.load(config.replay_calls)
+            except ReplayFileError as exc:
+                raise LLMConfigError(f"LLMConfig.replay_calls: {exc}") from None
 
     # ----------------------------------------------------------------- public API
 
@@ -210,6 +228,12 @@ class LLMClient:
                 answer = self._complete(role, conversation, schema)
             except (LLMCacheMissError, MockResponsesExhaustedError):
                 raise
+            except ReplayMissError as exc:
+                if attempt == 0:  # nothing recorded answers this request: a fallback of its own kind
+                    kind, detail = "not_recorded", self._redact(str(exc))[:500]
+                else:  # the run used an answer that is refused today: the refusal stands
+                    detail = f"{detail} (the recording has no answer to the repair)"
+                break
             except Exception as exc:  # transport / provider errors: retry the same conversation
                 kind = ("too_large" if isinstance(exc, ResponseTooLargeError)
                         else "timeout" if _is_timeout(exc) else "api_error")
@@ -264,7 +288,7 @@ class LLMClient:
         out: dict[str, Any] = {
             "model": self.config.model,
             "api_base": url_without_credentials(self.config.api_base),
-            "cache_mode": self.config.cache_mode if self.config.cache_dir is not None else "off",
+            "cache_mode": self.config.cache_mode if self.config.cache_dir is not None and self.replay is None else "off",
             **_usage_dict(total),
             "by_role": {name: _usage_dict(u) for name, u in sorted(self._by_role.items())},
             "fallback_events": list(self._fallback_events),
@@ -274,6 +298,8 @@ class LLMClient:
         out["decisions_by_role"] = summary["by_role"]
         out["decisions"] = {k: summary[k] for k in ("decisions", "by_model", "fell_back", "fallback_reasons",
                                                      "model_share")}
+        if self.replay is not None:  # over the client's life (a recording may span episodes), not per episode
+            out["replay"] = self.replay.summary()
         return out
 
     def reset_usage(self) -> None:
@@ -319,6 +345,8 @@ class LLMClient:
 
     def _supports_schema(self) -> bool:
         mode = self.config.response_format
+        if self.replay is not None and mode == "auto":
+            return self.replay.schema_enforced  # as the recorded requests sent it; no model to ask
         if mode != "auto":
             return mode in SCHEMA_ENFORCING_FORMATS
         if self._schema_support is None:
@@ -362,6 +390,10 @@ class LLMClient:
 
     def _complete(self, role: str, messages: list[dict[str, str]], schema: dict[str, Any]) -> _Answer:
         usage = self._role(role)
+        if self.replay is not None:
+            recorded = self.replay.answer(role, messages)  # ReplayMissError: see call_json
+            usage.replayed += 1
+            return _Answer(redact(recorded.text), recorded.finish_reason, None, True)
         key = self.cache_key(messages, schema)
         path = self._cache_path(key)
         entry, problem = _read_cache_entry(path) if path is not None and path.is_file() else (None, "")

@@ -11,6 +11,11 @@ planner spec. A config file may name the key's environment variable, never the k
 api_base ``$WORLDMIND_LLM_LOCAL_BASE`` or http://127.0.0.1:8080/v1, the schema sent in llama.cpp's
 form, a generous timeout (a 0.5B model on one CPU thread took up to 2 minutes a call). These are
 the bottom layer: a config file, the environment and overrides still win. No key is needed.
+
+``llm:replay:<path>`` answers from a recorded run instead of a model: ``replay_calls`` is set to
+``<path>`` (a ``calls.jsonl``, optionally gzipped; planner.llm.replay says how requests are matched
+to recorded answers), and the model is named ``replay/<the recorded model>``. The rest of the
+layers apply as usual (``max_repairs``, ``response_format``); nothing is sent anywhere.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from planner.llm.client import LLMClient, LLMConfig, LLMConfigError
+from planner.llm.replay import ReplayBook, ReplayFileError
 from planner.llm.roles import LLMCritic, LLMDecomposer, LLMGrounder, LLMRefiner, LLMTranslator
 
 ROLE_NAMES: tuple[str, ...] = ("decomposer", "refiner", "grounder", "translator", "critic")
@@ -34,6 +40,7 @@ LOCAL_SPEC = "local"
 LOCAL_DEFAULT_BASE = "http://127.0.0.1:8080/v1"
 LOCAL_BASE_ENV = "WORLDMIND_LLM_LOCAL_BASE"
 LOCAL_MODEL_ENV = "WORLDMIND_LLM_LOCAL_MODEL"  # the name sent to the server (llama-cpp-python ignores it)
+REPLAY_PREFIX = "replay:"
 
 
 def local_defaults(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
@@ -113,9 +120,19 @@ def load_llm_config(model_spec: str, config_path: str | Path | None = None,
     env = os.environ if environ is None else environ
     fields = {f.name for f in dataclasses.fields(LLMConfig)}
     merged: dict[str, Any] = {}
+    replay: str | None = None
     if model_spec == LOCAL_SPEC:
         merged.update(local_defaults(env))
         model_spec = merged.pop("model")
+    elif model_spec.startswith(REPLAY_PREFIX):
+        replay = model_spec[len(REPLAY_PREFIX):].strip()
+        if not replay:
+            raise LLMConfigError("llm:replay:<path> needs the path of a recorded calls.jsonl after the colon")
+        try:
+            recorded = ReplayBook.load(replay).model
+        except ReplayFileError as exc:
+            raise LLMConfigError(f"llm:replay: {exc}") from None
+        model_spec = f"replay/{recorded or 'unknown'}"
     path = config_path if config_path is not None else env.get("WORLDMIND_LLM_CONFIG")
     if path:
         merged.update(_read_config_file(path))
@@ -124,6 +141,8 @@ def load_llm_config(model_spec: str, config_path: str | Path | None = None,
             merged[name] = env[var]
     merged.update(dict(overrides or {}))
     merged["model"] = model_spec
+    if replay is not None:
+        merged["replay_calls"] = replay
     unknown = sorted(set(merged) - fields)
     if unknown:
         raise LLMConfigError(f"unknown LLM config field(s) {unknown} (known: {sorted(fields)})")

@@ -13,6 +13,7 @@ class RoleUsage:
 
     calls: int = 0  # real litellm calls (cache hits excluded)
     cache_hits: int = 0
+    replayed: int = 0  # answers taken from a recorded run (planner.llm.replay)
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
@@ -42,6 +43,7 @@ def _usage_dict(u: RoleUsage) -> dict[str, Any]:
     return {
         "calls": u.calls,
         "cache_hits": u.cache_hits,
+        "replayed": u.replayed,
         "prompt_tokens": u.prompt_tokens,
         "completion_tokens": u.completion_tokens,
         "total_tokens": u.prompt_tokens + u.completion_tokens,
