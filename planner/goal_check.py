@@ -111,6 +111,28 @@ def check_goal(goal: Goal, bindings: dict[str, str | None], since_step: int, hel
     return GoalCheck("unverified", f"no observation check for {pred}")
 
 
+def qualify_choice(check: GoalCheck, goal: Goal, relaxed_rooms: bool, relaxed_relations: bool) -> GoalCheck:
+    """A condition seen to hold on an object the agent chose by a guess is not the goal verified:
+    after exploring without finding what the instruction describes ("the mug from the dining
+    table", "the table in the lounge"), the agent took the likeliest region's or the nearest one,
+    which may not be the one meant. The check says so (unverified, with why) instead of claiming
+    the goal, so a report never shows a verified goal whose choice the agent itself doubted."""
+    if check.status != "verified" or not (relaxed_rooms or relaxed_relations):
+        return check
+    hints = goal.hints
+    if relaxed_rooms:
+        room = next((r for r in (goal.items[0].object.room, hints.get("object_room"),
+                                 getattr(goal.items[0].target, "room", None),
+                                 goal.items[0].expected if goal.items[0].predicate == "inRoom" else None) if r),
+                    "named room")
+        why = f"nothing fitting was seen where the agent's map puts the {room}; the likeliest region's was taken"
+    else:
+        anchors = " or ".join(dict.fromkeys(hints[k] for k in ("object_source", "object_near", "target_near",
+                                                                "target_location") if hints.get(k))) or "furniture"
+        why = f"none was seen by the {anchors} the instruction names; the nearest was taken"
+    return GoalCheck("unverified", f"{check.reason}, but a guess: {why}")
+
+
 def check_report(status: str, check: dict[str, Any] | None) -> str:
     """One line for a goal's report: "done (verified: ...)", "done, unverified: ...", ..."""
     if status != "done" or not check:

@@ -30,7 +30,7 @@ from planner.deterministic import NearestGrounder, RecipeTranslator, RuleRefiner
 from planner.episode_state import EpisodeState
 from planner.episodic_beliefs import EpisodicBeliefs
 from planner.all_of import MAX_COPIES, next_of_all
-from planner.goal_check import check_goal
+from planner.goal_check import check_goal, qualify_choice
 from planner.goal_dag import (build_goal_dag, copy_for_next_of_all, dag_to_dict, next_goal, note_other_goal_types,
                               single_item_goals)
 from planner.navigation import Navigator, Pose
@@ -457,7 +457,8 @@ class HoloMindAgent:
                     return False
                 continue
             # Done means observed: the goal's condition against the agent's own frames.
-            check = check_goal(goal, ground.bindings, since, self.held_id, self.tracker, self.rooms)
+            check = qualify_choice(check_goal(goal, ground.bindings, since, self.held_id, self.tracker, self.rooms),
+                                   goal, goal.id in self.state.relaxed_goals, goal.id in self.state.relaxed_relations)
             self.state.goal_checks[goal.id] = check
             if check.status == "contradicted" and goal.id not in self.state.rechecked:
                 self.state.rechecked.add(goal.id)  # once: a check that keeps failing must not loop

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from household.checklist import ChecklistItem, ObjectSelector
-from planner.goal_check import check_goal, check_report
+from planner.goal_check import check_goal, check_report, qualify_choice
 from planner.object_tracker import ObjectTracker, TrackedObject
 from planner.roles import Goal
 
@@ -84,3 +84,23 @@ def test_slices_seen_since_the_goal_began() -> None:
     new = _rec("AppleSliced|2", [0, 0, 0], [0.1, 0.1, 0.1], first=12)
     assert check_goal(goal, {"object": "Apple|1"}, 10, None, _tracker(old), Rooms(None)).status == "unverified"
     assert check_goal(goal, {"object": "Apple|1"}, 10, None, _tracker(old, new), Rooms(None)).status == "verified"
+
+
+def test_a_choice_made_by_a_guess_is_not_verified() -> None:
+    """After exploring without finding what the instruction describes, the agent takes the likeliest
+    or nearest instance: the condition may show on it, but the goal is then unverified, with why."""
+    goal = Goal("g1", (ChecklistItem(ObjectSelector("Mug"), "inReceptacle", ObjectSelector("DiningTable")),),
+                "put the mug from the desk on the table", {"object_source": "Desk"})
+    seen = check_goal(goal, {"object": "Mug|1", "target": "DiningTable|1"}, 5, None, _tracker(TABLE, ON_TABLE),
+                      Rooms(None))
+    assert seen.status == "verified"
+    assert qualify_choice(seen, goal, relaxed_rooms=False, relaxed_relations=False) == seen
+    guessed = qualify_choice(seen, goal, relaxed_rooms=False, relaxed_relations=True)
+    assert guessed.status == "unverified" and "Desk" in guessed.reason and "nearest" in guessed.reason
+    in_room = Goal("g1", (ChecklistItem(ObjectSelector("Mug"), "inRoom", None, "Kitchen"),), "take a mug to the kitchen")
+    guessed = qualify_choice(seen, in_room, relaxed_rooms=True, relaxed_relations=False)
+    assert guessed.status == "unverified" and "Kitchen" in guessed.reason
+    # what was not verified stays as it was
+    contradicted = check_goal(goal, {"object": "Mug|1", "target": "DiningTable|1"}, 5, None,
+                              _tracker(TABLE, ON_FLOOR), Rooms(None))
+    assert qualify_choice(contradicted, goal, True, True) == contradicted
