@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 from household.checklist import PREDICATES, ChecklistItem
 from planner.roles import Goal, Grounding, KnownObject, PlannerContext, Subgoal
@@ -79,6 +80,10 @@ def near_anchor(cands: list[KnownObject], anchor_type: str, context: PlannerCont
     return sorted((o for o in cands if gap(o) <= RELATION_GAP), key=gap)
 
 
+# How typical of a room a surface must be to go first for an inRoom goal (P(room | its type)).
+TYPICAL_OF_ROOM = 0.5
+
+
 class RuleRefiner:
     def refine(self, goal: Goal, context: PlannerContext) -> Goal:
         return goal  # the parser's goals carry type, room and hints already; grounding excludes used ids
@@ -87,8 +92,17 @@ class RuleRefiner:
 class NearestGrounder:
     """Implements ``planner.roles.GroundingRole`` over the agent's known objects."""
 
-    def __init__(self, catalog: AssetCatalog | None = None) -> None:
+    def __init__(self, catalog: AssetCatalog | None = None,
+                 room_given_type: Callable[[str, str], float] | None = None) -> None:
         self.catalog = catalog or default_catalog()
+        self._room_given_type = room_given_type
+
+    def _typical_of(self, object_type: str, room: str) -> float:
+        """P(room | furniture type), from the dev houses' counts (planner.rooms) unless given."""
+        if self._room_given_type is None:
+            from planner.rooms import dev_room_prior  # the prior reads the packaged dev houses once
+            self._room_given_type = dev_room_prior().room_given_type
+        return self._room_given_type(object_type, room)
 
     def candidates(self, object_type: str, context: PlannerContext, room: str | None = None,
                    near: tuple[float, float, float] | None = None) -> list[KnownObject]:
@@ -241,7 +255,11 @@ class NearestGrounder:
         anchor = near or context.agent_position
         fits = [o for o in context.known_objects if o.room == room and self._room_surface(o, item.object.type, context)]
         if fits:
-            return min(fits, key=lambda o: _dist(o, anchor)).object_id
+            # A region the agent names ``room`` may hold part of another room (an open plan: the
+            # kitchen's counters in the region named LivingRoom): furniture typical of ``room``
+            # first (a sofa for the living room, a counter for the kitchen), then the nearest.
+            typical = [o for o in fits if self._typical_of(o.object_type, room) >= TYPICAL_OF_ROOM]
+            return min(typical or fits, key=lambda o: _dist(o, anchor)).object_id
         if context.relax_rooms:
             # No surface where the agent believes ``room`` is: the nearest one in the region most
             # likely to be that room (wrongly named, or unnamed).

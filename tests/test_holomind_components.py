@@ -15,6 +15,8 @@ kitchen with fridge 6|1 (closed), microwave small|6|31, cup small|6|26; bedroom 
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import os
 import math
@@ -990,6 +992,22 @@ def test_grounder_relaxes_room_names_only_when_asked() -> None:
     named = KnownObject("Lamp|b", "DeskLamp", "Bedroom", (9.0, 0.0, 0.8), room_scores={"Bedroom": 0.0})
     relaxed.known_objects = lamps + [named]
     assert g.ground(lamp_goal, relaxed).bindings["object"] == "Lamp|b"
+
+
+def test_in_room_goal_prefers_furniture_typical_of_the_room() -> None:
+    """An open plan: the region the agent names LivingRoom also holds the kitchen's counter. "Take
+    the book to the living room" goes on the sofa (typical of a living room by the dev houses'
+    counts), not the nearer counter; with no typical surface there, the nearest one."""
+    plan = [known("CounterTop|1", "CounterTop", 1.0, 0.0, "LivingRoom"), known("Sofa|1", "Sofa", 6.0, 0.0, "LivingRoom")]
+    book_goal = goal("g", ChecklistItem(ObjectSelector("Book"), "inRoom", None, "LivingRoom"))
+    assert NearestGrounder().ground(book_goal, ctx(plan)).bindings["target"] == "Sofa|1"
+    assert NearestGrounder().ground(book_goal, ctx(plan[:1])).bindings["target"] == "CounterTop|1"
+    kitchen_goal = goal("g", ChecklistItem(ObjectSelector("Book"), "inRoom", None, "Kitchen"))
+    named_kitchen = [dataclasses.replace(o, room="Kitchen") for o in plan]
+    assert NearestGrounder().ground(kitchen_goal, ctx(named_kitchen)).bindings["target"] == "CounterTop|1"
+    # the affinity can be injected (another prior, another robot's house statistics)
+    flat = NearestGrounder(room_given_type=lambda t, room: 1.0)
+    assert flat.ground(book_goal, ctx(plan)).bindings["target"] == "CounterTop|1"
 
 
 def test_grounder_returns_none_for_unseen_types_and_prefers_the_held_one() -> None:
