@@ -87,10 +87,13 @@ class CameraIntrinsics:
 
 @dataclass(frozen=True)
 class InstanceLabel:
-    """What an instance id in the segmentation image stands for."""
+    """What an instance id in the segmentation image stands for, and what a state classifier
+    reports of it in this frame (``household.visible_states``: THOR flag -> value, sorted pairs;
+    empty where the instance is too small in the frame or the backend has no classifier)."""
 
     object_id: str
     object_type: str
+    states: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -132,6 +132,11 @@ class NearestGrounder:
                     break
                 # "the lamp in the bedroom": a desk lamp first, else the other kind of lamp
                 cands = self.candidates(alt, context, item.object.room)
+            if item.predicate == "isDirty" and item.expected is False and not context.relax_relations:
+                # "wash the dirty cup": one a close look showed dirty first, then those not looked
+                # at closely; never one seen clean (washing it would leave the dirty one dirty)
+                cands = ([o for o in cands if o.state.get("isDirty") is True]
+                         + [o for o in cands if "isDirty" not in o.state])
             b["object"] = self._by_object_hints(cands, goal, context)
         obj = next((o for o in context.known_objects if o.object_id == b["object"]), None)
         near = obj.position if obj else None

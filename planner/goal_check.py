@@ -12,9 +12,10 @@ predicate names:
   behind something) leaves it unverified, and says so;
 - ``inRoom``: the object seen since it was placed, in a region the agent's map names that room;
 - ``isSliced``: slices of the type seen since the goal started;
-- ``isOpen``, ``isToggled``, ``isCooked``, ``isFilledWithLiquid``, ``isDirty``: these flags do not
-  show in the agent's frames (RGB-D and instance masks); the successful action is the only
-  evidence, so the goal is done but unverified, with that reason.
+- ``isOpen``, ``isToggled``, ``isCooked``, ``isFilledWithLiquid``, ``isDirty``: what a close look
+  (the segmenter's state classifier, household.visible_states) showed of the object after the
+  goal's last action: the expected value verifies, another contradicts; no close look since (or a
+  backend with no classifier) leaves the goal done but unverified, with that reason.
 
 The result is one of ``verified``, ``unverified`` (with why) or ``contradicted`` (with what was
 seen instead). It is reported per goal, so a goal the report calls done and a checklist item that
@@ -45,6 +46,17 @@ UNOBSERVABLE = {
 }
 
 
+_WORDS = {"isOpen": ("open", "closed"), "isToggled": ("on", "off"), "isCooked": ("cooked", "not cooked"),
+          "isDirty": ("dirty", "clean"), "isFilledWithLiquid": ("filled", "empty")}
+
+
+def _word(pred: str, value: Any) -> str:
+    if pred == "isFilledWithLiquid" and isinstance(value, str):
+        return f"holding {value}"
+    yes, no = _WORDS.get(pred, ("true", "false"))
+    return yes if value else no
+
+
 @dataclass(frozen=True)
 class GoalCheck:
     status: Status
@@ -68,20 +80,35 @@ def _stands_in(obj: TrackedObject, target: TrackedObject) -> bool:
     return bool(overlap_x and overlap_z and centre_inside and lo[1] >= tlo[1] - BELOW_SLACK)
 
 
+def _shows(value: Any, expected: Any) -> bool:
+    """Whether a looked-at flag value is what the goal asks (a liquid by name, or any with True)."""
+    if isinstance(expected, str):
+        return value == expected
+    return bool(value) == bool(expected)
+
+
 def check_goal(goal: Goal, bindings: dict[str, str | None], since_step: int, held_id: str | None,
-               tracker: ObjectTracker, rooms: RoomNamer) -> GoalCheck:
-    """The goal's condition against the agent's own observations since ``since_step``."""
+               tracker: ObjectTracker, rooms: RoomNamer, acted_at: int | None = None) -> GoalCheck:
+    """The goal's condition against the agent's own observations since ``since_step``; a flag
+    counts only from a look at or after ``acted_at`` (the goal's last successful action: what
+    was seen before it is the state the goal changed)."""
     item = goal.items[0]
     pred, expected = item.predicate, item.expected
     oid = bindings.get("object")
     obj = tracker.get(oid) if oid else None
+    if pred in UNOBSERVABLE and oid:
+        seen, value = tracker.seen_state(oid, pred, max(since_step, acted_at or since_step))
+        if seen:
+            if _shows(value, expected):
+                return GoalCheck("verified", f"{oid} seen {_word(pred, value)}")
+            return GoalCheck("contradicted", f"{oid} seen {_word(pred, value)}")
     if pred == "isHeld":
         holds = held_id is not None and (oid is None or held_id == oid)
         if bool(expected) == holds:
             return GoalCheck("verified", "in hand" if holds else "the hand is empty")
         return GoalCheck("contradicted", f"holding {held_id}" if held_id else "nothing in hand")
     if pred in UNOBSERVABLE:
-        return GoalCheck("unverified", f"the agent's sensors do not show {UNOBSERVABLE[pred]}; "
+        return GoalCheck("unverified", f"no close look showed {UNOBSERVABLE[pred]} since the action; "
                                        "the action reported success")
     if pred == "isSliced":
         sliced = [o for o in tracker.objects.values() if o.object_type == f"{item.object.type}Sliced"

@@ -92,6 +92,7 @@ class HoloMindAgent:
             self.experience = ExperiencePool()  # nothing loaded, nothing saved
         self.move_step = self.config.move_step
         self.state = EpisodeState()  # made new by reset(); here so a goal loop can be tested without one
+        self._acted_at = -1  # step of the last successful interaction (goal_check reads flags after it)
         self._events: list[tuple[str, dict]] = []
 
     # ---- agent interface ---------------------------------------------------------------------
@@ -108,6 +109,7 @@ class HoloMindAgent:
         # Episodic status (what the agent's own actions did) as evidence in the belief tracker.
         self.beliefs = EpisodicBeliefs(session=str(getattr(episode, "id", "")))
         self._last_held = observation.agent.held_object_id
+        self._acted_at = -1  # step of the last successful interaction (goal_check reads flags after it)
         self.navigator = Navigator(self.occupancy, self.config.move_step, self.config.rotate_step,
                                    camera_height=float(observation.world_from_camera[2, 3]))
         self.skills = Skills(self)
@@ -283,6 +285,8 @@ class HoloMindAgent:
         the evidence (a success's effects, or the state a failure revealed, "is already on"); the
         object tracker keeps its geometry current and caches the observed flags."""
         self.obs = obs  # act() has integrated the frame already
+        if obs.feedback.success:
+            self._acted_at = int(obs.step)  # a goal's flags count from looks after its last action
         if self.config.episodic:
             self.beliefs.record(int(obs.step), name, object_id, obs.feedback.success, obs.feedback.error,
                                 held_before=self._last_held, failure=obs.feedback.failure)
@@ -457,7 +461,8 @@ class HoloMindAgent:
                     return False
                 continue
             # Done means observed: the goal's condition against the agent's own frames.
-            check = qualify_choice(check_goal(goal, ground.bindings, since, self.held_id, self.tracker, self.rooms),
+            check = qualify_choice(check_goal(goal, ground.bindings, since, self.held_id, self.tracker, self.rooms,
+                                              acted_at=self._acted_at),
                                    goal, goal.id in self.state.relaxed_goals, goal.id in self.state.relaxed_relations)
             self.state.goal_checks[goal.id] = check
             if check.status == "contradicted" and goal.id not in self.state.rechecked:

@@ -5,8 +5,10 @@ provides segmentation with persistent ids, a robot gets them from its segmenter 
 which is what the agent must name in an interaction. Geometry comes from the depth pixels of the
 instance: a centroid and an axis-aligned box in THOR (x, y, z), the frame the lattice planner
 plans in. States (open, on, filled, ...) are never observed directly here: the agent records
-what its own successful actions did (``note_state``), and the critic learns from the failures
-("already on") what it could not know.
+what its own successful actions did (``note_state``), what a state classifier reports on close
+looks (``InstanceLabel.states``, household.visible_states: dirty, filled, on, open, cooked,
+broken; the latest look wins, and ``state_seen`` keeps its step), and the critic learns from the
+failures ("already on") what it could not know.
 
 The scene map of record for text queries is ``memory.spatial.SpatialMemory`` (fed by the agent
 too); this table is the agent's working set for acting, cheap to update every step.
@@ -35,7 +37,8 @@ class TrackedObject:
     last_seen: int
     seen_count: int = 1
     pixels: int = 0
-    state: dict[str, Any] = field(default_factory=dict)  # what the agent's own actions did
+    state: dict[str, Any] = field(default_factory=dict)  # what the agent's own actions did, or a close look saw
+    state_seen: dict[str, int] = field(default_factory=dict)  # flag -> step of the last close look that showed it
     moved: bool = False  # moved by the agent since last seen: the box is stale
     sigma: float = 0.0  # depth noise (m) of the views the box is built from (noisy depth only)
     gone: bool = False  # sliced away or otherwise no longer an object
@@ -91,6 +94,7 @@ class ObjectTracker:
                 # In hand it moves with the agent: a union of in-hand views would stretch its box
                 # along the path. Its box stays stale (``note_moved``) until it is seen put down.
                 self.visible_now[label.object_id] = n
+                self._saw_states(self.objects.get(label.object_id), label.states, obs.step)
                 continue
             sel = np.flatnonzero(flat == inst)
             if len(sel) > 400:
@@ -112,9 +116,11 @@ class ObjectTracker:
             self.visible_now[label.object_id] = n
             rec = self.objects.get(label.object_id)
             if rec is None:
-                self.objects[label.object_id] = TrackedObject(label.object_id, label.object_type, c, lo, hi,
-                                                              obs.step, obs.step, pixels=n, sigma=sigma)
+                rec = self.objects[label.object_id] = TrackedObject(label.object_id, label.object_type, c, lo, hi,
+                                                                    obs.step, obs.step, pixels=n, sigma=sigma)
+                self._saw_states(rec, label.states, obs.step)
                 continue
+            self._saw_states(rec, label.states, obs.step)
             # with noise, a view whose box lies clear of the record's (beyond three of its own
             # sigma) shows the object somewhere else: someone moved it, and that view wins
             elsewhere = sigma > 0 and bool(np.any((lo > rec.box_max + 3.0 * sigma) | (hi < rec.box_min - 3.0 * sigma)))
@@ -126,6 +132,22 @@ class ObjectTracker:
             rec.last_seen, rec.pixels = obs.step, n
             rec.seen_count += 1
             rec.gone = False
+
+    @staticmethod
+    def _saw_states(rec: TrackedObject | None, states: tuple[tuple[str, Any], ...], step: int) -> None:
+        if rec is None or not states:
+            return
+        for flag, value in states:
+            rec.state[flag] = value
+            rec.state_seen[flag] = step
+
+    def seen_state(self, object_id: str, flag: str, since: int) -> tuple[bool, Any]:
+        """(seen, value): whether a close look at the object showed ``flag`` at or after step
+        ``since``, and what it showed."""
+        rec = self.objects.get(object_id)
+        if rec is None or rec.state_seen.get(flag, -1) < since:
+            return False, None
+        return True, rec.state.get(flag)
 
     # ---- the agent's own effects ----------------------------------------------------------
     def note_state(self, object_id: str, key: str, value: Any) -> None:

@@ -68,14 +68,44 @@ def test_in_room_reads_the_agents_own_room_names(named: str | None, status: str)
     assert check_goal(goal, {"object": "Mug|1"}, 5, None, _tracker(ON_TABLE), Rooms(named)).status == status
 
 
-def test_held_is_proprioception_and_flags_are_unobservable() -> None:
+def test_held_is_proprioception_and_flags_need_a_close_look() -> None:
     assert check_goal(_goal("isHeld", "Mug", True), {"object": "Mug|1"}, 0, "Mug|1", _tracker(), Rooms(None)).status \
         == "verified"
     wrong = check_goal(_goal("isHeld", "Mug", True), {"object": "Mug|1"}, 0, "Cup|2", _tracker(), Rooms(None))
     assert wrong.status == "contradicted" and "Cup|2" in wrong.reason
     lamp = check_goal(_goal("isToggled", "FloorLamp", True), {"object": "FloorLamp|1"}, 0, None, _tracker(), Rooms(None))
     assert lamp.status == "unverified" and "whether it is on" in lamp.reason
-    assert check_report("done", lamp.to_dict()).startswith("done, unverified: the agent's sensors do not show")
+    assert check_report("done", lamp.to_dict()).startswith("done, unverified: no close look showed")
+
+
+def _looked(oid: str, step: int, **flags) -> ObjectTracker:
+    rec = _rec(oid, [0, 0, 0], [0.1, 0.1, 0.1], seen=step)
+    rec.state.update(flags)
+    rec.state_seen.update({f: step for f in flags})
+    return _tracker(rec)
+
+
+def test_flags_from_a_close_look_after_the_action() -> None:
+    """A state classifier's report (InstanceLabel.states, kept by the tracker) verifies a flag goal
+    or contradicts it, but only from a look at or after the goal's last action."""
+    lamp_on = _goal("isToggled", "FloorLamp", True)
+    b = {"object": "FloorLamp|1"}
+    assert check_goal(lamp_on, b, 0, None, _looked("FloorLamp|1", 12, isToggled=True), Rooms(None), acted_at=12).status \
+        == "verified"
+    off = check_goal(lamp_on, b, 0, None, _looked("FloorLamp|1", 12, isToggled=False), Rooms(None), acted_at=12)
+    assert off.status == "contradicted" and "off" in off.reason
+    # seen off before the toggle: that is the state the goal changed, not evidence against it
+    assert check_goal(lamp_on, b, 0, None, _looked("FloorLamp|1", 9, isToggled=False), Rooms(None), acted_at=12).status \
+        == "unverified"
+    mug = {"object": "Mug|1"}
+    coffee = _goal("isFilledWithLiquid", "Mug", "coffee")
+    assert check_goal(coffee, mug, 0, None, _looked("Mug|1", 5, isFilledWithLiquid="coffee"), Rooms(None), 5).status \
+        == "verified"
+    water = check_goal(coffee, mug, 0, None, _looked("Mug|1", 5, isFilledWithLiquid="water"), Rooms(None), 5)
+    assert water.status == "contradicted" and "water" in water.reason
+    clean = _goal("isDirty", "Mug", False)
+    assert check_goal(clean, mug, 0, None, _looked("Mug|1", 5, isDirty=False), Rooms(None), 5).status == "verified"
+    assert check_goal(clean, mug, 0, None, _looked("Mug|1", 5, isDirty=True), Rooms(None), 5).status == "contradicted"
 
 
 def test_slices_seen_since_the_goal_began() -> None:

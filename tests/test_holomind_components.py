@@ -1010,6 +1010,22 @@ def test_in_room_goal_prefers_furniture_typical_of_the_room() -> None:
     assert flat.ground(book_goal, ctx(plan)).bindings["target"] == "CounterTop|1"
 
 
+def test_wash_goal_takes_a_cup_seen_dirty_never_one_seen_clean() -> None:
+    """'Wash the dirty cup': a close look (the state classifier) tells clean from dirty; a cup seen
+    clean is not washed in the dirty one's place, one not looked at closely may be the one."""
+    near_clean = dataclasses.replace(known("Cup|near", "Cup", 1.0, 0.0), state={"isDirty": False})
+    far_dirty = dataclasses.replace(known("Cup|far", "Cup", 6.0, 0.0), state={"isDirty": True})
+    unlooked = known("Cup|mid", "Cup", 3.0, 0.0)
+    wash = goal("g", item("Cup", "isDirty", False))
+    g = NearestGrounder()
+    assert g.ground(wash, ctx([near_clean, unlooked, far_dirty])).bindings["object"] == "Cup|far"
+    assert g.ground(wash, ctx([near_clean, unlooked])).bindings["object"] == "Cup|mid"
+    assert g.ground(wash, ctx([near_clean])).bindings["object"] is None  # search on
+    explored = ctx([near_clean])
+    explored.relax_relations = True
+    assert g.ground(wash, explored).bindings["object"] == "Cup|near"  # nothing else after exploring
+
+
 def test_grounder_returns_none_for_unseen_types_and_prefers_the_held_one() -> None:
     g = NearestGrounder()
     b = g.ground(goal("g", item("Apple", "inReceptacle", target="Mug")), ctx(MUGS)).bindings

@@ -62,6 +62,12 @@ def test_numpy_and_tuples_are_converted():
     ('{"schema": "worldmind/label_table", "version": 1, "labels": [{"id": 1, "object_id": 5, "object_type": "b"}]}',
      "labels[0].object_id", "must be str"),
     ('{"schema": "worldmind/label_table", "version": 1, "labels": [], "step": NaN}', None, "NaN"),
+    ('{"schema": "worldmind/label_table", "version": 1, "labels": [{"id": 1, "object_id": "a", "object_type": "b", '
+     '"states": {"isShiny": true}}]}', "labels[0].states.isShiny", "not a state flag"),
+    ('{"schema": "worldmind/label_table", "version": 1, "labels": [{"id": 1, "object_id": "a", "object_type": "b", '
+     '"states": {"isFilledWithLiquid": "lava"}}]}', "labels[0].states.isFilledWithLiquid", "not a value"),
+    ('{"schema": "worldmind/label_table", "version": 1, "labels": [{"id": 1, "object_id": "a", "object_type": "b", '
+     '"states": [1]}]}', "labels[0].states", "must be an object"),
 ])
 def test_malformed_label_table_names_topic_and_field(text, field, match):
     with pytest.raises(pl.PayloadError, match=match) as info:
@@ -102,9 +108,12 @@ def test_bytes_input_and_bad_utf8():
 
 
 def test_typed_helpers_round_trip():
-    labels = {3: InstanceLabel("Mug|1", "Mug"), 1: InstanceLabel("Cup|2", "Cup")}
+    labels = {3: InstanceLabel("Mug|1", "Mug", (("isDirty", True), ("isFilledWithLiquid", "coffee"))),
+              1: InstanceLabel("Cup|2", "Cup")}
     data = pl.decode(pl.encode("label_table", pl.labels_to_payload(labels, step=2, stamp_ns=5)), "/l").data
     assert pl.labels_from_payload(data) == labels and data["labels"][0]["id"] == 1
+    assert "states" not in data["labels"][0] and data["labels"][1]["states"] == {"isDirty": True,
+                                                                                  "isFilledWithLiquid": "coffee"}
     agent = AgentStatus((1.0, 2.0, 0.0), -90.0, 30.0, "Mug|1", "Mug")
     fb = ActionFeedback("PickupObject", True, "")
     data = pl.decode(pl.encode("agent_status", pl.agent_status_to_payload(agent, 4, fb)), "/a").data

@@ -18,9 +18,10 @@ from household.assets import AssetCatalog, default_catalog
 from sim_bridge.embedded.collision import CollisionMap
 from household.house_data import HouseError
 from household.outcomes import Failure
+from household.visible_states import states_from_metadata, with_states
 from sim_bridge.embedded.house_geometry import HouseLayout, parse_layout
 from sim_bridge.embedded.interactions import InteractionError, ObjectTable, find_placement
-from sim_bridge.embedded.metadata import agent_metadata, object_metadata
+from sim_bridge.embedded.metadata import agent_metadata, object_metadata, state_metadata
 from sim_bridge.embedded.objects import build_objects
 from sim_bridge.embedded.placement_checks import PlacementProblem, check_placements
 from sim_bridge.embedded.render import SceneRenderer
@@ -355,9 +356,13 @@ class EmbeddedEnvironment:
             obs.rgb, obs.depth = frame.rgb, frame.depth
             obs.instance_ids = frame.instance
             present = np.unique(frame.instance)
+            labels = {}
             for k in present[present > 0]:
                 oid = self._render_ids[int(k) - 1]
-                obs.id_to_label[int(k)] = InstanceLabel(oid, self.table.objects[oid].type)
+                labels[int(k)] = InstanceLabel(oid, self.table.objects[oid].type)
+            # what a close look shows of each (household.visible_states)
+            obs.id_to_label = with_states(frame.instance, labels,
+                                          lambda oid: states_from_metadata(state_metadata(self.table.objects[oid])))
         return obs
 
 

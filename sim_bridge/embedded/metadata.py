@@ -17,6 +17,16 @@ def _xyz(v: np.ndarray) -> dict[str, float]:
     return {"x": float(v[0]), "y": float(v[1]), "z": float(v[2])}
 
 
+def state_metadata(obj: SimObject) -> dict[str, Any]:
+    """The capability and state fields a state classifier reads (household.visible_states)."""
+    a = obj.affords
+    return {"openable": a("openable"), "isOpen": obj.is_open, "toggleable": a("toggleable"),
+            "isToggled": obj.is_toggled, "dirtyable": a("dirtyable"), "isDirty": obj.is_dirty,
+            "canFillWithLiquid": a("fillable"), "isFilledWithLiquid": obj.is_filled, "fillLiquid": obj.fill_liquid,
+            "cookable": a("cookable"), "isCooked": obj.is_cooked, "breakable": a("breakable"),
+            "isBroken": obj.is_broken}
+
+
 def object_metadata(obj: SimObject, children: list[str], parents: list[str], visible: bool,
                     interactable: bool, distance: float) -> dict[str, Any]:
     corners = obj.corners()

@@ -27,7 +27,7 @@ Public API
 
 Required fields per kind (optional ones in ``OPTIONAL``)::
 
-    label_table       labels: [{"id": int, "object_id": str, "object_type": str}, ...]
+    label_table       labels: [{"id": int, "object_id": str, "object_type": str, "states"?: {flag: value}}, ...]
     goal_dag          goals: [{"id": str, ...Goal.to_dict()}, ...]      (edges: [[from, to], ...])
     critic_directive  verdict: "pass" | "refine" | "replan"            (diagnosis, fix, goal_id, level, step)
     belief_update     events: [Event.to_dict(), ...]                    (step)
@@ -54,6 +54,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from household.types import ActionFeedback, AgentStatus, InstanceLabel, RoomInfo, WorldState
+from household.visible_states import LIQUIDS, STATE_FLAGS
 
 SCHEMA_PREFIX = "worldmind/"
 VERSION = 1
@@ -156,6 +157,15 @@ def _check_labels(data: Mapping[str, Any], topic: str) -> None:
         if lab["id"] in seen:
             raise PayloadError(topic, f"{where}.id", f"duplicate instance id {lab['id']}")
         seen.add(lab["id"])
+        states = lab.get("states", {})
+        if not isinstance(states, dict):
+            raise PayloadError(topic, f"{where}.states", f"must be an object {{flag: value}}, got {states!r}")
+        for flag, value in states.items():
+            if flag not in STATE_FLAGS:
+                raise PayloadError(topic, f"{where}.states.{flag}", f"not a state flag (one of {', '.join(STATE_FLAGS)})")
+            ok = value is False or value in LIQUIDS if flag == "isFilledWithLiquid" else isinstance(value, bool)
+            if not ok:
+                raise PayloadError(topic, f"{where}.states.{flag}", f"not a value this flag takes: {value!r}")
 
 
 def _check_goals(data: Mapping[str, Any], topic: str) -> None:
@@ -276,7 +286,8 @@ def _reject_constant(name: str) -> Any:
 
 def labels_to_payload(id_to_label: Mapping[int, InstanceLabel], *, step: int | None = None,
                       stamp_ns: int | None = None) -> dict[str, Any]:
-    out: dict[str, Any] = {"labels": [{"id": int(k), "object_id": v.object_id, "object_type": v.object_type}
+    out: dict[str, Any] = {"labels": [{"id": int(k), "object_id": v.object_id, "object_type": v.object_type,
+                                       **({"states": dict(v.states)} if v.states else {})}
                                       for k, v in sorted(id_to_label.items())]}
     if step is not None:
         out["step"] = int(step)
@@ -286,7 +297,8 @@ def labels_to_payload(id_to_label: Mapping[int, InstanceLabel], *, step: int | N
 
 
 def labels_from_payload(data: Mapping[str, Any]) -> dict[int, InstanceLabel]:
-    return {int(d["id"]): InstanceLabel(d["object_id"], d["object_type"]) for d in data["labels"]}
+    return {int(d["id"]): InstanceLabel(d["object_id"], d["object_type"], tuple(sorted((d.get("states") or {}).items())))
+            for d in data["labels"]}
 
 
 def agent_status_to_payload(agent: AgentStatus, step: int, feedback: ActionFeedback | None = None,

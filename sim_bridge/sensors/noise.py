@@ -20,6 +20,7 @@ import numpy as np
 from scipy import ndimage
 
 from household.types import AgentStatus, InstanceLabel, Observation, StepResult
+from household.visible_states import flip_states
 from sim_bridge.sensors.pose import PoseError
 from sim_bridge.sensors.profiles import DARK_OR_SHINY, DepthModel, SegmentationModel, SensorProfile
 
@@ -131,7 +132,7 @@ def _degrade_segmentation(obs: Observation, model: SegmentationModel,
         lab = labels.get(iid)
         if lab is not None and model.confusion_p > 0 and lab.object_type in model.confusion \
                 and rng.random() < model.confusion_p:
-            labels[iid] = InstanceLabel(lab.object_id, model.confusion[lab.object_type])
+            labels[iid] = InstanceLabel(lab.object_id, model.confusion[lab.object_type], lab.states)
     if model.spurious_per_frame > 0 and labels:
         h, w = ids.shape
         for k in range(int(rng.poisson(model.spurious_per_frame))):
@@ -142,6 +143,9 @@ def _degrade_segmentation(obs: Observation, model: SegmentationModel,
             kind = rng.choice(sorted(lab.object_type for lab in labels.values()))
             labels[new] = InstanceLabel(f"{SPURIOUS_PREFIX}{k}", str(kind))
     labels = {i: lab for i, lab in labels.items() if (ids == i).any()}
+    if model.state_flip_p > 0:  # drawn by a hash of (object, flag, step): the streams above do not move
+        labels = {i: dataclasses.replace(lab, states=flip_states(lab.states, model.state_flip_p, lab.object_id, obs.step))
+                  if lab.states else lab for i, lab in labels.items()}
     if model.per_frame_ids and labels:
         old = sorted(labels)
         new_ids = rng.permutation(np.arange(1, len(old) + 1) + int(rng.integers(0, 1000)))

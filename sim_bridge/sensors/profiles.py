@@ -41,6 +41,9 @@ they come from:
   mug/cup, pot/pan, fork/spoon, ...), spurious instances appear (0.1 per frame), and instance ids
   are per frame (a new numbering every frame: nothing downstream may rely on them). These are the
   failure kinds such detectors show; the rates are chosen, not measured on a dataset.
+- states (a state classifier on close instances, ``household.visible_states``: dirty, filled,
+  on, open, cooked, broken): each reported state is wrong with probability 0.05 (``harsh``:
+  0.15); chosen, not measured.
 
 The segmenter keeps each segment's simulator object id in its label (``InstanceLabel.object_id``):
 the embedded simulator addresses skills by that id, and a spurious segment gets an id no object
@@ -87,6 +90,7 @@ class SegmentationModel:
     confusion: Mapping[str, str] = field(default_factory=lambda: CONFUSABLE)
     spurious_per_frame: float = 0.0  # expected spurious instances per frame
     per_frame_ids: bool = False  # renumber instance ids every frame
+    state_flip_p: float = 0.0  # probability a reported state (household.visible_states) is wrong
 
 
 @dataclass(frozen=True)
@@ -105,7 +109,7 @@ class SensorProfile:
 D435 = DepthModel(noise_k=0.0036, edge_dropout=0.5, dark_dropout=0.7, min_range_m=0.2, max_range_m=6.0)
 ODOMETRY = PoseModel(drift_per_m=0.02, yaw_drift_per_rad=0.011)
 DETECTOR = SegmentationModel(min_pixels=40, erode_p=0.3, bleed_p=0.2, confusion_p=0.05, spurious_per_frame=0.1,
-                             per_frame_ids=True)
+                             per_frame_ids=True, state_flip_p=0.05)
 
 PROFILES: Mapping[str, SensorProfile] = MappingProxyType({
     "ideal": SensorProfile("ideal"),
@@ -120,7 +124,7 @@ PROFILES: Mapping[str, SensorProfile] = MappingProxyType({
         DepthModel(noise_k=0.012, edge_dropout=0.9, dark_dropout=0.95, min_range_m=0.3, max_range_m=4.0),
         PoseModel(drift_per_m=0.05, yaw_drift_per_rad=0.033),
         SegmentationModel(min_pixels=120, erode_p=0.5, bleed_p=0.4, border_px=2, confusion_p=0.15,
-                          spurious_per_frame=0.5, per_frame_ids=True)),
+                          spurious_per_frame=0.5, per_frame_ids=True, state_flip_p=0.15)),
 })
 
 

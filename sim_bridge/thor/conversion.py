@@ -15,6 +15,7 @@ import numpy as np
 
 from sim_bridge.embedded.house_geometry import parse_layout
 from household.frames import thor_camera_to_ros_pose, thor_to_ros_points, thor_yaw_to_ros
+from household.visible_states import states_from_metadata, with_states
 from household.types import (
     ActionFeedback,
     AgentStatus,
@@ -91,9 +92,12 @@ def observation_from_event(event: Any, step: int, feedback: ActionFeedback, ids:
     if event.depth_frame is not None:
         obs.depth = np.ascontiguousarray(event.depth_frame, dtype=np.float32)
     if event.instance_segmentation_frame is not None:
-        types = {o["objectId"]: o["objectType"] for o in md["objects"]}
-        obs.instance_ids, obs.id_to_label = instance_image(event.instance_segmentation_frame,
-                                                           event.color_to_object_id, types, ids)
+        meta = {o["objectId"]: o for o in md["objects"]}
+        types = {k: o["objectType"] for k, o in meta.items()}
+        obs.instance_ids, labels = instance_image(event.instance_segmentation_frame, event.color_to_object_id,
+                                                  types, ids)
+        # what a close look shows (THOR renders these states; household.visible_states)
+        obs.id_to_label = with_states(obs.instance_ids, labels, lambda oid: states_from_metadata(meta[oid]))
     return obs
 
 

@@ -1,0 +1,93 @@
+"""What a close look shows of an object's state: the seam for a state classifier.
+
+THOR renders the states LongAct's checklists ask about: a dirty mug has a dirty material, a filled
+one shows its liquid, a lamp that is on is lit, an open fridge stands open, a cooked potato is
+browned, a broken vase lies in pieces. A robot reads them with a state classifier on the instance's
+crop (a VLM asked "is this cup dirty?"); a simulator's segmenter reports them beside each
+instance's label (``household.types.InstanceLabel.states``) for instances it sees closely enough:
+at least ``MIN_STATE_SHARE`` of the frame (about 300 pixels at 320x240: a mug within about 1.5 m).
+A backend with no classifier (Habitat, a robot without one) reports none, and the agent is back to
+what its own actions did.
+
+Values are THOR's metadata values, except that ``isFilledWithLiquid`` carries the liquid's name
+("water", "coffee", "wine") when filled and False when empty: what a look at the liquid tells.
+Sensor profiles flip a share of what the classifier reports (``flip_states``), per object, flag
+and step by a hash, so the other noise streams do not move.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import replace
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from household.types import InstanceLabel
+
+# THOR flag -> the capability field of THOR's metadata that says the object can have it
+STATE_FLAGS: dict[str, str] = {"isOpen": "openable", "isToggled": "toggleable", "isDirty": "dirtyable",
+                               "isFilledWithLiquid": "canFillWithLiquid", "isCooked": "cookable",
+                               "isBroken": "breakable"}
+MIN_STATE_SHARE = 0.004  # of the frame's pixels: a close enough look to tell a state
+LIQUIDS = ("water", "coffee", "wine")
+
+States = tuple[tuple[str, Any], ...]
+
+
+def states_from_metadata(meta: Mapping[str, Any]) -> dict[str, Any]:
+    """The flags an object can have, from THOR-shaped metadata (THOR's own or the embedded
+    simulator's), liquid named."""
+    out: dict[str, Any] = {}
+    for flag, capability in STATE_FLAGS.items():
+        if not meta.get(capability):
+            continue
+        if flag == "isFilledWithLiquid":
+            out[flag] = (str(meta.get("fillLiquid") or "water") if meta.get(flag) else False)
+        else:
+            out[flag] = bool(meta.get(flag))
+    return out
+
+
+def visible_states(flags: Mapping[str, Any], n_pixels: int, frame_pixels: int) -> States:
+    """What the classifier reports for one instance in one frame: the flags, when the instance
+    covers enough of the frame to tell; nothing otherwise."""
+    if not flags or frame_pixels <= 0 or n_pixels < MIN_STATE_SHARE * frame_pixels:
+        return ()
+    return tuple(sorted(flags.items()))
+
+
+def with_states(instance_ids: np.ndarray, labels: Mapping[int, InstanceLabel],
+                flags_of: Callable[[str], Mapping[str, Any] | None]) -> dict[int, InstanceLabel]:
+    """The frame's labels with what the classifier reports for each (``flags_of(object_id)``:
+    the flags the object can have, or None for an object the backend knows nothing of)."""
+    counts = np.bincount(instance_ids.ravel()[instance_ids.ravel() > 0]) if instance_ids.size else np.zeros(1, int)
+    out: dict[int, InstanceLabel] = {}
+    for k, lab in labels.items():
+        flags = flags_of(lab.object_id)
+        n = int(counts[k]) if 0 < k < len(counts) else 0
+        states = visible_states(flags, n, int(instance_ids.size)) if flags else ()
+        out[k] = replace(lab, states=states) if states else lab
+    return out
+
+
+def _unit(*key: object) -> float:
+    """A uniform number in [0, 1) from the key (crc32): the same object, flag and step always
+    draw the same, whatever else the frame's noise drew."""
+    return zlib.crc32(repr(key).encode()) / 2.0 ** 32
+
+
+def flip_states(states: States, p: float, object_id: str, step: int, seed: int = 0) -> States:
+    """Each reported flag wrong with probability ``p``: a boolean flips; a liquid is missed
+    (False) or an empty vessel read as holding water."""
+    if p <= 0 or not states:
+        return states
+    out = []
+    for flag, value in states:
+        if _unit(seed, object_id, flag, step) < p:
+            if flag == "isFilledWithLiquid":
+                value = False if value else "water"
+            else:
+                value = not value
+        out.append((flag, value))
+    return tuple(out)
