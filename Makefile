@@ -55,7 +55,8 @@ system-packages:
 	fi
 
 # The main job: the HoloMind planner (deterministic, offline) on a shipped house and task (the
-# first of the committed dev set), seeing only its own observations; report in runs/demo.
+# first of the LongAct-like v2 dev set, in a person's wording), seeing only its own observations;
+# report in runs/demo.
 demo: setup
 	$(BIN)/worldmind run --planner deterministic --out runs/demo
 

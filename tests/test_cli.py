@@ -59,7 +59,7 @@ def test_run_defaults_to_first_committed_episode_and_runs_dir(tmp_path, monkeypa
     episodes.mkdir()
     write_episode(episodes / "b.json", "second", LAMPS)
     write_episode(episodes / "a.json", "first", ONE_LAMP)
-    monkeypatch.setattr(dev_set, "DEFAULT_EPISODES_DIR", episodes)
+    monkeypatch.setattr(dev_set, "DEMO_EPISODES_DIR", episodes)
     monkeypatch.chdir(tmp_path)
     assert cli.main(["run", "--no-render"]) == 0
     assert json.loads((tmp_path / "runs" / "first" / "report.json").read_text())["gc"] == 1.0
@@ -67,7 +67,7 @@ def test_run_defaults_to_first_committed_episode_and_runs_dir(tmp_path, monkeypa
 
 
 def test_run_without_committed_episodes_says_so(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(dev_set, "DEFAULT_EPISODES_DIR", tmp_path / "nothing")
+    monkeypatch.setattr(dev_set, "DEMO_EPISODES_DIR", tmp_path / "nothing")
     assert cli.main(["run"]) == 2
     assert "--episode" in capsys.readouterr().err
 
@@ -312,3 +312,11 @@ def test_time_and_rate_options_must_be_finite_and_positive(argv: list[str], opti
     r = subprocess.run([sys.executable, "-m", "worldmind.cli", *argv], capture_output=True, text=True, timeout=60,
                        cwd=tmp_path)
     assert r.returncode == 2 and f"argument {option}: must be a finite number above 0" in r.stderr, r.stderr
+
+
+def test_the_demo_episode_is_the_first_of_the_longact_like_set():
+    """``worldmind run`` with no episode shows a v2 episode (people's wording); the v1 set stays the
+    regression set the tests and benchmarks read."""
+    assert dev_set.demo_episode_file().name == "dev-000-0.json"
+    assert dev_set.demo_episode_file().parent.name == "episodes_dev_v2"
+    assert dev_set.default_episode_file().parent.name == "episodes_dev"

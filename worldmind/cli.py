@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-from evaluation.dev_set import DEFAULT_EPISODES_DIR, default_episode_file
+from evaluation.dev_set import DEMO_EPISODES_DIR, demo_episode_file
 from evaluation.executor_options import add_executor_options
 from evaluation.layout import report_layout
 from household.errors import InputError as CliError  # bad input from any layer: one line each, exit 2
@@ -46,7 +46,7 @@ from worldmind.cli_common import (PROG, EXPERIENCE_FILE, SIMULATORS, INSTRUCTION
 
 def cmd_run(args: argparse.Namespace) -> int:
     check_choices(args)
-    path = Path(args.episode) if args.episode else default_episode_file()
+    path = Path(args.episode) if args.episode else demo_episode_file()
     episode = load_valid_episode(path, args.data_dir)
     episode.instruction(args.instruction)
     out = Path(args.out) if args.out else Path("runs") / safe_dir_name(episode.id)
@@ -217,7 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
                          description="Run one LongAct episode in the embedded simulator and write report.json, "
                                      "report.md and report.png.")
     run.add_argument("--episode", default=None, metavar="FILE",
-                     help=f"episode JSON file (default: the first file of {DEFAULT_EPISODES_DIR})")
+                     help=f"episode JSON file (default: the first file of {DEMO_EPISODES_DIR})")
     run.add_argument("--out", default=None, metavar="DIR", help="report folder (default: runs/<episode id>)")
     run.add_argument("--experience", default=None, metavar="FILE",
                      help="deterministic/llm: experience pool file, read and updated (default: none, in memory)")

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-from evaluation.dev_set import default_episode_file
+from evaluation.dev_set import demo_episode_file
 from evaluation.executor_options import positive_float
 from planner.factory import LLM_PREFIX, PLANNER_HELP, check_planner, make_agent
 from worldmind.cli_common import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, PROG, CliError, StepReporter,
@@ -166,7 +166,7 @@ def _episode(args: argparse.Namespace) -> tuple[Any, Path]:
 
         validate_episode(ep, ep.resolve_house(args.data_dir), load_asset_database())
         return ep, path
-    path = Path(args.episode) if args.episode else default_episode_file()
+    path = Path(args.episode) if args.episode else demo_episode_file()
     return load_valid_episode(path, args.data_dir), path
 
 
