@@ -21,7 +21,7 @@ from planner.roles import Goal, Grounding, KnownObject, PlannerContext, Subgoal
 from household.assets import AssetCatalog, default_catalog
 from household.receptacle_filters import AGENT_PUT_DOWN, ROOM_SURFACE
 from planner.recipes import KNIVES, VESSELS, WINE_SOURCES, Plan, pickupable_type, recipe_for  # noqa: F401 (re-exported)
-from planner.stations import station_type
+from planner.stations import cooker_types, station_type
 
 def tool_types(item: ChecklistItem) -> tuple[str, ...]:
     """The types of tool an item's recipe picks up (a knife to slice, a bottle to pour wine
@@ -169,8 +169,10 @@ class NearestGrounder:
                                    vessel.position if vessel else near))
         elif item.predicate in ("isFilledWithLiquid", "isDirty"):
             b.update(self._station(station_type(item.predicate, item.expected), context, near))
-        elif item.predicate == "isCooked":  # the recipe turns the microwave on itself
-            b["target"] = self._station(station_type(item.predicate, item.expected), context, near)["target"]
+        elif item.predicate == "isCooked":  # the recipe turns the cooker on itself
+            # a toaster for bread slices where one is known, else a microwave (cooker_types)
+            b["target"] = next((found for t in cooker_types(item.object.type)
+                                if (found := self._station(t, context, near)["target"])), None)
         return Grounding(goal.id, b)
 
     @staticmethod

@@ -39,7 +39,7 @@ from planner.refusals import REFUSED_SITUATIONS, ReceptacleRefusals
 from planner.occupancy import OccupancyConfig, OccupancyMap
 from planner.roles import CriticDecision, CriticEvent, Goal, KnownObject, PlannerContext
 from planner.rooms import RoomSegmenter
-from planner.skills import SKILL_FAILED, UNREACHABLE, Replan, Skills
+from planner.skills import NOT_AS_DESCRIBED, SKILL_FAILED, UNREACHABLE, Replan, Skills
 from household.assets import default_catalog
 from household.receptacle_filters import FIXED_RECEPTACLE
 from household.frames import ros_to_thor_points, ros_yaw_to_thor, thor_to_ros_points
@@ -451,6 +451,7 @@ class HoloMindAgent:
                     if not ok:
                         raise Replan("low", f"{sub.skill} did not succeed", SKILL_FAILED)
                     self.history.append(f"{sub.skill} {sub.args}")
+                    self._check_as_described(goal, sub)
             except Replan as exc:
                 self.note(f"{goal.id}: replan ({exc.level}): {exc.diagnosis}")
                 reason = ("unreachable" if exc.situation == UNREACHABLE else
@@ -481,6 +482,19 @@ class HoloMindAgent:
             return True
         return False
 
+    def _check_as_described(self, goal: Goal, sub: Any) -> None:
+        """In hand, a close look shows what the object is: "wash the dirty cup" with a cup seen
+        clean is the wrong cup (washing it leaves the dirty one dirty), so ground another
+        (unless the house is explored and no cup was seen dirty: then the guess stands)."""
+        item = goal.items[0]
+        if sub.skill != "pick" or item.predicate != "isDirty" or item.expected is not False \
+                or goal.id in self.state.relaxed_relations:
+            return
+        oid = sub.args.get("object_id")
+        seen, dirty = self.tracker.seen_state(oid, "isDirty", int(self.obs.step)) if oid else (False, None)
+        if seen and dirty is False:
+            raise Replan("low", f"{oid} is clean already: the dirty one is another", NOT_AS_DESCRIBED, (oid,))
+
     def _on_replan(self, exc: Replan, bindings: dict[str, str | None], attempt: int) -> None:
         """What a Replan teaches about the grounded objects. It acts on the typed situation and
         targets only, so it works the same whichever critic decided (rules, or an LLM writing
@@ -491,7 +505,7 @@ class HoloMindAgent:
             self.state.excluded_now.update(named)
         # (a refusal was recorded in self.refusals where it happened, in the skill: it also
         # keeps the receptacle from later goals and retries for this type)
-        refused = exc.situation in REFUSED_SITUATIONS
+        refused = exc.situation in REFUSED_SITUATIONS or exc.situation == NOT_AS_DESCRIBED
         unusable = exc.situation in UNUSABLE_SITUATIONS
         if named and (refused or unusable or attempt >= 1):
             self.state.excluded_now.update(named)  # this object will not do: ground another

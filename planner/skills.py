@@ -13,6 +13,7 @@ from typing import Any, Generator, Protocol
 
 import numpy as np
 
+from household.assets import default_catalog
 from household.interactions import INTERACTIONS
 from household.outcomes import Failure, failure_of
 from household.types import Action, Observation
@@ -77,6 +78,7 @@ UNREACHABLE = "unreachable"  # navigation found no pose that sees and reaches th
 NO_BINDING = "no_binding"  # the subgoal names no object
 SKILL_FAILED = "skill_failed"  # a skill returned False without a more specific reason
 UNKNOWN_SKILL = "unknown_skill"  # a role asked for a skill the library does not have
+NOT_AS_DESCRIBED = "not_as_described"  # a close look shows another object than described ("the dirty cup" is clean)
 
 
 def outcome(obs: Observation) -> Failure:
@@ -321,6 +323,10 @@ class Skills:
             yield from self.put_down(subgoal.goal_id, depth)
         if skill == "place" and a.held_id is None:
             raise Replan("low", "nothing in hand to place", "not_holding")
+        known = a.tracker.get(oid)
+        info = default_catalog().type_info(known.object_type) if known is not None else None
+        if skill in ("open", "close") and info is not None and not info.openable:
+            return True  # a toaster has no door: "close it" before switching on is already so
         if proactive:
             obj = a.tracker.get(oid)
             if obj is not None:

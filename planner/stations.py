@@ -8,13 +8,15 @@ Three parts of the planner need to know it and must agree, so none of them keeps
   something in that station for good, since what is left there can leave no room for the vessel.
 
 The choices mirror THOR's effects: water comes from a running faucet over a sink (filling and
-washing), coffee from a running coffee machine, cooking from a running microwave; wine is poured
+washing), coffee from a running coffee machine, cooking from a running toaster (for what it takes) or microwave; wine is poured
 from a bottle, so it has no station.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from household.assets import OBJECT_SPECIFIC_RECEPTACLES
 
 # Stations the recipe empties again: a vessel left in a sink keeps the next one out ("no room"),
 # and the agent then searched the house for another sink. A mug is left in the coffee machine
@@ -34,6 +36,13 @@ def station_type(predicate: str, expected: Any) -> str | None:
     if predicate == "isCooked":
         return "Microwave"
     return None
+
+
+def cooker_types(object_type: str) -> tuple[str, ...]:
+    """Where ``object_type`` is cooked, preferred first: a toaster for what a toaster takes (bread
+    slices: THOR's ReceptacleRestrictions), else a microwave. Houses without a microwave toast."""
+    takes = OBJECT_SPECIFIC_RECEPTACLES.get("Toaster", frozenset())
+    return ("Toaster", "Microwave") if object_type in takes else ("Microwave",)
 
 
 def emptied_station(predicate: str, expected: Any) -> str | None:
