@@ -117,7 +117,10 @@ class GoalBuilding:
         needs_object = verb not in (None, "go", "make", "pour", "water", "find")
         first_prep = next((i for i, c in enumerate(chunks) if c.kind == "prep"), len(chunks))
         slot_has_words = any(c.kind == "word" and c.value not in V.COPULAS for c in chunks[:first_prep])
-        if not objects and needs_object and not slot_has_words and not (verb == "turn" and not states and not groups):
+        # "put some water in the bowl": the liquid is what is put, not the last clause's object
+        liquid_in_slot = any(c.kind == "liquid" for c in chunks[:first_prep])
+        if not objects and needs_object and not slot_has_words and not liquid_in_slot \
+                and not (verb == "turn" and not states and not groups):
             ref = pending.mentions if pending is not None else antecedents
             if ref:
                 resolved = self._copy_ref(self._pick_ref(ref, need, last_place), Mention(("",), pronoun=True))

@@ -361,11 +361,14 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
         words = clause.words
         skip = D.elliptic_object(words)
         chunks = self._chunk(clause.tokens[skip:], None)
-        # "..., and the laptop by the dining table too": which laptop, said after it
+        # "..., and the laptop by the dining table too", "and the TV remote from the dining table
+        # too": which laptop, which remote, said after it
         relation = None
-        if len(chunks) >= 3 and chunks[-2].kind == "prep" and chunks[-2].value[0] == "near" \
+        relation_key = "object_near"
+        if len(chunks) >= 3 and chunks[-2].kind == "prep" and chunks[-2].value[0] in ("near", "from", "on", "in", "at") \
                 and chunks[-1].kind == "np" and chunks[-1].value.type and not chunks[-1].value.pronoun:
             relation = chunks[-1].value.type
+            relation_key = "object_near" if chunks[-2].value[0] == "near" else "object_source"
             chunks = chunks[:-2]
             if sum(c.kind == "np" for c in chunks) != 1:
                 return False
@@ -390,7 +393,7 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
         if relation is not None:  # the earlier object's own qualifiers are not this one's
             for key in ("object_near", "object_source", "object_alternatives"):
                 hints.pop(key, None)
-            hints["object_near"] = relation
+            hints[relation_key] = relation
         st.goals.append((copies, text, hints))
         return True
 
