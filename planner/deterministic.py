@@ -80,6 +80,26 @@ def near_anchor(cands: list[KnownObject], anchor_type: str, context: PlannerCont
     return sorted((o for o in cands if gap(o) <= RELATION_GAP), key=gap)
 
 
+def ambiguous_description(goal: Goal, context: PlannerContext) -> str | None:
+    """Why the instruction's description may not single out what the agent chose: more than one
+    known instance of the object's (or the target's) type stands by the furniture it is related
+    to ("the book by the bed" with two books by beds). The agent cannot tell which one was meant,
+    so a goal done on its choice is unverified with this reason, never claimed."""
+    item = goal.items[0]
+    roles = [(item.object.type, ("object_near", "object_source"))]
+    if any(k in goal.hints for k in ("count_of", "quantifier", "distinct_group")):
+        roles = []  # "both mugs from the table": the description is meant to fit several
+    if item.target is not None:
+        roles.append((item.target.type, ("target_near", "target_location")))
+    for object_type, keys in roles:
+        fits = [o for o in context.known_objects if o.object_type == object_type]
+        for key in keys:
+            anchor = goal.hints.get(key)
+            if anchor and len(near := near_anchor(fits, anchor, context)) > 1:
+                return f"{len(near)} {object_type}s the agent saw fit 'by the {anchor}'; it took the nearest to it"
+    return None
+
+
 # How typical of a room a surface must be to go first for an inRoom goal (P(room | its type)).
 TYPICAL_OF_ROOM = 0.5
 

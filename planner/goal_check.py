@@ -138,14 +138,19 @@ def check_goal(goal: Goal, bindings: dict[str, str | None], since_step: int, hel
     return GoalCheck("unverified", f"no observation check for {pred}")
 
 
-def qualify_choice(check: GoalCheck, goal: Goal, relaxed_rooms: bool, relaxed_relations: bool) -> GoalCheck:
+def qualify_choice(check: GoalCheck, goal: Goal, relaxed_rooms: bool, relaxed_relations: bool,
+                   ambiguity: str | None = None) -> GoalCheck:
     """A condition seen to hold on an object the agent chose by a guess is not the goal verified:
     after exploring without finding what the instruction describes ("the mug from the dining
     table", "the table in the lounge"), the agent took the likeliest region's or the nearest one,
-    which may not be the one meant. The check says so (unverified, with why) instead of claiming
-    the goal, so a report never shows a verified goal whose choice the agent itself doubted."""
-    if check.status != "verified" or not (relaxed_rooms or relaxed_relations):
+    which may not be the one meant; or the description fitted several instances it saw
+    (``ambiguity``, from ``planner.deterministic.ambiguous_description``). The check says so
+    (unverified, with why) instead of claiming the goal, so a report never shows a verified goal
+    whose choice the agent itself doubted."""
+    if check.status != "verified" or not (relaxed_rooms or relaxed_relations or ambiguity):
         return check
+    if ambiguity and not (relaxed_rooms or relaxed_relations):
+        return GoalCheck("unverified", f"{check.reason}, but which one was meant is a guess: {ambiguity}")
     hints = goal.hints
     if relaxed_rooms:
         room = next((r for r in (goal.items[0].object.room, hints.get("object_room"),

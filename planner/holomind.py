@@ -26,7 +26,8 @@ import numpy as np
 
 from planner.agent_config import AgentConfig
 from planner.critic import ExperiencePool, RuleCritic
-from planner.deterministic import NearestGrounder, RecipeTranslator, RuleRefiner, required_roles
+from planner.deterministic import (NearestGrounder, RecipeTranslator, RuleRefiner, ambiguous_description,
+                                   required_roles)
 from planner.episode_state import EpisodeState
 from planner.episodic_beliefs import EpisodicBeliefs
 from planner.all_of import MAX_COPIES, next_of_all
@@ -436,6 +437,7 @@ class HoloMindAgent:
                         t + (f" in the {room}" if room else "") for _, t, room in missing), ground.bindings)
                     return False
                 continue
+            ambiguity = ambiguous_description(goal, self.context())  # as the choice was made
             subgoals = self.translator.translate(goal, ground, self.context())
             if not subgoals:
                 # No silent success: a goal nothing was done for is not done.
@@ -464,7 +466,8 @@ class HoloMindAgent:
             # Done means observed: the goal's condition against the agent's own frames.
             check = qualify_choice(check_goal(goal, ground.bindings, since, self.held_id, self.tracker, self.rooms,
                                               acted_at=self._acted_at),
-                                   goal, goal.id in self.state.relaxed_goals, goal.id in self.state.relaxed_relations)
+                                   goal, goal.id in self.state.relaxed_goals, goal.id in self.state.relaxed_relations,
+                                   ambiguity)
             self.state.goal_checks[goal.id] = check
             if check.status == "contradicted" and goal.id not in self.state.rechecked:
                 self.state.rechecked.add(goal.id)  # once: a check that keeps failing must not loop

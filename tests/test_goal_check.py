@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from household.checklist import ChecklistItem, ObjectSelector
-from planner.goal_check import check_goal, check_report, qualify_choice
+from planner.goal_check import GoalCheck, check_goal, check_report, qualify_choice
 from planner.object_tracker import ObjectTracker, TrackedObject
 from planner.roles import Goal
 
@@ -134,3 +134,27 @@ def test_a_choice_made_by_a_guess_is_not_verified() -> None:
     contradicted = check_goal(goal, {"object": "Mug|1", "target": "DiningTable|1"}, 5, None,
                               _tracker(TABLE, ON_FLOOR), Rooms(None))
     assert qualify_choice(contradicted, goal, True, True) == contradicted
+
+
+def test_a_description_that_fits_several_is_a_guess() -> None:
+    """'The book by the bed' with two books by beds: whichever the agent took, it cannot know it was
+    the one meant, so its check says so (a counted description, 'both books', fits several on purpose)."""
+    from planner.deterministic import ambiguous_description
+    from planner.roles import KnownObject, PlannerContext
+
+    def ctx(*objs: KnownObject) -> PlannerContext:
+        return PlannerContext(step=0, held_object_id=None, held_object_type=None, known_objects=list(objs),
+                              rooms_seen=[], history=[], experience=[], object_types=[], agent_position=(0.0, 0.0, 0.0))
+
+    bed = KnownObject("Bed|1", "Bed", None, (0.0, 0.0, 0.4), half_extent=(1.0, 0.8))
+    book1, book2 = KnownObject("Book|1", "Book", None, (1.2, 0.0, 0.5)), KnownObject("Book|2", "Book", None, (0.0, 1.0, 0.5))
+    far = KnownObject("Book|3", "Book", None, (9.0, 9.0, 0.5))
+    goal = Goal("g1", (ChecklistItem(ObjectSelector("Book"), "inRoom", None, "LivingRoom"),), "the book by the bed",
+                {"object_near": "Bed"})
+    assert ambiguous_description(goal, ctx(bed, book1, far)) is None
+    why = ambiguous_description(goal, ctx(bed, book1, book2, far))
+    assert why is not None and "2 Books" in why and "Bed" in why
+    seen = GoalCheck("verified", "Book|1 seen in a region the agent names LivingRoom")
+    assert qualify_choice(seen, goal, False, False, why).status == "unverified"
+    both = Goal("g1", goal.items, "both books by the bed", {"object_near": "Bed", "count_of": "1/2"})
+    assert ambiguous_description(both, ctx(bed, book1, book2)) is None
