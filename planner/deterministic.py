@@ -58,6 +58,14 @@ def _typical_room(object_type: str) -> str | None:
 # between what the agent has seen of the two, box to box (0 when they overlap). The agent sees
 # parts of large furniture, so its boxes are smaller than the things and the gaps larger.
 RELATION_GAP = 1.25
+SUPPORT_GAP = 0.05  # an object this close (floor plane) to a piece of furniture stands on or in it
+
+
+class _NoInfo:
+    pickupable = False
+
+
+_NO_INFO = _NoInfo()
 
 
 def box_gap(a: KnownObject, b: KnownObject) -> float:
@@ -80,6 +88,27 @@ def near_anchor(cands: list[KnownObject], anchor_type: str, context: PlannerCont
     return sorted((o for o in cands if gap(o) <= RELATION_GAP), key=gap)
 
 
+def fits_relation(o: KnownObject, key: str, anchor_type: str, context: PlannerContext) -> bool:
+    """Whether the relation names ``o`` as a speaker would, beyond being within reach of an anchor:
+    "on / from the dresser" (``object_source``) is what it stands on or in (no gap); "by the
+    dresser" (``object_near``) is the furniture nearest to it, leaving out what it stands on. Among
+    several within ``RELATION_GAP`` of an anchor, the ones that fit go first."""
+    catalog = default_catalog()
+    furniture = [f for f in context.known_objects if f.object_id != o.object_id
+                 and not (catalog.type_info(f.object_type) or _NO_INFO).pickupable]
+    gaps = [(box_gap(o, f), f.object_type) for f in furniture]
+    if key == "object_source":
+        return any(g <= SUPPORT_GAP and t == anchor_type for g, t in gaps)
+    beside = [(g, t) for g, t in gaps if g > SUPPORT_GAP]
+    return bool(beside) and min(beside)[1] == anchor_type
+
+
+def by_relation_fit(near: list[KnownObject], key: str, anchor_type: str, context: PlannerContext) -> list[KnownObject]:
+    """``near`` (from ``near_anchor``) with those the relation names (``fits_relation``) first."""
+    return sorted(near, key=lambda o: not fits_relation(o, key, anchor_type, context))
+
+
+
 def ambiguous_description(goal: Goal, context: PlannerContext) -> str | None:
     """Why the instruction's description may not single out what the agent chose: more than one
     known instance of the object's (or the target's) type stands by the furniture it is related
@@ -95,7 +124,12 @@ def ambiguous_description(goal: Goal, context: PlannerContext) -> str | None:
         fits = [o for o in context.known_objects if o.object_type == object_type]
         for key in keys:
             anchor = goal.hints.get(key)
-            if anchor and len(near := near_anchor(fits, anchor, context)) > 1:
+            if not anchor:
+                continue
+            near = near_anchor(fits, anchor, context)
+            if key in ("object_near", "object_source"):  # the ones the relation names, where any is
+                near = [o for o in near if fits_relation(o, key, anchor, context)] or near
+            if len(near) > 1:
                 return f"{len(near)} {object_type}s the agent saw fit 'by the {anchor}'; it took the nearest to it"
     return None
 
@@ -216,7 +250,7 @@ class NearestGrounder:
         for key in ("object_near", "object_source"):
             anchor_type = goal.hints.get(key)
             if anchor_type:  # "the apple on the dining table", "the lamp by the sofa"
-                near = near_anchor(cands, anchor_type, context)
+                near = by_relation_fit(near_anchor(cands, anchor_type, context), key, anchor_type, context)
                 if near:
                     cands = near + [o for o in cands if o not in near]
                 elif not relaxed:

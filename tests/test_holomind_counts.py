@@ -186,3 +186,28 @@ def test_count_of_hint_is_typed_once() -> None:
     for bad in ("x/3", "4/3", "0/all", "2"):
         with pytest.raises(ValueError, match="count_of"):
             CountOf.parse(bad)
+
+
+def test_a_relation_names_the_furniture_a_speaker_would() -> None:
+    """Two plants within reach of the dresser: 'the plant by the dresser' is the one whose nearest
+    furniture is the dresser, not the one standing by the bed; 'the mug from the table' stands on
+    it. Once only one fits, the description is not ambiguous."""
+    from planner.deterministic import ambiguous_description
+
+    dresser = KnownObject("Dresser|1", "Dresser", None, (0.0, 0.0, 0.5), half_extent=(0.3, 0.6))
+    bed = KnownObject("Bed|1", "Bed", None, (1.3, 0.0, 0.3), half_extent=(0.3, 1.0))
+    # 0.3 m from the dresser but 0.1 m from the bed: nearer the dresser than the other plant is
+    by_bed = KnownObject("HousePlant|bed", "HousePlant", None, (0.75, 0.0, 0.3), half_extent=(0.15, 0.15))
+    by_dresser = KnownObject("HousePlant|dresser", "HousePlant", None, (-0.9, 0.0, 0.3), half_extent=(0.15, 0.15))
+    objs = [dresser, bed, by_bed, by_dresser]
+    water = Goal("g", (item("HousePlant", "isFilledWithLiquid", "water"),), "water the plant by the dresser",
+                 {"object_near": "Dresser"})
+    # the plant by the bed is nearer to the agent (at the origin) and within 1.25 m of the dresser too
+    assert NearestGrounder().ground(water, _ctx(objs)).bindings["object"] == "HousePlant|dresser"
+    assert ambiguous_description(water, _ctx(objs)) is None
+    table = KnownObject("DiningTable|1", "DiningTable", None, (5.0, 0.0, 0.4), half_extent=(0.8, 0.5))
+    on_table = KnownObject("Mug|on", "Mug", None, (5.2, 0.1, 0.8), half_extent=(0.05, 0.05))
+    beside = KnownObject("Mug|beside", "Mug", None, (5.0, 1.0, 0.9), half_extent=(0.05, 0.05))
+    fill = Goal("g", (item("Mug", "isFilledWithLiquid", "coffee"),), "fill the mug from the dining table",
+                {"object_source": "DiningTable"})
+    assert NearestGrounder().ground(fill, _ctx([table, beside, on_table])).bindings["object"] == "Mug|on"
