@@ -127,8 +127,8 @@ def ambiguous_description(goal: Goal, context: PlannerContext) -> str | None:
             if not anchor:
                 continue
             near = near_anchor(fits, anchor, context)
-            if key in ("object_near", "object_source"):  # the ones the relation names, where any is
-                near = [o for o in near if fits_relation(o, key, anchor, context)] or near
+            relation = "object_near" if key in ("object_near", "target_near") else "object_source"
+            near = [o for o in near if fits_relation(o, relation, anchor, context)] or near  # those it names
             if len(near) > 1:
                 return f"{len(near)} {object_type}s the agent saw fit 'by the {anchor}'; it took the nearest to it"
     return None
@@ -263,10 +263,11 @@ class NearestGrounder:
         by the dresser": the side table near a dresser; "in the mug on the desk"). While no
         candidate is near a known anchor, the one meant may not have been seen yet: None, so the
         agent searches on; once the house is explored (``relax_relations``), the nearest."""
+        key = "object_near" if goal.hints.get("target_near") else "object_source"  # by it / on it
         anchor_type = goal.hints.get("target_near") or goal.hints.get("target_location")
         if not cands or not anchor_type:
             return cands[0].object_id if cands else None
-        near = near_anchor(cands, anchor_type, context)
+        near = by_relation_fit(near_anchor(cands, anchor_type, context), key, anchor_type, context)
         if near:
             return near[0].object_id
         return cands[0].object_id if context.relax_relations else None
