@@ -5,7 +5,9 @@ one shows its liquid, a lamp that is on is lit, an open fridge stands open, a co
 browned, a broken vase lies in pieces. A robot reads them with a state classifier on the instance's
 crop (a VLM asked "is this cup dirty?"); a simulator's segmenter reports them beside each
 instance's label (``household.types.InstanceLabel.states``) for instances it sees closely enough:
-at least ``MIN_STATE_SHARE`` of the frame (about 300 pixels at 320x240: a mug within about 1.5 m).
+within ``MAX_STATE_RANGE_M`` (their mean depth) and at least ``MIN_STATE_PIXELS`` in the frame (a
+robot's classifier reads a higher-resolution crop than the 320x240 the planner's frames have; a
+mug at arm's length covers 50 to 200 of those pixels).
 A backend with no classifier (Habitat, a robot without one) reports none, and the agent is back to
 what its own actions did.
 
@@ -29,7 +31,8 @@ from household.types import InstanceLabel
 STATE_FLAGS: dict[str, str] = {"isOpen": "openable", "isToggled": "toggleable", "isDirty": "dirtyable",
                                "isFilledWithLiquid": "canFillWithLiquid", "isCooked": "cookable",
                                "isBroken": "breakable"}
-MIN_STATE_SHARE = 0.004  # of the frame's pixels: a close enough look to tell a state
+MAX_STATE_RANGE_M = 1.5  # a close look: within arm's length and a step
+MIN_STATE_PIXELS = 40  # the realistic detector's smallest instance (sim_bridge.sensors.profiles)
 LIQUIDS = ("water", "coffee", "wine")
 
 States = tuple[tuple[str, Any], ...]
@@ -49,24 +52,30 @@ def states_from_metadata(meta: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def visible_states(flags: Mapping[str, Any], n_pixels: int, frame_pixels: int) -> States:
-    """What the classifier reports for one instance in one frame: the flags, when the instance
-    covers enough of the frame to tell; nothing otherwise."""
-    if not flags or frame_pixels <= 0 or n_pixels < MIN_STATE_SHARE * frame_pixels:
+def visible_states(flags: Mapping[str, Any], n_pixels: int, mean_depth_m: float) -> States:
+    """What the classifier reports for one instance in one frame: the flags, when the instance is
+    close enough (``MAX_STATE_RANGE_M``) and shows enough pixels to tell; nothing otherwise."""
+    if not flags or n_pixels < MIN_STATE_PIXELS or not 0.0 < mean_depth_m <= MAX_STATE_RANGE_M:
         return ()
     return tuple(sorted(flags.items()))
 
 
-def with_states(instance_ids: np.ndarray, labels: Mapping[int, InstanceLabel],
+def with_states(instance_ids: np.ndarray, depth: np.ndarray | None, labels: Mapping[int, InstanceLabel],
                 flags_of: Callable[[str], Mapping[str, Any] | None]) -> dict[int, InstanceLabel]:
     """The frame's labels with what the classifier reports for each (``flags_of(object_id)``:
-    the flags the object can have, or None for an object the backend knows nothing of)."""
-    counts = np.bincount(instance_ids.ravel()[instance_ids.ravel() > 0]) if instance_ids.size else np.zeros(1, int)
+    the flags the object can have, or None for an object the backend knows nothing of). Without
+    depth nothing is close enough to tell."""
+    if depth is None or not instance_ids.size or not labels:
+        return dict(labels)
+    ids = instance_ids.ravel()
+    size = max(labels) + 1
+    counts = np.bincount(ids[ids >= 0], minlength=size)
+    depth_sums = np.bincount(ids[ids >= 0], weights=depth.ravel()[ids >= 0].astype(np.float64), minlength=size)
     out: dict[int, InstanceLabel] = {}
     for k, lab in labels.items():
         flags = flags_of(lab.object_id)
         n = int(counts[k]) if 0 < k < len(counts) else 0
-        states = visible_states(flags, n, int(instance_ids.size)) if flags else ()
+        states = visible_states(flags, n, float(depth_sums[k]) / n) if flags and n else ()
         out[k] = replace(lab, states=states) if states else lab
     return out
 

@@ -448,12 +448,13 @@ class HoloMindAgent:
             self._emit_plan()
             since = self.obs.step
             try:
-                for sub in subgoals:
+                for i, sub in enumerate(subgoals):
                     ok = yield from self.skills.run(sub)
                     if not ok:
                         raise Replan("low", f"{sub.skill} did not succeed", SKILL_FAILED)
                     self.history.append(f"{sub.skill} {sub.args}")
-                    self._check_as_described(goal, sub)
+                    if i == 0:
+                        self._check_as_described(goal, sub, since)
             except Replan as exc:
                 self.note(f"{goal.id}: replan ({exc.level}): {exc.diagnosis}")
                 reason = ("unreachable" if exc.situation == UNREACHABLE else
@@ -485,16 +486,17 @@ class HoloMindAgent:
             return True
         return False
 
-    def _check_as_described(self, goal: Goal, sub: Any) -> None:
-        """In hand, a close look shows what the object is: "wash the dirty cup" with a cup seen
-        clean is the wrong cup (washing it leaves the dirty one dirty), so ground another
-        (unless the house is explored and no cup was seen dirty: then the guess stands)."""
+    def _check_as_described(self, goal: Goal, sub: Any, since: int) -> None:
+        """Walking up to pick it, the agent looks at the object closely: "wash the dirty cup" with
+        a cup seen clean (since this attempt began, before anything was washed) is the wrong cup
+        (washing it leaves the dirty one dirty), so ground another (unless the house is explored
+        and no cup was seen dirty: then the guess stands)."""
         item = goal.items[0]
         if sub.skill != "pick" or item.predicate != "isDirty" or item.expected is not False \
                 or goal.id in self.state.relaxed_relations:
             return
         oid = sub.args.get("object_id")
-        seen, dirty = self.tracker.seen_state(oid, "isDirty", int(self.obs.step)) if oid else (False, None)
+        seen, dirty = self.tracker.seen_state(oid, "isDirty", since) if oid else (False, None)
         if seen and dirty is False:
             raise Replan("low", f"{oid} is clean already: the dirty one is another", NOT_AS_DESCRIBED, (oid,))
 

@@ -1103,8 +1103,8 @@ def test_ablations_are_checked_names_with_typed_switches() -> None:
 
 
 def test_a_cup_seen_clean_in_hand_is_not_the_dirty_cup() -> None:
-    """'Wash the dirty cup': once picked, a close look shows the cup; seen clean, it is the wrong
-    cup (a Replan that excludes it for this goal), seen dirty or not seen, the wash goes on."""
+    """'Wash the dirty cup': walking up to pick it, a close look shows the cup; seen clean, it is the
+    wrong cup (a Replan that excludes it for this goal), seen dirty or not seen, the wash goes on."""
     from types import SimpleNamespace
 
     from planner.holomind import HoloMindAgent
@@ -1117,15 +1117,16 @@ def test_a_cup_seen_clean_in_hand_is_not_the_dirty_cup() -> None:
     agent.obs = SimpleNamespace(step=7)
     wash = goal("g", item("Cup", "isDirty", False))
     pick = Subgoal("pick", {"object_id": "Cup|1"}, "g")
-    agent._check_as_described(wash, pick)  # not looked at: nothing to say
+    agent._check_as_described(wash, pick, 5)  # not looked at: nothing to say
     rec.state["isDirty"], rec.state_seen["isDirty"] = True, 7
-    agent._check_as_described(wash, pick)  # the dirty one
+    agent._check_as_described(wash, pick, 5)  # the dirty one
     rec.state["isDirty"] = False
+    agent._check_as_described(wash, pick, 8)  # seen clean before this attempt: not evidence now
     with pytest.raises(Replan) as info:
-        agent._check_as_described(wash, pick)
+        agent._check_as_described(wash, pick, 5)
     assert info.value.situation == NOT_AS_DESCRIBED and info.value.target_ids == ("Cup|1",)
     agent.state.relaxed_relations.add("g")  # explored, no cup seen dirty: the guess stands
-    agent._check_as_described(wash, pick)
+    agent._check_as_described(wash, pick, 5)
 
 
 def test_bread_slices_go_to_a_toaster_where_one_is_known() -> None:

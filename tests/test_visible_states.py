@@ -9,8 +9,8 @@ import numpy as np
 from evaluation.dev_set import default_episode_file
 from evaluation.episodes import load_episode
 from household.types import InstanceLabel
-from household.visible_states import (MIN_STATE_SHARE, flip_states, states_from_metadata, visible_states,
-                                      with_states)
+from household.visible_states import (MAX_STATE_RANGE_M, MIN_STATE_PIXELS, flip_states, states_from_metadata,
+                                      visible_states, with_states)
 from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
 from sim_bridge.sensors import SensorNoise, sensor_profile
 from sim_bridge.sensors.profiles import SegmentationModel, SensorProfile
@@ -29,15 +29,19 @@ def test_flags_from_thor_metadata_only_where_the_object_can_have_them() -> None:
 
 def test_only_a_close_enough_look_reports_states() -> None:
     flags = {"isDirty": True}
-    frame = 320 * 240
-    assert visible_states(flags, int(MIN_STATE_SHARE * frame) + 1, frame) == (("isDirty", True),)
-    assert visible_states(flags, int(MIN_STATE_SHARE * frame) - 1, frame) == ()
+    assert visible_states(flags, MIN_STATE_PIXELS, MAX_STATE_RANGE_M) == (("isDirty", True),)
+    assert visible_states(flags, MIN_STATE_PIXELS - 1, 1.0) == ()  # too few pixels to tell
+    assert visible_states(flags, 5000, MAX_STATE_RANGE_M + 0.1) == ()  # too far
     ids = np.zeros((50, 50), np.int32)
-    ids[:25, :25] = 1  # a quarter of the frame
-    ids[49, 49] = 2  # 1 pixel of 2,500: too small
-    labels = {1: InstanceLabel("Mug|1", "Mug"), 2: InstanceLabel("Cup|1", "Cup")}
-    out = with_states(ids, labels, lambda oid: {"isDirty": oid == "Mug|1"})
-    assert out[1].states == (("isDirty", True),) and out[2].states == ()
+    ids[:25, :25] = 1  # near and large
+    ids[30:40, 30:40] = 2  # large but far
+    ids[49, 49] = 3  # near but one pixel
+    depth = np.full((50, 50), 1.0, np.float32)
+    depth[30:40, 30:40] = 3.0
+    labels = {1: InstanceLabel("Mug|1", "Mug"), 2: InstanceLabel("Cup|1", "Cup"), 3: InstanceLabel("Cup|2", "Cup")}
+    out = with_states(ids, depth, labels, lambda oid: {"isDirty": oid == "Mug|1"})
+    assert out[1].states == (("isDirty", True),) and out[2].states == () and out[3].states == ()
+    assert with_states(ids, None, labels, lambda oid: {"isDirty": True}) == labels  # no depth: nothing close
 
 
 def test_flips_at_the_profile_rate_and_deterministically() -> None:

@@ -361,7 +361,7 @@ class EmbeddedEnvironment:
                 oid = self._render_ids[int(k) - 1]
                 labels[int(k)] = InstanceLabel(oid, self.table.objects[oid].type)
             # what a close look shows of each (household.visible_states)
-            obs.id_to_label = with_states(frame.instance, labels,
+            obs.id_to_label = with_states(frame.instance, frame.depth, labels,
                                           lambda oid: states_from_metadata(state_metadata(self.table.objects[oid])))
         return obs
 

@@ -97,7 +97,7 @@ def observation_from_event(event: Any, step: int, feedback: ActionFeedback, ids:
         obs.instance_ids, labels = instance_image(event.instance_segmentation_frame, event.color_to_object_id,
                                                   types, ids)
         # what a close look shows (THOR renders these states; household.visible_states)
-        obs.id_to_label = with_states(obs.instance_ids, labels, lambda oid: states_from_metadata(meta[oid]))
+        obs.id_to_label = with_states(obs.instance_ids, obs.depth, labels, lambda oid: states_from_metadata(meta[oid]))
     return obs
 
 
