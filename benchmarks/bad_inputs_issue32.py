@@ -5,14 +5,17 @@ and gives the "before" counts.
 
 Rows:
 - ``episode semantics (#32)``: a NaN / infinite / 1e306 object position, a room 1e306 m across,
-  an instruction over the parser's limit, duplicate keys (top level and nested). Before: read as
+  an instruction over the parser's limit, duplicate keys (top level and nested), a house of 1,000
+  rooms, 10,000 objects or a room 1 km across (household/house_limits.py). Before: read as
   valid (and scored GC 0). After: a clean error naming the file and field.
 - ``concurrent writers and identity (#32)``: a second belief-log writer, a second ``eval
   longact`` or ``replay`` into an ``--out`` in use, ``--out`` equal to the episodes folder, an
   input named summary.json inside ``--out``, a rerun with an edited episode. Before: accepted
   ("read as valid"). After: refused naming the file or folder ("clean error").
 - ``no lost results (#32)``: ids ``x/y`` and ``x_y`` in one run (two reports wanted), two
-  processes saving one experience pool (every entry wanted). Before: ``lost``. After: valid.
+  processes saving one experience pool (every entry wanted), a ``record`` stopped by Ctrl-C or
+  SIGTERM mid-run (no bag under the final name that replays as whole, no temporary folder left).
+  Before: ``lost``. After: valid.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -89,6 +93,17 @@ def semantic_cases(house: dict[str, Any]) -> list[tuple[str, bytes]]:
     long = "Turn on the lamp. " * 600
     out.append(("instruction over the parser limit",
                 json.dumps(dict(EPISODE, instructions={"detailed": long, "concise": "Lamp on."})).encode()))
+    big = copy.deepcopy(house)
+    big["rooms"] += [dict(big["rooms"][0], id=f"r{i}") for i in range(1000)]
+    out.append(("1,000 rooms", json.dumps(dict(EPISODE, house=big)).encode()))
+    big = copy.deepcopy(house)
+    obj = {k: v for k, v in big["objects"][1].items() if k != "children"}
+    big["objects"] += [dict(obj, id=f"o{i}") for i in range(10_000)]
+    out.append(("10,000 objects", json.dumps(dict(EPISODE, house=big)).encode()))
+    big = copy.deepcopy(house)
+    big["rooms"][0]["floorPolygon"] = [{"x": x, "y": 0, "z": z} for x, z in ((-400, -400), (600, -400), (600, 600),
+                                                                             (-400, 600))]
+    out.append(("a room 1 km across", json.dumps(dict(EPISODE, house=big)).encode()))
     text = json.dumps(EPISODE)
     out.append(("duplicate top-level key", (text[:-1] + ', "max_steps": 5}').encode()))
     out.append(("duplicate nested key", text.replace('"predicate": "isToggled"',
@@ -192,5 +207,37 @@ def lost_cases(tmp: Path) -> list[tuple[str, Path, Callable[[Path], None]]]:
         if missing:
             raise Lost(f"{p}: {len(missing)} of 60 entries lost")
 
+    def interrupted_record(sig: int) -> Callable[[Path], None]:
+        def scenario(p: Path) -> None:
+            p.mkdir()
+            bag = p / "run.mcap"
+            proc = subprocess.Popen([sys.executable, "-m", "worldmind.cli", "record", "--out", str(bag),
+                                     "--max-steps", "400", "--width", "64", "--height", "48"], cwd=p, env=_ENV,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+            try:
+                end = time.monotonic() + 60
+                while not any(q.name.startswith(".run.") for q in p.iterdir()) and time.monotonic() < end:
+                    time.sleep(0.05)
+                time.sleep(1.5)
+                os.killpg(proc.pid, sig)
+                proc.wait(timeout=60)
+            finally:
+                _stop(proc)
+            left = sorted(q.name for q in p.iterdir() if q.name.startswith("."))
+            if bag.exists():
+                err = io.StringIO()
+                from worldmind import cli
+
+                with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+                    rc = cli.main(["replay", str(bag), "--out", str(p / "rep")])
+                if rc == 0 and "partial" not in err.getvalue():
+                    raise Lost(f"{bag}: the interrupted recording is under the final name and replays with exit 0 "
+                               "as a whole run")
+            if left:
+                raise Lost(f"{p}: temporary folder(s) {left} left behind by the interrupted recording")
+        return scenario
+
     return [("report ids x/y and x_y", tmp / "ids-out", colliding_ids),
-            ("two processes saving one experience pool", tmp / "pool.json", pool_writers)]
+            ("two processes saving one experience pool", tmp / "pool.json", pool_writers),
+            ("record interrupted by Ctrl-C", tmp / "rec-int", interrupted_record(signal.SIGINT)),
+            ("record stopped by SIGTERM", tmp / "rec-term", interrupted_record(signal.SIGTERM))]

@@ -137,6 +137,9 @@ def parse_house_line(path: Path, lineno: int, line: str) -> dict[str, Any]:
         raise HouseError(f"{path}:{lineno + 1}: malformed house JSON (line is not a JSON object)")
     if not _depth_ok(house):
         raise HouseError(f"{path}:{lineno + 1}: malformed house JSON (nested deeper than {MAX_JSON_DEPTH})")
+    from household.house_limits import check_size  # (imports HouseError from here)
+
+    check_size(house, f"{path}:{lineno + 1}")  # a 1,000-room line is refused before anything is built from it
     house.setdefault("id", f"{path.name}#{lineno}")
     return house
 
