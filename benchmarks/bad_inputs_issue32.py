@@ -237,7 +237,17 @@ def lost_cases(tmp: Path) -> list[tuple[str, Path, Callable[[Path], None]]]:
                 raise Lost(f"{p}: temporary folder(s) {left} left behind by the interrupted recording")
         return scenario
 
+    def control_characters(p: Path) -> None:
+        ctl = dict(EPISODE, id="ctl\x1b[2J\u202e",
+                   instructions={"detailed": "Turn on the floor lamp.\x1b]0;title\x07", "concise": "Lamp on."})
+        src = _eps(tmp / "ctl-eps", ctl)
+        _cli(["eval", "longact", "--episodes", str(src), "--out", str(p), "--no-render"])
+        for md in [*p.glob("*/report.md"), p / "summary.md"]:
+            if any(c in md.read_text() for c in "\x1b\x07\u202e"):
+                raise Lost(f"{md}: raw terminal control characters from the episode")
+
     return [("report ids x/y and x_y", tmp / "ids-out", colliding_ids),
+            ("control characters into report.md", tmp / "ctl-out", control_characters),
             ("two processes saving one experience pool", tmp / "pool.json", pool_writers),
             ("record interrupted by Ctrl-C", tmp / "rec-int", interrupted_record(signal.SIGINT)),
             ("record stopped by SIGTERM", tmp / "rec-term", interrupted_record(signal.SIGTERM))]

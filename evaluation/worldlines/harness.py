@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+from household.text import printable
 from evaluation.worldlines.baselines import BeliefMemory, FlatMemory, Memory, MemoryAnswer, TextEncoder
 from evaluation.worldlines.generator import generate_house_trace
 from evaluation.worldlines.metrics import Judge, event_recall, mean, plan_with_memory, qa_correct, score_plan, \
@@ -160,7 +161,7 @@ def run_worldlines_eval(houses: Sequence[int], days: int, seed: int, memory: str
     if failed:
         result["failed_houses"] = sorted(failed, key=lambda f: f["house"])
     _write_json(out / f"worldlines_{memory}.json", {**result, "rows": rows, "plans": prow})
-    (out / f"worldlines_{memory}.md").write_text(to_markdown([result]))
+    (out / f"worldlines_{memory}.md").write_text(printable(to_markdown([result])))
     return result
 
 
@@ -233,7 +234,7 @@ def main_worldlines(argv: Sequence[str] | None = None) -> int:
         print(f"worldmind: error: {exc}", file=sys.stderr)
         return 2
     md = to_markdown(results)
-    Path(args.out, "summary.md").write_text(md)
+    Path(args.out, "summary.md").write_text(printable(md))
     _write_json(Path(args.out, "summary.json"), results)
     print(md)
     return 0
