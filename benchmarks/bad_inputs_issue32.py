@@ -111,6 +111,29 @@ def semantic_cases(house: dict[str, Any]) -> list[tuple[str, bytes]]:
     return out
 
 
+def duplicate_key_cases(house_line: str) -> list[tuple[str, str, bytes, Callable[[Path], None], tuple]]:
+    """(name, suffix, bytes, reader, its clean errors): JSON inputs other than episode files with a
+    key given twice. Before: read as valid (last one wins). After: an error naming file and key."""
+    from household.house_data import HouseError, iter_house_lines, parse_house_line
+    from planner.critic import ExperiencePool
+    from planner.llm import LLMConfigError, load_llm_config
+
+    def read_houses(p: Path) -> None:
+        for lineno, line in iter_house_lines(p):
+            parse_house_line(p, lineno, line)
+
+    pool = ('{"entries": [{"action": "OpenObject", "situation": "closed", "object_type": "Fridge", "fix": "open", '
+            '"seen": 2, "seen": 9, "validated": 1}]}')
+    cfg = '{"api_base": "http://127.0.0.1:8080/v1", "temperature": 0.0, "max_tokens": 512, "temperature": 1.5}'
+    llm = (lambda p: load_llm_config("openai/worldmind-mock", p, environ={}), (LLMConfigError,))
+    return [("houses line, key twice", ".jsonl", (house_line.rstrip("\n")[:-1] + ', "rooms": []}\n').encode(),
+             read_houses, (HouseError,)),
+            ("experience pool, key twice", ".json", pool.encode(), ExperiencePool.load, (ValueError,)),
+            ("LLM config JSON, key twice", ".json", cfg.encode(), *llm),
+            ("LLM config YAML, key twice", ".yaml",
+             b"api_base: http://127.0.0.1:8080/v1\ntemperature: 0.0\ntemperature: 1.5\n", *llm)]
+
+
 def _hold(out: Path) -> subprocess.Popen:
     proc = subprocess.Popen([sys.executable, "-c", _HOLDER, str(out)], stdout=subprocess.PIPE, text=True, cwd=ROOT,
                             env=_ENV, start_new_session=True)

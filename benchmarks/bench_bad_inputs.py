@@ -122,7 +122,7 @@ def _issue32(tally: Tally, tmp: Path) -> None:
     import bad_inputs_issue32 as b32
     from evaluation.episodes import EpisodeError, load_episode, validate_episode
     from household.errors import InputError
-    from household.house_data import HouseError, load_asset_database, load_house
+    from household.house_data import HouseError, load_asset_database, load_house, resolve_data_file
     from memory.belief.log import LogFormatError
 
     assets = load_asset_database()
@@ -138,6 +138,12 @@ def _issue32(tally: Tally, tmp: Path) -> None:
 
     tally.run("episode semantics (#32)", b32.semantic_cases(load_house("houses_dev.jsonl.gz", 0)), ".json",
               read_episode, (EpisodeError, HouseError), work)
+    with gzip.open(resolve_data_file("houses_dev.jsonl.gz"), "rt") as fh:
+        first_house = fh.readline()
+    for k, (name, suffix, blob, fn, errors) in enumerate(b32.duplicate_key_cases(first_house)):
+        path = work / f"dup-{k}{suffix}"
+        path.write_bytes(blob)
+        tally.one("duplicate keys, other JSON inputs (#32)", name, path, fn, errors)
     from household.types import Action
     from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
     from sim_bridge.replay.bag import BagWriter

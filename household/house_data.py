@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Iterator
 
 from household.errors import InputError
-from household.input_files import check_input_file
+from household.input_files import check_input_file, unique_keys
 
 PACKAGE_DATA_DIR = Path(__file__).resolve().parent / "data"
 
@@ -127,7 +127,7 @@ def _depth_ok(value: Any, limit: int = MAX_JSON_DEPTH) -> bool:
 def parse_house_line(path: Path, lineno: int, line: str) -> dict[str, Any]:
     """One house line; its ``id`` defaults to ``<file>#<line>``. Errors name file:line."""
     try:
-        house = json.loads(line)
+        house = json.loads(line, object_pairs_hook=unique_keys)  # a key twice: named, not last-wins
     except RecursionError:
         raise HouseError(f"{path}:{lineno + 1}: malformed house JSON (nested deeper than the parser allows; "
                          f"the limit for a house is {MAX_JSON_DEPTH})") from None

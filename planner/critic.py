@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from household.atomic_io import atomic_write_text
-from household.input_files import MB, check_input_file
+from household.input_files import MB, check_input_file, unique_keys
 from household.locks import acquire_waiting
 from household.outcomes import Failure, classify_text, failure_of
 from planner.roles import CriticDecision, CriticEvent, PlannerContext, Subgoal
@@ -98,7 +98,7 @@ def _read_pool(path: Path) -> dict[str, Experience]:
         return entries
     check_input_file(path, "an experience pool", MAX_POOL_BYTES)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=unique_keys)
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise ValueError(f"{path}: not an experience pool file ({type(exc).__name__}: {exc})") from None
     if not isinstance(data, dict) or not isinstance(data.get("entries", []), list):
