@@ -288,7 +288,7 @@ def _replay_parser() -> argparse.ArgumentParser:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from worldmind.run_folder import lock_run_folder
+    from worldmind.run_folder import lock_run_folder, writable_out_dir
 
     bag = Path(args.bag)
     if not bag.exists():
@@ -296,6 +296,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     for name in ("replay.json", "replay.md"):
         if (Path(args.out) / name).resolve() == bag.resolve():
             raise CliError(f"--out {args.out}: the bag {bag} is the {name} the replay writes; use another --out")
+    writable_out_dir(args.out)
     with lock_run_folder(args.out, "replay"):  # checked under the lock: a concurrent replay cannot slip in
         earlier = Path(args.out) / "replay.json"
         if earlier.exists():  # a damaged or empty bag must never replace good results with worse ones
