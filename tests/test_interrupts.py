@@ -56,3 +56,19 @@ def test_an_out_that_is_not_a_folder_is_refused_before_the_run(tmp_path: Path, n
     _o, err = proc.communicate(timeout=120)
     assert proc.returncode == 2 and f"--out {out}: is " in err, err[-800:]
     assert time.monotonic() - t0 < 30
+
+
+@pytest.mark.parametrize("log_dir", ["a-file", "/dev/full"])
+def test_ros_up_refuses_a_log_dir_that_is_not_a_folder_before_any_node_starts(tmp_path: Path, log_dir: str) -> None:
+    import shutil
+
+    if shutil.which("unshare") is None or subprocess.run(["unshare", "-rn", "true"]).returncode != 0:
+        pytest.skip("needs unshare -rn (a private network namespace: docs/PLATFORM.md)")
+    if log_dir == "a-file":
+        log_dir = str(tmp_path / "a-file")
+        Path(log_dir).write_text("x")
+    env = dict(os.environ, PYTHONPATH=str(REPO), ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST")
+    proc = subprocess.run(["unshare", "-rn", sys.executable, "-m", "worldmind.cli", "ros", "up", "sim",
+                           "--log-dir", log_dir], cwd=tmp_path, env=env, text=True, capture_output=True, timeout=60,
+                          start_new_session=True)
+    assert proc.returncode == 2 and f"--log-dir {log_dir}: is " in proc.stderr and "Traceback" not in proc.stderr
