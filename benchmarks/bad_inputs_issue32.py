@@ -269,7 +269,24 @@ def lost_cases(tmp: Path) -> list[tuple[str, Path, Callable[[Path], None]]]:
             if any(c in md.read_text() for c in "\x1b\x07\u202e"):
                 raise Lost(f"{md}: raw terminal control characters from the episode")
 
+    def linked_pool(p: Path) -> None:
+        from planner.critic import ExperiencePool
+
+        shared = tmp / "shared-pool.json"
+        first = ExperiencePool.load(shared)
+        first.record("OpenObject", "closed", "Fridge", "open")
+        first.save()
+        p.symlink_to(shared)
+        pool = ExperiencePool.load(p)
+        pool.record("OpenObject", "closed", "Cabinet", "open")
+        pool.save()
+        types = {e.object_type for e in ExperiencePool.load(shared).entries.values()}
+        if not p.is_symlink() or types != {"Fridge", "Cabinet"}:
+            raise Lost(f"{p}: the link to {shared} was replaced by a private copy; the shared pool holds "
+                       f"{sorted(types)} only")
+
     return [("report ids x/y and x_y", tmp / "ids-out", colliding_ids),
+            ("experience pool saved through a symbolic link", tmp / "linked-pool.json", linked_pool),
             ("control characters into report.md", tmp / "ctl-out", control_characters),
             ("two processes saving one experience pool", tmp / "pool.json", pool_writers),
             ("record interrupted by Ctrl-C", tmp / "rec-int", interrupted_record(signal.SIGINT)),
