@@ -197,7 +197,19 @@ def situation_cases(tmp: Path, bag: Path) -> list[tuple[str, Path, Callable[[Pat
         _eps(src, dict(EPISODE, checklist=[{"object": {"type": "FloorLamp", "count": 2}, "predicate": "isToggled"}]))
         _cli(["eval", "longact", "--episodes", str(src), "--out", str(p), "--no-render"])
 
-    return [("second belief-log writer", tmp / "log.jsonl", second_log_writer),
+    def non_utf8_manifest(p: Path) -> None:
+        out = tmp / "gen-out"
+        out.mkdir()
+        p.write_bytes(b"dev\tparams\tseed=0\xff\xfe\n")
+        _cli(["generate", "--houses", "houses_dev.jsonl.gz", "--indices", "0", "--out", str(out)])
+
+    def out_is_a_file(p: Path) -> None:
+        p.write_text("not a folder")
+        _cli(["memory-eval", "--index", "0", "--out", str(p)])
+
+    return [("non-UTF-8 generation manifest", tmp / "gen-out" / "generation-manifest.tsv", non_utf8_manifest),
+            ("memory-eval --out naming a file", tmp / "out-file", out_is_a_file),
+            ("second belief-log writer", tmp / "log.jsonl", second_log_writer),
             ("second eval longact into a busy --out", tmp / "busy-out", second_run),
             ("second replay into a busy --out", tmp / "busy-replay", second_replay),
             ("--out equal to --episodes", tmp / "same-folder", out_is_episodes),
