@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any, Iterator
 
-from household.house_data import HouseError
+from household.errors import HouseError
 
 #: A ProcTHOR house spans tens of metres; 1 km leaves room for any real home and none for a
 #: coordinate that would blow up a grid sized from it. Rotations are degrees, bounded the same way.
