@@ -73,8 +73,9 @@ def object_number_problems(house: dict[str, Any]) -> list[tuple[str, str]]:
 # 1,150 houses) have 10 rooms, 220 objects (children included), a room 19.0 m across, a house
 # 34.6 m across, 82 walls, 10 doors, 8 windows and 14 corners to a room. The limits leave 1.5-3x
 # that, no more: the oracle's first step already costs about 20 s and 0.3 GB in a house 40 m
-# across and 14 s and 0.5 GB with 600 objects (100 m: 96 s and 1.1 GB), measured on dev-054-0's
-# house stretched (benchmarks/bad_inputs_issue32.py has the hostile cases).
+# across and 14 s and 0.5 GB with 600 objects (100 m: 96 s and 1.1 GB), and 266 s and 0.6 GB at
+# every limit at once, measured on houses_dev.jsonl.gz#0 stretched with extra rooms and copies of
+# an object (benchmarks/bad_inputs_issue32.py has the hostile cases).
 MAX_ROOMS = 20
 MAX_OBJECTS = 500  # children included
 MAX_WALLS = 250
