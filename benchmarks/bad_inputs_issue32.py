@@ -5,14 +5,17 @@ and gives the "before" counts.
 
 Rows:
 - ``episode semantics (#32)``: a NaN / infinite / 1e306 object position, a room 1e306 m across,
-  an instruction over the parser's limit, duplicate keys (top level and nested). Before: read as
+  an instruction over the parser's limit, duplicate keys (top level and nested), a house of 1,000
+  rooms, 10,000 objects or a room 1 km across (household/house_limits.py). Before: read as
   valid (and scored GC 0). After: a clean error naming the file and field.
 - ``concurrent writers and identity (#32)``: a second belief-log writer, a second ``eval
   longact`` or ``replay`` into an ``--out`` in use, ``--out`` equal to the episodes folder, an
   input named summary.json inside ``--out``, a rerun with an edited episode. Before: accepted
   ("read as valid"). After: refused naming the file or folder ("clean error").
 - ``no lost results (#32)``: ids ``x/y`` and ``x_y`` in one run (two reports wanted), two
-  processes saving one experience pool (every entry wanted). Before: ``lost``. After: valid.
+  processes saving one experience pool (every entry wanted), a ``record`` stopped by Ctrl-C or
+  SIGTERM mid-run (no bag under the final name that replays as whole, no temporary folder left).
+  Before: ``lost``. After: valid.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -89,11 +93,45 @@ def semantic_cases(house: dict[str, Any]) -> list[tuple[str, bytes]]:
     long = "Turn on the lamp. " * 600
     out.append(("instruction over the parser limit",
                 json.dumps(dict(EPISODE, instructions={"detailed": long, "concise": "Lamp on."})).encode()))
+    big = copy.deepcopy(house)
+    big["rooms"] += [dict(big["rooms"][0], id=f"r{i}") for i in range(1000)]
+    out.append(("1,000 rooms", json.dumps(dict(EPISODE, house=big)).encode()))
+    big = copy.deepcopy(house)
+    obj = {k: v for k, v in big["objects"][1].items() if k != "children"}
+    big["objects"] += [dict(obj, id=f"o{i}") for i in range(10_000)]
+    out.append(("10,000 objects", json.dumps(dict(EPISODE, house=big)).encode()))
+    big = copy.deepcopy(house)
+    big["rooms"][0]["floorPolygon"] = [{"x": x, "y": 0, "z": z} for x, z in ((-400, -400), (600, -400), (600, 600),
+                                                                             (-400, 600))]
+    out.append(("a room 1 km across", json.dumps(dict(EPISODE, house=big)).encode()))
     text = json.dumps(EPISODE)
     out.append(("duplicate top-level key", (text[:-1] + ', "max_steps": 5}').encode()))
     out.append(("duplicate nested key", text.replace('"predicate": "isToggled"',
                                                      '"predicate": "isToggled", "predicate": "isOpen"').encode()))
     return out
+
+
+def duplicate_key_cases(house_line: str) -> list[tuple[str, str, bytes, Callable[[Path], None], tuple]]:
+    """(name, suffix, bytes, reader, its clean errors): JSON inputs other than episode files with a
+    key given twice. Before: read as valid (last one wins). After: an error naming file and key."""
+    from household.house_data import HouseError, iter_house_lines, parse_house_line
+    from planner.critic import ExperiencePool
+    from planner.llm import LLMConfigError, load_llm_config
+
+    def read_houses(p: Path) -> None:
+        for lineno, line in iter_house_lines(p):
+            parse_house_line(p, lineno, line)
+
+    pool = ('{"entries": [{"action": "OpenObject", "situation": "closed", "object_type": "Fridge", "fix": "open", '
+            '"seen": 2, "seen": 9, "validated": 1}]}')
+    cfg = '{"api_base": "http://127.0.0.1:8080/v1", "temperature": 0.0, "max_tokens": 512, "temperature": 1.5}'
+    llm = (lambda p: load_llm_config("openai/worldmind-mock", p, environ={}), (LLMConfigError,))
+    return [("houses line, key twice", ".jsonl", (house_line.rstrip("\n")[:-1] + ', "rooms": []}\n').encode(),
+             read_houses, (HouseError,)),
+            ("experience pool, key twice", ".json", pool.encode(), ExperiencePool.load, (ValueError,)),
+            ("LLM config JSON, key twice", ".json", cfg.encode(), *llm),
+            ("LLM config YAML, key twice", ".yaml",
+             b"api_base: http://127.0.0.1:8080/v1\ntemperature: 0.0\ntemperature: 1.5\n", *llm)]
 
 
 def _hold(out: Path) -> subprocess.Popen:
@@ -159,7 +197,19 @@ def situation_cases(tmp: Path, bag: Path) -> list[tuple[str, Path, Callable[[Pat
         _eps(src, dict(EPISODE, checklist=[{"object": {"type": "FloorLamp", "count": 2}, "predicate": "isToggled"}]))
         _cli(["eval", "longact", "--episodes", str(src), "--out", str(p), "--no-render"])
 
-    return [("second belief-log writer", tmp / "log.jsonl", second_log_writer),
+    def non_utf8_manifest(p: Path) -> None:
+        out = tmp / "gen-out"
+        out.mkdir()
+        p.write_bytes(b"dev\tparams\tseed=0\xff\xfe\n")
+        _cli(["generate", "--houses", "houses_dev.jsonl.gz", "--indices", "0", "--out", str(out)])
+
+    def out_is_a_file(p: Path) -> None:
+        p.write_text("not a folder")
+        _cli(["memory-eval", "--index", "0", "--out", str(p)])
+
+    return [("non-UTF-8 generation manifest", tmp / "gen-out" / "generation-manifest.tsv", non_utf8_manifest),
+            ("memory-eval --out naming a file", tmp / "out-file", out_is_a_file),
+            ("second belief-log writer", tmp / "log.jsonl", second_log_writer),
             ("second eval longact into a busy --out", tmp / "busy-out", second_run),
             ("second replay into a busy --out", tmp / "busy-replay", second_replay),
             ("--out equal to --episodes", tmp / "same-folder", out_is_episodes),
@@ -192,5 +242,64 @@ def lost_cases(tmp: Path) -> list[tuple[str, Path, Callable[[Path], None]]]:
         if missing:
             raise Lost(f"{p}: {len(missing)} of 60 entries lost")
 
+    def interrupted_record(sig: int) -> Callable[[Path], None]:
+        def scenario(p: Path) -> None:
+            p.mkdir()
+            bag = p / "run.mcap"
+            proc = subprocess.Popen([sys.executable, "-m", "worldmind.cli", "record", "--out", str(bag),
+                                     "--max-steps", "400", "--width", "64", "--height", "48"], cwd=p, env=_ENV,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+            try:
+                end = time.monotonic() + 60
+                while not any(q.name.startswith(".run.") for q in p.iterdir()) and time.monotonic() < end:
+                    time.sleep(0.05)
+                time.sleep(1.5)
+                os.killpg(proc.pid, sig)
+                proc.wait(timeout=60)
+            finally:
+                _stop(proc)
+            left = sorted(q.name for q in p.iterdir() if q.name.startswith("."))
+            if bag.exists():
+                err = io.StringIO()
+                from worldmind import cli
+
+                with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+                    rc = cli.main(["replay", str(bag), "--out", str(p / "rep")])
+                if rc == 0 and "partial" not in err.getvalue():
+                    raise Lost(f"{bag}: the interrupted recording is under the final name and replays with exit 0 "
+                               "as a whole run")
+            if left:
+                raise Lost(f"{p}: temporary folder(s) {left} left behind by the interrupted recording")
+        return scenario
+
+    def control_characters(p: Path) -> None:
+        ctl = dict(EPISODE, id="ctl\x1b[2J\u202e",
+                   instructions={"detailed": "Turn on the floor lamp.\x1b]0;title\x07", "concise": "Lamp on."})
+        src = _eps(tmp / "ctl-eps", ctl)
+        _cli(["eval", "longact", "--episodes", str(src), "--out", str(p), "--no-render"])
+        for md in [*p.glob("*/report.md"), p / "summary.md"]:
+            if any(c in md.read_text() for c in "\x1b\x07\u202e"):
+                raise Lost(f"{md}: raw terminal control characters from the episode")
+
+    def linked_pool(p: Path) -> None:
+        from planner.critic import ExperiencePool
+
+        shared = tmp / "shared-pool.json"
+        first = ExperiencePool.load(shared)
+        first.record("OpenObject", "closed", "Fridge", "open")
+        first.save()
+        p.symlink_to(shared)
+        pool = ExperiencePool.load(p)
+        pool.record("OpenObject", "closed", "Cabinet", "open")
+        pool.save()
+        types = {e.object_type for e in ExperiencePool.load(shared).entries.values()}
+        if not p.is_symlink() or types != {"Fridge", "Cabinet"}:
+            raise Lost(f"{p}: the link to {shared} was replaced by a private copy; the shared pool holds "
+                       f"{sorted(types)} only")
+
     return [("report ids x/y and x_y", tmp / "ids-out", colliding_ids),
-            ("two processes saving one experience pool", tmp / "pool.json", pool_writers)]
+            ("experience pool saved through a symbolic link", tmp / "linked-pool.json", linked_pool),
+            ("control characters into report.md", tmp / "ctl-out", control_characters),
+            ("two processes saving one experience pool", tmp / "pool.json", pool_writers),
+            ("record interrupted by Ctrl-C", tmp / "rec-int", interrupted_record(signal.SIGINT)),
+            ("record stopped by SIGTERM", tmp / "rec-term", interrupted_record(signal.SIGTERM))]

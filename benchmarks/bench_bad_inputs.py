@@ -41,6 +41,9 @@ def _json_cases(value: Any, rng: random.Random, n: int) -> list[tuple[str, bytes
     return [(name, json.dumps(v, ensure_ascii=True).encode()) for name, v in json_mutations(value, rng, n)]
 
 
+SLOW_S = 10.0  # a case taking longer is counted as a runaway (issue 32)
+
+
 class _Recovered(Exception):
     """A file read back with its damage cut or skipped and named (the belief log recovers)."""
 
@@ -63,8 +66,21 @@ class Tally:
         from bad_inputs_issue32 import Lost
 
         row = self.rows.setdefault(fmt, {"tried": 0, "valid": 0, "clean_error": 0, "error_not_naming_file": 0,
-                                         "lost": 0, "traceback": 0, "examples": []})
+                                         "lost": 0, "traceback": 0, "slow": 0, "examples": []})
         row["tried"] += 1
+        t0 = time.perf_counter()
+        try:
+            self._one(row, name, path, read, errors, Lost)
+        finally:
+            took = time.perf_counter() - t0
+            if took > SLOW_S:  # a runaway: whatever the outcome, a user waited this long for it
+                row["slow"] += 1
+                if len(row["examples"]) < 3:
+                    row["examples"].append(f"{name}: took {took:.0f} s")
+
+    @staticmethod
+    def _one(row: dict[str, Any], name: str, path: Path, read: Callable[[Path], None],
+             errors: tuple[type[BaseException], ...], Lost: type[Exception]) -> None:  # noqa: N803
         try:
             read(path)
             row["valid"] += 1
@@ -103,11 +119,11 @@ def main() -> int:
     elapsed = time.perf_counter() - t0
     print(f"Bad-input tally, seed {args.seed}, {elapsed:.1f} s")
     print("| format | inputs tried | read as valid | clean error (or recovery) naming the file | error not naming it | "
-          "result lost, exit 0 | traceback |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+          f"result lost, exit 0 | traceback | over {SLOW_S:g} s |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for fmt, r in tally.rows.items():
         print(f"| {fmt} | {r['tried']} | {r['valid']} | {r['clean_error']} | {r['error_not_naming_file']} | "
-              f"{r['lost']} | {r['traceback']} |")
+              f"{r['lost']} | {r['traceback']} | {r['slow']} |")
     for fmt, r in tally.rows.items():
         for ex in r["examples"]:
             print(f"  {fmt}: {ex}")
@@ -122,7 +138,7 @@ def _issue32(tally: Tally, tmp: Path) -> None:
     import bad_inputs_issue32 as b32
     from evaluation.episodes import EpisodeError, load_episode, validate_episode
     from household.errors import InputError
-    from household.house_data import HouseError, load_asset_database, load_house
+    from household.house_data import HouseError, load_asset_database, load_house, resolve_data_file
     from memory.belief.log import LogFormatError
 
     assets = load_asset_database()
@@ -138,6 +154,12 @@ def _issue32(tally: Tally, tmp: Path) -> None:
 
     tally.run("episode semantics (#32)", b32.semantic_cases(load_house("houses_dev.jsonl.gz", 0)), ".json",
               read_episode, (EpisodeError, HouseError), work)
+    with gzip.open(resolve_data_file("houses_dev.jsonl.gz"), "rt") as fh:
+        first_house = fh.readline()
+    for k, (name, suffix, blob, fn, errors) in enumerate(b32.duplicate_key_cases(first_house)):
+        path = work / f"dup-{k}{suffix}"
+        path.write_bytes(blob)
+        tally.one("duplicate keys, other JSON inputs (#32)", name, path, fn, errors)
     from household.types import Action
     from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
     from sim_bridge.replay.bag import BagWriter

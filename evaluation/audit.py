@@ -24,7 +24,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from household.atomic_io import atomic_write_text
+from household.atomic_io import atomic_write_text, writable_out_dir
 from household.errors import InputError
 from household.house_data import HouseError, parse_house_line, iter_house_lines, resolve_data_file
 from household.selection import parse_indices
@@ -232,11 +232,15 @@ def main_audit(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:
         return int(exc.code) if isinstance(exc.code, int) else 2
     try:
+        writable_out_dir(args.out)  # a file, a device or a full disk as --out: refused before the audit runs
         data = run_audit(args.houses, parse_indices(args.indices) if args.indices else None, args.out, args.data_dir,
                          act=args.act)
     except (InputError, FileNotFoundError) as exc:
         print(f"worldmind audit: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("\nworldmind audit: interrupted", file=sys.stderr)
+        return 130
     s = data["summary"]
     share = s["pickupable_reachable_share"]
     print(f"Audit of {s['houses']} house(s): every room reachable in {s['houses_all_rooms_reachable']}; rooms "

@@ -31,7 +31,7 @@ from typing import Any, Iterator
 
 from household.checklist import ChecklistItem, ChecklistSchemaError
 from household.house_data import HouseError, load_house
-from household.input_files import MB, NotARegularFile, check_input_file
+from household.input_files import MB, NotARegularFile, check_input_file, unique_keys
 from evaluation.episode_errors import EpisodeError, _fail, _join
 from evaluation.episode_validation import _walk, validate_episode
 from planner.language.types import MAX_INSTRUCTION_CHARS
@@ -297,15 +297,7 @@ def _is_jsonl(path: Path) -> bool:
     return path.name.endswith((".jsonl", ".jsonl.gz"))
 
 
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """json's object_pairs_hook: a key given twice is an error naming it (issue 32), not a silent
-    "last one wins" that makes the file say two things (an edited checklist next to the old one)."""
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"duplicate key {key!r} in one JSON object")
-        out[key] = value
-    return out
+_unique_keys = unique_keys  # household/input_files.py: one helper for every JSON input
 
 
 def load_episode(path: str | os.PathLike[str]) -> Episode:

@@ -210,11 +210,28 @@ def _with_house(episode: Episode, house: dict[str, Any]) -> Episode:
 MANIFEST = "generation-manifest.tsv"
 
 
-def _read_manifest(path: Path, seed: int) -> set[str]:
+MAX_MANIFEST_BYTES = 64 * 1024 * 1024
+
+
+def _manifest_lines(path: Path) -> list[str]:
+    """The manifest's lines (none when absent); InputError naming it when it is not a regular file
+    of UTF-8 text (issue 32: a non-UTF-8 manifest ended the rerun in a UnicodeDecodeError traceback)."""
+    from household.input_files import check_input_file
+
     if not path.exists():
-        return set()
+        return []
+    check_input_file(path, "a generation manifest", MAX_MANIFEST_BYTES)
+    raw = path.read_bytes()
+    try:
+        return raw.decode("utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text (byte {exc.start}); not a generation manifest this tool wrote; "
+                         "move it away or use another --out") from None
+
+
+def _read_manifest(path: Path, seed: int) -> set[str]:
     out = set()
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in _manifest_lines(path):
         parts = line.split("\t")
         if len(parts) >= 3 and parts[1] == "infeasible" and parts[2] == f"seed={seed}":
             out.add(parts[0])
@@ -238,7 +255,7 @@ def _check_earlier_run(manifest: Path, out: Path, prefix: str, seed: int, houses
     the ``params`` lines of the manifest; for folders from before them, the kept episodes' own
     ``house.file`` is compared."""
     wanted = {"seed": str(seed), "houses": houses}
-    lines = manifest.read_text(encoding="utf-8").splitlines() if manifest.exists() else []
+    lines = _manifest_lines(manifest)
     for line in lines:
         parts = line.split("\t")
         if len(parts) >= 2 and parts[0] == prefix and parts[1] == "params":
@@ -317,6 +334,7 @@ def generate_set(houses_file: str, indices: list[int], out_dir: str | Path, *, p
     out.mkdir(parents=True, exist_ok=True)
     manifest = out / MANIFEST
     name = Path(houses_file).name
+    _manifest_lines(manifest)  # refused before anything is appended to it
     if resume:
         _check_earlier_run(manifest, out, prefix, seed, name)
     with open(manifest, "a", encoding="utf-8") as fh:  # what a rerun into this folder must match

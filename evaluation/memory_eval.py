@@ -28,7 +28,7 @@ import numpy as np
 
 from evaluation.memory_metrics import GTObject, make_queries, match, object_metrics, query_metrics
 from evaluation.report import scrub
-from household.atomic_io import atomic_write_bytes, atomic_write_text
+from household.atomic_io import atomic_write_bytes, atomic_write_text, writable_out_dir
 from memory.pipeline import MemoryPipeline
 from memory.spatial.memory import MemoryConfig, SpatialMemory
 from memory.spatial import store as memory_store
@@ -373,6 +373,7 @@ def main_memory_eval(argv: Sequence[str] | None = None) -> int:
             raise CliError(f"--min-observations must be >= 1, got {args.min_observations}")
         spec = (args.text_encoder, args.clip_model, args.clip_weights)
         encoders_for(spec)  # bad encoder options fail here, before any house runs
+        writable_out_dir(args.out)  # so does an --out that is a file, a device or a full disk
         cfg = MemoryEvalConfig(grid_step=args.grid_step, horizons=horizons, move_objects=args.move, seed=args.seed,
                                sensors=args.sensors, pose_drift=not args.no_pose_drift)
         tasks = [Task(n, f"house {i}", MemoryEvalJob(args.house, i, cfg, args.voxel_size, spec, args.data_dir,
@@ -397,6 +398,9 @@ def main_memory_eval(argv: Sequence[str] | None = None) -> int:
         for p in problems:
             print(f"worldmind memory-eval: error: {p}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("\nworldmind memory-eval: interrupted", file=sys.stderr)
+        return 130
     return 2 if failed else 0
 
 if __name__ == "__main__":

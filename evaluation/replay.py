@@ -37,6 +37,7 @@ from typing import Any, Callable
 import numpy as np
 
 from household.frames import thor_to_ros_points
+from household.text import printable
 from sim_bridge.replay.bag import NS, BagReader, BagReadError, EventItem, FrameItem
 from sim_bridge.ros import payloads
 from household.types import WorldState
@@ -374,7 +375,7 @@ def replay_bag(path: str | Path, out_dir: str | Path, *, config: ReplayConfig | 
     result = scrub(result)
     out.mkdir(parents=True, exist_ok=True)
     atomic_write_text(out / "replay.json", json.dumps(result, indent=2) + "\n")
-    atomic_write_text(out / "replay.md", _md(result))
+    atomic_write_text(out / "replay.md", printable(_md(result)))
     if error is not None:
         raise error
     return result

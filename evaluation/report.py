@@ -23,6 +23,7 @@ from evaluation.episodes import Episode
 from evaluation.metrics import DEFAULT_IR_SEGMENTS, ScoreTimeline, StepCounter, improvement_rate, improvement_rate_paper
 from sim_bridge.embedded.house_geometry import HouseLayout
 from household.atomic_io import atomic_write_bytes, atomic_write_text
+from household.text import printable
 from household.types import WorldState
 from planner.llm.attribution import MODEL_SHARE_THRESHOLD, Attribution, attribution_lines, share_warning
 
@@ -240,7 +241,7 @@ def write_episode_report(out_dir: str | os.PathLike[str], result: EpisodeResult,
     data = result.to_dict()
     return {
         "json": atomic_write_text(out / "report.json", _json_text(data)),
-        "md": atomic_write_text(out / "report.md", _episode_markdown(result, data)),
+        "md": atomic_write_text(out / "report.md", printable(_episode_markdown(result, data))),  # ids from files
         "png": atomic_write_bytes(out / "report.png", _png(result, layout, world)),
     }
 
@@ -407,7 +408,7 @@ def write_summary(out_dir: str | os.PathLike[str], results: list[EpisodeResult],
     summary["skipped"] = dict(sorted((skipped or {}).items()))
     return {
         "json": atomic_write_text(out / "summary.json", _json_text(summary)),
-        "md": atomic_write_text(out / "summary.md", _summary_markdown(summary)),
+        "md": atomic_write_text(out / "summary.md", printable(_summary_markdown(summary))),
     }
 
 

@@ -48,3 +48,31 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, mode: int = FI
 def atomic_write_text(path: str | os.PathLike[str], text: str, mode: int = FILE_MODE) -> Path:
     """Write text atomically, with every registered secret (API keys) replaced by "***"."""
     return atomic_write_bytes(path, redact(text).encode("utf-8"), mode)
+
+
+def writable_out_dir(out: str | os.PathLike[str], option: str = "--out") -> Path:
+    """Check, before a run starts, that ``out`` is (or can be made) a folder that takes a file
+    (issue 32): an ``--out`` naming a file or a device (/dev/full), or a folder that is read-only
+    or on a full disk, failed only after minutes of running, with a traceback. Creates the
+    folder; raises InputError naming it and what is wrong."""
+    from household.errors import InputError
+
+    folder = Path(out)
+    if folder.exists() and not folder.is_dir():
+        kind = "a file" if folder.is_file() else "not a folder (a device, pipe or socket)"
+        raise InputError(f"{option} {folder}: is {kind}; the run writes a folder of results there; "
+                         f"name a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / f".write-probe-{os.getpid()}"
+        try:
+            with open(probe, "wb") as fh:
+                fh.write(b"\0" * 4096)
+                fh.flush()
+                os.fsync(fh.fileno())
+        finally:
+            probe.unlink(missing_ok=True)
+    except OSError as exc:
+        raise InputError(f"{option} {folder}: cannot write there ({exc.strerror or exc}); the run would fail "
+                         "after running; use another folder") from None
+    return folder

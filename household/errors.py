@@ -15,3 +15,7 @@ class InputError(ValueError):
     def __init__(self, problems: str | Sequence[str]) -> None:
         self.problems = [problems] if isinstance(problems, str) else list(problems)
         super().__init__("\n".join(self.problems))
+
+
+class HouseError(InputError):
+    """A house that cannot be used; the message names the house id and the offending field."""

@@ -16,14 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Iterator
 
-from household.errors import InputError
-from household.input_files import check_input_file
+from household.errors import HouseError  # defined there so house_limits can raise it without a cycle
+from household.input_files import check_input_file, unique_keys
 
 PACKAGE_DATA_DIR = Path(__file__).resolve().parent / "data"
-
-
-class HouseError(InputError):
-    """A house that cannot be used; the message names the house id and the offending field."""
 
 
 @dataclass
@@ -127,7 +123,7 @@ def _depth_ok(value: Any, limit: int = MAX_JSON_DEPTH) -> bool:
 def parse_house_line(path: Path, lineno: int, line: str) -> dict[str, Any]:
     """One house line; its ``id`` defaults to ``<file>#<line>``. Errors name file:line."""
     try:
-        house = json.loads(line)
+        house = json.loads(line, object_pairs_hook=unique_keys)  # a key twice: named, not last-wins
     except RecursionError:
         raise HouseError(f"{path}:{lineno + 1}: malformed house JSON (nested deeper than the parser allows; "
                          f"the limit for a house is {MAX_JSON_DEPTH})") from None
@@ -137,6 +133,9 @@ def parse_house_line(path: Path, lineno: int, line: str) -> dict[str, Any]:
         raise HouseError(f"{path}:{lineno + 1}: malformed house JSON (line is not a JSON object)")
     if not _depth_ok(house):
         raise HouseError(f"{path}:{lineno + 1}: malformed house JSON (nested deeper than {MAX_JSON_DEPTH})")
+    from household.house_limits import check_size
+
+    check_size(house, f"{path}:{lineno + 1}")  # a 1,000-room line is refused before anything is built from it
     house.setdefault("id", f"{path.name}#{lineno}")
     return house
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any, Iterator
 
-from household.house_data import HouseError
+from household.errors import HouseError
 
 #: A ProcTHOR house spans tens of metres; 1 km leaves room for any real home and none for a
 #: coordinate that would blow up a grid sized from it. Rotations are degrees, bounded the same way.
@@ -64,4 +64,79 @@ def object_number_problems(house: dict[str, Any]) -> list[tuple[str, str]]:
             except HouseError as exc:
                 field, _, message = str(exc).partition(": ")
                 out.append((field, message))
+    return out
+
+
+# Size limits (issue 32). A house of 1,000 rooms, 10,000 objects or a room 1 km across took minutes
+# and gigabytes (the free grid is 2.5 cm cells, so a 1 km house is 40,000 x 40,000 cells). The
+# largest real ProcTHOR houses we ship or evaluate on (houses_dev, houses_test, houses_small_1000:
+# 1,150 houses) have 10 rooms, 220 objects (children included), a room 19.0 m across, a house
+# 34.6 m across, 82 walls, 10 doors, 8 windows and 14 corners to a room. The limits leave 1.5-3x
+# that, no more: the oracle's first step already costs about 20 s and 0.3 GB in a house 40 m
+# across and 14 s and 0.5 GB with 600 objects (100 m: 96 s and 1.1 GB), and 266 s and 0.6 GB at
+# every limit at once, measured on houses_dev.jsonl.gz#0 stretched with extra rooms and copies of
+# an object (benchmarks/bad_inputs_issue32.py has the hostile cases).
+MAX_ROOMS = 20
+MAX_OBJECTS = 500  # children included
+MAX_WALLS = 250
+MAX_DOORS_WINDOWS = 40  # each of doors and windows
+MAX_POLYGON_POINTS = 50  # corners of one room's floorPolygon
+MAX_ROOM_EXTENT_M = 30.0  # a room's width or depth
+MAX_HOUSE_EXTENT_M = 50.0  # the width or depth of all rooms together
+
+
+def count_problems(house: dict[str, Any]) -> list[tuple[str, str]]:
+    """(field, message) for each list of a house longer than its limit; cheap (no geometry), so a
+    hostile house is refused before anything is built from it."""
+    out = []
+    for key, limit in (("rooms", MAX_ROOMS), ("walls", MAX_WALLS), ("doors", MAX_DOORS_WINDOWS),
+                       ("windows", MAX_DOORS_WINDOWS)):
+        value = house.get(key)
+        if isinstance(value, list) and len(value) > limit:
+            out.append((key, f"{len(value):,} {key}; a house may have at most {limit:,} "
+                             "(household/house_limits.py)"))
+    n = 0
+    for _obj, _where in _objects(house.get("objects"), "objects"):
+        n += 1
+        if n > MAX_OBJECTS:
+            break
+    if n > MAX_OBJECTS:
+        out.append(("objects", f"more than {MAX_OBJECTS:,} objects (children included); a house may have at most "
+                               f"{MAX_OBJECTS:,} (household/house_limits.py)"))
+    rooms = house.get("rooms")
+    for i, room in enumerate(rooms if isinstance(rooms, list) else []):
+        poly = room.get("floorPolygon") if isinstance(room, dict) else None
+        if isinstance(poly, list) and len(poly) > MAX_POLYGON_POINTS:
+            out.append((f"rooms[{i}].floorPolygon", f"{len(poly):,} corners; a room may have at most "
+                                                    f"{MAX_POLYGON_POINTS}"))
+    return out
+
+
+def check_size(house: dict[str, Any], where: str) -> None:
+    """HouseError naming ``where`` and each field over its count limit (``count_problems``)."""
+    found = count_problems(house)
+    if found:
+        raise HouseError("; ".join(f"{where}: {field}: {message}" for field, message in found))
+
+
+def extent_problems(rooms: list[tuple[str, list[tuple[float, float]]]]) -> list[tuple[str, str]]:
+    """(field, message) for each room wider or deeper than MAX_ROOM_EXTENT_M and for a house wider
+    or deeper than MAX_HOUSE_EXTENT_M; ``rooms``: (field of the room, its (x, z) corners)."""
+    out = []
+    xs: list[float] = []
+    zs: list[float] = []
+    for where, poly in rooms:
+        rx = [p[0] for p in poly]
+        rz = [p[1] for p in poly]
+        xs += rx
+        zs += rz
+        size = max(max(rx) - min(rx), max(rz) - min(rz)) if poly else 0.0
+        if size > MAX_ROOM_EXTENT_M:
+            out.append((f"{where}.floorPolygon", f"the room is {size:,.1f} m across; a room may be at most "
+                                                 f"{MAX_ROOM_EXTENT_M:g} m across (household/house_limits.py)"))
+    if xs:
+        size = max(max(xs) - min(xs), max(zs) - min(zs))
+        if size > MAX_HOUSE_EXTENT_M:
+            out.append(("rooms", f"the house is {size:,.1f} m across; a house may be at most "
+                                 f"{MAX_HOUSE_EXTENT_M:g} m across (household/house_limits.py)"))
     return out

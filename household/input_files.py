@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 from household.errors import InputError
 
@@ -46,3 +47,19 @@ def check_input_file(path: str | os.PathLike[str], what: str, max_bytes: int | N
     if max_bytes is not None and st.st_size > max_bytes:
         raise NotARegularFile(f"{p}: {st.st_size:,} bytes, more than {what} may be ({max_bytes:,} bytes)")
     return p
+
+
+class DuplicateKeyError(ValueError):
+    """A JSON object in an input file gives one key twice."""
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """json's ``object_pairs_hook`` for every JSON file a user hands us (episodes, houses, experience
+    pools, LLM configs): a key given twice is an error naming it (issue 32), not a silent "last one
+    wins" that makes the file say two things (an edited checklist next to the old one)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise DuplicateKeyError(f"duplicate key {key!r} in one JSON object")
+        out[key] = value
+    return out

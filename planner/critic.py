@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from household.atomic_io import atomic_write_text
-from household.input_files import MB, check_input_file
+from household.input_files import MB, check_input_file, unique_keys
 from household.locks import acquire_waiting
 from household.outcomes import Failure, classify_text, failure_of
 from planner.roles import CriticDecision, CriticEvent, PlannerContext, Subgoal
@@ -98,7 +98,7 @@ def _read_pool(path: Path) -> dict[str, Experience]:
         return entries
     check_input_file(path, "an experience pool", MAX_POOL_BYTES)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=unique_keys)
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise ValueError(f"{path}: not an experience pool file ({type(exc).__name__}: {exc})") from None
     if not isinstance(data, dict) or not isinstance(data.get("entries", []), list):
@@ -133,9 +133,13 @@ class ExperiencePool:
         """Merge this pool into the file under its lock (see the module docstring) and write it."""
         if self.path is None:
             return
-        lock = acquire_waiting(self.path.with_name(self.path.name + ".lock"), f"experience pool {self.path}")
+        # A pool given as a symbolic link (shared between runs) is written through the link, with the
+        # lock beside the file it points to: an atomic replace of the link itself would leave a private
+        # copy here and the shared pool without this run's entries (issue 32).
+        target = self.path.resolve() if self.path.is_symlink() else self.path
+        lock = acquire_waiting(target.with_name(target.name + ".lock"), f"experience pool {self.path}")
         try:
-            stored = _read_pool(self.path)
+            stored = _read_pool(target)
             for key, exp in self.entries.items():
                 seen0, validated0 = self._base.get(key, (0, 0))
                 disk = stored.get(key)
@@ -147,7 +151,7 @@ class ExperiencePool:
                 self.entries.setdefault(key, disk)
             payload = {"schema": "worldmind/experience_pool", "version": 1,
                        "entries": [asdict(e) for e in sorted(self.entries.values(), key=lambda e: e.key)]}
-            atomic_write_text(self.path, json.dumps(payload, indent=1))
+            atomic_write_text(target, json.dumps(payload, indent=1))
             self._base = {k: (e.seen, e.validated) for k, e in self.entries.items()}
         finally:
             lock.release()

@@ -278,3 +278,26 @@ def test_report_says_in_a_sentence_why_each_unmet_item_was_missed(tmp_path: Path
     assert "## Why unmet" in md
     assert "- Mug is filled with water: nothing of the type was found (goal g2): could not find Sink" in md
     assert "Apple in Fridge:" not in md.split("## Why unmet")[1].split("## Extra")[0]  # met: no sentence
+
+
+def test_report_md_escapes_terminal_control_characters_from_the_episode(tmp_path) -> None:
+    """Issue 32: an id or instruction with ESC sequences / bidi overrides is written to report.md and
+    summary.md escaped the way the CLI echoes it (household.text.printable), never raw."""
+    import json as _json
+
+    from worldmind import cli
+
+    ep = {"id": "ctl\x1b[2J\u202e", "house": {"file": "houses_dev.jsonl.gz", "index": 0}, "scenario": "test",
+          "instructions": {"detailed": "Turn on the floor lamp.\x1b]0;pwned\x07", "concise": "Lamp on."},
+          "checklist": [{"object": {"type": "FloorLamp"}, "predicate": "isToggled"}], "max_steps": 300}
+    src = tmp_path / "eps"
+    src.mkdir()
+    (src / "e.json").write_text(_json.dumps(ep))
+    out = tmp_path / "out"
+    assert cli.main(["eval", "longact", "--episodes", str(src), "--out", str(out), "--no-render"]) == 0
+    mds = list(out.glob("*/report.md")) + [out / "summary.md"]
+    assert len(mds) == 2
+    for md in mds:
+        text = md.read_text()
+        assert "\x1b" not in text and "\u202e" not in text and "\x07" not in text, md
+    assert "\\x1b[2J" in mds[0].read_text()

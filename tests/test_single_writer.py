@@ -167,3 +167,24 @@ def test_a_pool_saved_twice_in_one_process_does_not_double_count(tmp_path):
     pool.validate(exp)
     again = ExperiencePool.load(path).entries[exp.key]
     assert (again.seen, again.validated) == (1, 2) and (exp.seen, exp.validated) == (1, 2)
+
+
+def test_a_pool_given_as_a_symbolic_link_is_written_through_it(tmp_path):
+    """Issue 32: saving through a link to a shared pool replaced the link by a private copy."""
+    from planner.critic import ExperiencePool
+
+    shared = tmp_path / "shared" / "pool.json"
+    shared.parent.mkdir()
+    first = ExperiencePool.load(shared)
+    first.record("OpenObject", "closed", "Fridge", "open")
+    first.save()
+    link = tmp_path / "run" / "experience_pool.json"
+    link.parent.mkdir()
+    link.symlink_to(shared)
+    pool = ExperiencePool.load(link)
+    pool.record("OpenObject", "closed", "Cabinet", "open")
+    pool.save()
+    assert link.is_symlink() and link.resolve() == shared.resolve()
+    types = {e.object_type for e in ExperiencePool.load(shared).entries.values()}
+    assert types == {"Fridge", "Cabinet"}
+    assert (shared.parent / "pool.json.lock").exists() and not (link.parent / "experience_pool.json.lock").exists()

@@ -53,7 +53,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from evaluation import runner
     from evaluation.report import write_episode_report
-    from worldmind.run_folder import lock_run_folder
+    from worldmind.run_folder import lock_run_folder, writable_out_dir
+
+    writable_out_dir(out)  # a file, a device or a full disk as --out: refused now, not after the run
 
     with lock_run_folder(out, "run"):  # one run per --out: a second is refused, naming the first's PID
         return _run_locked(args, episode, path, out, runner, write_episode_report)
@@ -108,6 +110,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
     houses = resolve_data_file(args.houses, args.data_dir)
     out = Path(args.out) if args.out else Path("runs") / f"episodes_{args.prefix}"
+    from worldmind.run_folder import writable_out_dir
+
+    writable_out_dir(out)
     total = len(indices) * args.per_house
     print(f"Generating {total} episode(s) over {len(indices)} house(s) of {houses} into {out} (seed {args.seed})")
     sys.stdout.flush()

@@ -13,13 +13,18 @@ events, when the agent offers ``drain_events()``) to a bag (sim_bridge.replay.ba
 plays a bag through perception, spatial memory and the belief tracker as fast as it can and
 scores it (evaluation.replay), printing progress to stderr and a summary to stdout.
 
-Exit status: 0 done; 1 the bag was truncated or corrupt (partial results written); 2 bad input
+An interrupted ``record`` (Ctrl-C, SIGTERM, an error) never leaves a bag under the --out name: the
+frames so far are kept as ``<name>.partial.mcap`` (marked inside too), and ``replay`` of such a bag
+warns, naming it and its frame count, and exits 1.
+
+Exit status: 0 done; 1 the bag was truncated, corrupt or partial (partial results written); 2 bad input
 (a missing file, a malformed episode, an existing --out), each as one ``worldmind: error:`` line.
 """
 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import time
 from pathlib import Path
@@ -35,6 +40,7 @@ EVENT_KINDS = ("plan", "critic", "belief")
 
 
 GROUND_TRUTH_MODES = ("changes", "every", "none")
+MAX_SIDE, MAX_PIXELS = 4096, 4096 * 3072  # a render of --width x --height per frame; beyond this it runs out of memory
 VIEW_FIELDS = frozenset({"visible", "isInteractable", "distance"})
 
 
@@ -182,6 +188,9 @@ def cmd_record(args: argparse.Namespace) -> int:
         raise CliError(f"--max-steps must be at least 1, got {args.max_steps}")
     if args.width < 8 or args.height < 8:
         raise CliError("--width and --height must be at least 8 pixels")
+    if args.width > MAX_SIDE or args.height > MAX_SIDE or args.width * args.height > MAX_PIXELS:
+        raise CliError(f"--width {args.width} --height {args.height}: at most {MAX_SIDE} pixels a side and "
+                       f"{MAX_PIXELS:,} pixels a frame (each frame is rendered and written as RGB, depth and ids)")
     if not args.rate > 0:
         raise CliError(f"--rate must be positive, got {args.rate}")
     out = Path(args.out)
@@ -198,15 +207,29 @@ def cmd_record(args: argparse.Namespace) -> int:
     sys.stdout.flush()
     started = time.perf_counter()
     reporter = StepReporter(label="record")
-    with BagWriter(out, storage=args.storage, rate_hz=args.rate) as writer:
-        rec_env = RecordingEnvironment(env, writer, ground_truth=args.ground_truth)
-        rec_agent = EventRecordingAgent(agent, writer)
-        try:
-            result, _ = runner.run_episode(rec_env, rec_agent, episode, instruction_kind=args.instruction,
-                                           max_steps=args.max_steps, progress=reporter)
-        finally:
-            reporter.close()
-        frames = writer.frames
+    writer = BagWriter(out, storage=args.storage, rate_hz=args.rate)
+    previous = signal.signal(signal.SIGTERM, _terminated)  # SIGTERM ends it like Ctrl-C: the bag is closed
+    try:
+        with writer:
+            rec_env = RecordingEnvironment(env, writer, ground_truth=args.ground_truth)
+            rec_agent = EventRecordingAgent(agent, writer)
+            try:
+                result, _ = runner.run_episode(rec_env, rec_agent, episode, instruction_kind=args.instruction,
+                                               max_steps=args.max_steps, progress=reporter)
+            finally:
+                reporter.close()
+            frames = writer.frames
+    except BaseException:
+        # never under the final name: the frames so far are kept as <name>.partial (replay says so)
+        if writer.final_path is not None:
+            print(f"{PROG}: recording stopped after {writer.frames} frame(s); the partial bag is "
+                  f"{writer.final_path} (replay warns that it is partial); {out} was not written", file=sys.stderr)
+        else:
+            print(f"{PROG}: recording stopped after {writer.frames} frame(s); nothing kept, {out} was not written",
+                  file=sys.stderr)
+        raise
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     wall = time.perf_counter() - started
     size = out.stat().st_size if out.is_file() else sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     print(f"Recorded {frames} frame(s), {rec_agent.events} agent event(s), {size / 1e6:.1f} MB in {wall:.1f} s: {out}")
@@ -215,6 +238,10 @@ def cmd_record(args: argparse.Namespace) -> int:
               f"{rec_agent.bad_events[0]}", file=sys.stderr)
     print(f"  GC {result.gc:.3f}  SR {result.sr:.0f}  stop reason: {(result.extra or {}).get('stop_reason', '?')}")
     return EXIT_OK
+
+
+def _terminated(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
 
 
 def _run(parser: argparse.ArgumentParser, argv: Sequence[str], func: Any) -> int:
@@ -261,7 +288,7 @@ def _replay_parser() -> argparse.ArgumentParser:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from worldmind.run_folder import lock_run_folder
+    from worldmind.run_folder import lock_run_folder, writable_out_dir
 
     bag = Path(args.bag)
     if not bag.exists():
@@ -269,6 +296,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     for name in ("replay.json", "replay.md"):
         if (Path(args.out) / name).resolve() == bag.resolve():
             raise CliError(f"--out {args.out}: the bag {bag} is the {name} the replay writes; use another --out")
+    writable_out_dir(args.out)
     with lock_run_folder(args.out, "replay"):  # checked under the lock: a concurrent replay cannot slip in
         earlier = Path(args.out) / "replay.json"
         if earlier.exists():  # a damaged or empty bag must never replace good results with worse ones
@@ -277,7 +305,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace, bag: Path) -> int:
-    from sim_bridge.replay.bag import BagReadError
+    from sim_bridge.replay.bag import BagReadError, is_partial_bag
     from evaluation.replay import ReplayConfig, replay_bag
 
     print(f"Replaying {bag} -> {args.out}")
@@ -294,6 +322,10 @@ def _replay(args: argparse.Namespace, bag: Path) -> int:
         return EXIT_FAILED
     _summary(result, args.rate_report)
     print(f"Results: {Path(args.out) / 'replay.json'}, {Path(args.out) / 'replay.md'}")
+    if is_partial_bag(bag, result.get("read", {}).get("ignored_topics")):
+        print(f"{PROG}: warning: {bag} is a partial recording (the recording was interrupted); it holds "
+              f"{result['frames']} frame(s), not a whole run", file=sys.stderr)
+        return EXIT_FAILED
     return EXIT_OK
 
 

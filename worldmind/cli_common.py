@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from household.errors import InputError as CliError  # bad input from any layer: one line each, exit 2
+from household.text import printable  # noqa: F401 - the CLI's name for it (one definition)
 from planner.factory import ABLATIONS, LLM_PREFIX, check_planner, is_privileged, make_agent
 
 PROG = "worldmind"
@@ -54,22 +55,6 @@ def safe_dir_name(episode_id: str) -> str:
         digest = hashlib.sha256(episode_id.encode("utf-8", "surrogatepass")).hexdigest()[:16]
         name = name[:MAX_DIR_NAME - 17] + "~" + digest
     return name
-
-
-def printable(text: object) -> str:
-    """``text`` safe to echo to a terminal: control and format characters (ESC sequences that
-    recolour, retitle or clear the terminal, bidi overrides that reorder what is shown, a bare CR
-    that overwrites the line) are shown escaped, e.g. ``\\x1b[2J``; newlines and tabs stay.
-    Episode ids, instructions and messages quoting them come from files (issue 32)."""
-    import unicodedata
-
-    out = str(text)
-    if out.isprintable():
-        return out
-    return "".join(c if c in "\n\t" or unicodedata.category(c) not in ("Cc", "Cf", "Cs", "Co")
-                   else (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}" if ord(c) < 0x10000
-                         else f"\\U{ord(c):08x}")
-                   for c in out)
 
 
 def check_choices(args: argparse.Namespace) -> None:

@@ -24,7 +24,7 @@ from planner.factory import is_privileged
 from worldmind.cli_common import (EXIT_FAILED, EXIT_OK, EXPERIENCE_FILE, PROG, CliError, DamagedReport, StepReporter,
                                   episode_bar, existing_result, planner_label, printable, safe_dir_name)
 from worldmind.resume_key import resume_key
-from worldmind.run_folder import lock_run_folder
+from worldmind.run_folder import lock_run_folder, writable_out_dir
 from worldmind.longact_job import (DEFAULT_RAY_WAVE, LongActJob, job_options, merge_experience, run_longact_job,
                                    snapshot_entries)
 
@@ -82,6 +82,7 @@ def _mean_line(results: list[Any]) -> str:
 def run_longact_eval(args: argparse.Namespace, episodes: Sequence[Any]) -> int:
     """Run under the output folder's lock (worldmind/run_folder.py): a second run into the same
     --out is refused with the first one's PID instead of silently replacing its results."""
+    writable_out_dir(args.out)  # a file, a device or a full disk as --out: refused before any episode runs
     with lock_run_folder(args.out, "eval longact", getattr(args, "shard", None)):
         return _run_longact_eval(args, episodes)
 

@@ -352,6 +352,16 @@ def main_ros(argv: Sequence[str] | None = None) -> int:
     if args.command == "graph":
         print(json.dumps(plan.to_dict(), indent=2))
         return EXIT_OK
+    from household.atomic_io import writable_out_dir
+    from household.errors import InputError
+
+    try:  # a --log-dir on /dev/full or a file: refused before any node starts, not a traceback mid-launch
+        for option, folder in (("--log-dir", args.log_dir), ("--out", getattr(args, "out", None))):
+            if folder:
+                writable_out_dir(folder, option)
+    except InputError as exc:
+        print(f"worldmind: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     launcher = Launcher(plan, log_dir=args.log_dir, shutdown_timeout=args.shutdown_timeout,
                         max_runtime=args.max_runtime)
     handler = lambda signum, _frame: launcher.request_stop(signal.Signals(signum).name)  # noqa: E731

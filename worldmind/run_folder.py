@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
+from household.atomic_io import writable_out_dir  # noqa: F401 - checked before a run starts
 from household.errors import InputError
 from household.locks import FileLock, acquire
 
@@ -95,3 +96,4 @@ def refuse_inputs_inside(out: str | os.PathLike[str], option: str, source: str |
         if depth is not None and depth <= 2:
             raise InputError(f"--out {folder}: holds the input {path} ({option}) where the run writes its summary, "
                              "reports and experience pool; move the input or use another --out")
+

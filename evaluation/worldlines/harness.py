@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+from household.atomic_io import writable_out_dir
+from household.text import printable
 from evaluation.worldlines.baselines import BeliefMemory, FlatMemory, Memory, MemoryAnswer, TextEncoder
 from evaluation.worldlines.generator import generate_house_trace
 from evaluation.worldlines.metrics import Judge, event_recall, mean, plan_with_memory, qa_correct, score_plan, \
@@ -160,7 +162,7 @@ def run_worldlines_eval(houses: Sequence[int], days: int, seed: int, memory: str
     if failed:
         result["failed_houses"] = sorted(failed, key=lambda f: f["house"])
     _write_json(out / f"worldlines_{memory}.json", {**result, "rows": rows, "plans": prow})
-    (out / f"worldlines_{memory}.md").write_text(to_markdown([result]))
+    (out / f"worldlines_{memory}.md").write_text(printable(to_markdown([result])))
     return result
 
 
@@ -222,6 +224,7 @@ def main_worldlines(argv: Sequence[str] | None = None) -> int:
         bad = [k for k in kinds if k not in MEMORIES]
         if bad or args.days < 1:
             raise CliError(f"--memory: unknown {bad} (available: {', '.join(MEMORIES)})" if bad else "--days must be >= 1")
+        writable_out_dir(args.out)  # a file, a device or a full disk as --out: refused before any house runs
         executor = executor_from_args(args)
         try:
             results = [run_worldlines_eval(houses, args.days, args.seed, k, args.out, houses_file=args.houses_file,
@@ -232,8 +235,11 @@ def main_worldlines(argv: Sequence[str] | None = None) -> int:
     except (CliError, ExecutorError, FileNotFoundError, ValueError) as exc:
         print(f"worldmind: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("\nworldmind eval worldlines: interrupted", file=sys.stderr)
+        return 130
     md = to_markdown(results)
-    Path(args.out, "summary.md").write_text(md)
+    Path(args.out, "summary.md").write_text(printable(md))
     _write_json(Path(args.out, "summary.json"), results)
     print(md)
     return 0

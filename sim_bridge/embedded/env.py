@@ -8,6 +8,7 @@ for the oracle planner and tests; an agent under evaluation must use observation
 
 from __future__ import annotations
 
+import logging
 import math
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -38,6 +39,13 @@ from household.types import (
     StepResult,
     WorldState,
 )
+
+log = logging.getLogger(__name__)
+# An agent start that is not free floor is moved to the nearest free spot; a move of a robot's
+# width or more means the start was inside furniture (an episode whose start lies in a counter
+# was moved 1.46 m without a word: issue 32): logged once per start, naming house, episode, distance.
+START_MOVE_WARN_M = 0.25
+_START_WARNED: set[tuple[str, float, float]] = set()
 
 
 @dataclass
@@ -100,6 +108,7 @@ class EmbeddedEnvironment:
         self._last_feedback = ActionFeedback(None, True, "")
         # Objects the house places out of any agent's reach (placement_checks.py), set by reset.
         self.placement_problems: list[PlacementProblem] = []
+        self.start_moved_m = 0.0  # how far reset() moved the agent start to free floor
 
     # ---- seam --------------------------------------------------------------------------------
     def reset(self, episode: Any) -> Observation:
@@ -129,7 +138,7 @@ class EmbeddedEnvironment:
         start = getattr(episode, "agent_start", None)
         start = start.to_dict() if hasattr(start, "to_dict") else start
         start = start or (house.get("metadata") or {}).get("agent") or {}
-        self.pose = self._start_pose(start)
+        self.pose = self._start_pose(start, getattr(episode, "id", None))
         self.step_count = 0
         self.stopped = False
         self._last_feedback = ActionFeedback(None, True, "")
@@ -216,14 +225,23 @@ class EmbeddedEnvironment:
         return self.in_reach(object_id, pose) and self.is_visible(object_id, pose)
 
     # ---- internals ---------------------------------------------------------------------------
-    def _start_pose(self, start: dict[str, Any]) -> AgentPose:
+    def _start_pose(self, start: dict[str, Any], episode_id: str | None = None) -> AgentPose:
         pos = start.get("position") or {}
         rot = start.get("rotation") or {}
         x = float(pos.get("x", 0.0))
         z = float(pos.get("z", 0.0))
         yaw = float(rot.get("y", 0.0)) % 360.0 if isinstance(rot, dict) else float(rot) % 360.0
         horizon = float(start.get("horizon", start.get("cameraHorizon", 30.0)))
-        x, z = self._nearest_free(x, z)
+        fx, fz = self._nearest_free(x, z)
+        self.start_moved_m = math.hypot(fx - x, fz - z)
+        if self.start_moved_m >= START_MOVE_WARN_M:  # a start inside a counter: say so, once per start
+            where = f"house {self.layout.house_id}" + (f", episode {episode_id}" if episode_id else "")
+            key = (where, round(x, 3), round(z, 3))
+            if key not in _START_WARNED:
+                _START_WARNED.add(key)
+                log.warning(f"{where}: the agent start ({x:.2f}, {z:.2f}) is not free floor (inside furniture or "
+                            f"a wall); moved {self.start_moved_m:.2f} m to ({fx:.2f}, {fz:.2f})")
+        x, z = fx, fz
         return AgentPose(x, z, yaw, float(np.clip(horizon, self.config.horizon_min, self.config.horizon_max)))
 
     def _nearest_free(self, x: float, z: float) -> tuple[float, float]:

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from household.house_data import HouseError
+from household.house_limits import check_size, extent_problems
 from household.house_limits import point as checked_point
 
 
@@ -112,6 +113,7 @@ def parse_layout(house: dict[str, Any]) -> HouseLayout:
             raise HouseError(f"house {hid}: missing key {key!r}")
         if not isinstance(house[key], list):
             raise HouseError(f"house {hid}: field {key!r} must be a list")
+    check_size(house, f"house {hid}")  # counts first: a 1,000-room house is refused before any geometry
     rooms: list[Room] = []
     for i, r in enumerate(house["rooms"]):
         where = f"house {hid}: rooms[{i}]"
@@ -123,6 +125,9 @@ def parse_layout(house: dict[str, Any]) -> HouseLayout:
         rooms.append(Room(str(r["id"]), str(r["roomType"]), tuple(poly)))
     if not rooms:
         raise HouseError(f"house {hid}: no rooms")
+    too_big = extent_problems([(f"rooms[{i}]", list(r.polygon)) for i, r in enumerate(rooms)])
+    if too_big:
+        raise HouseError("; ".join(f"house {hid}: {field}: {message}" for field, message in too_big))
 
     room_ids = {r.id for r in rooms}
     walls: list[WallSegment] = []

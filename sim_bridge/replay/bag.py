@@ -45,6 +45,7 @@ bag (after yielding everything before the damage).
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections import Counter
@@ -138,13 +139,15 @@ class BagWriter:
         self._event_seq = 0
         self._last_stamp = self.start_ns
         self._frame_time = self.start_ns
-        if self.single_file:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._tmp: Path | None = Path(tempfile.mkdtemp(prefix=f".{self.path.stem}.", dir=self.path.parent))
-            bag_dir = self._tmp / "bag"
-        else:
-            self._tmp = None
-            bag_dir = self.path
+        # Written in a temporary sibling folder and moved into place by close() only when whole
+        # (issue 32): an interrupted recording is kept as <stem>.partial<suffix> (frames > 0) with an
+        # INTERRUPTED_TOPIC marker replay names, a 0-frame one is removed, and a killed one leaves
+        # only the temporary folder, which the next BagWriter beside it removes (its pid is gone).
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale_temporaries(self.path)
+        self._tmp = Path(tempfile.mkdtemp(prefix=f"{_tmp_prefix(self.path)}{os.getpid()}.", dir=self.path.parent))
+        bag_dir = self._tmp / ("bag" if self.single_file else self.path.name)
+        self.final_path: Path | None = None  # where close() left the bag (the path, a .partial name, or None)
         plugin = StoragePlugin.MCAP if self.storage == "mcap" else StoragePlugin.SQLITE3
         self._writer = CrcWriter(bag_dir, version=9, storage_plugin=plugin)
         self._bag_dir = bag_dir
@@ -155,8 +158,8 @@ class BagWriter:
     def __enter__(self) -> "BagWriter":
         return self
 
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
+    def __exit__(self, exc_type: Any, *exc: Any) -> None:
+        self.close(complete=exc_type is None)
 
     def _connection(self, topic: str, msgtype: str, typestore: Any) -> Any:
         key = (topic, msgtype)
@@ -222,18 +225,125 @@ class BagWriter:
         self._put(key, msg, stamp_ns)
         return int(stamp_ns)
 
-    def close(self) -> None:
-        """Finish the bag (also after an error: what was written stays readable)."""
+    def close(self, complete: bool = True) -> None:
+        """Finish the bag. ``complete``: move it to its final name. Otherwise (an interrupted or
+        failed recording) keep what was written as ``partial_path_for(path)`` marked with
+        ``INTERRUPTED_TOPIC`` when it holds a frame, or remove it when it holds none; never under
+        the final name, where it would replay as a whole run."""
         if self._closed:
             return
         self._closed = True
-        self._writer.close()
-        if self._tmp is not None:
-            files = sorted(p for p in self._bag_dir.iterdir() if p.suffix in (".mcap", ".db3"))
-            if len(files) != 1:
-                raise BagReadError(self._bag_dir, f"expected one storage file, found {[p.name for p in files]}")
-            files[0].replace(self.path)
+        try:
+            if not complete and self.frames:
+                try:
+                    self.write_text(INTERRUPTED_TOPIC, f"recording interrupted after {self.frames} frame(s)",
+                                    self._last_stamp + 1)
+                except Exception:  # noqa: BLE001 - an interrupted writer may not take more; the name says it
+                    pass
+            try:
+                self._writer.close()
+            except Exception:
+                if complete:
+                    raise
+            if not complete and not self.frames:
+                return
+            if self.single_file:
+                files = sorted(p for p in self._bag_dir.iterdir() if p.suffix in (".mcap", ".db3"))
+                if len(files) != 1:
+                    raise BagReadError(self._bag_dir, f"expected one storage file, found {[p.name for p in files]}")
+                src = files[0]
+            else:
+                src = self._bag_dir
+            target = self.path if complete else partial_path_for(self.path)
+            try:
+                _move_no_replace(src, target)
+            except FileExistsError:  # another recording took the final name meanwhile: keep ours beside it
+                target = partial_path_for(self.path)
+                _move_no_replace(src, target)
+                self.final_path = target
+                raise FileExistsError(f"{self.path} appeared while recording; this recording is kept as "
+                                      f"{target}") from None
+            self.final_path = target
+        finally:
             shutil.rmtree(self._tmp, ignore_errors=True)
+
+
+INTERRUPTED_TOPIC = "/worldmind/recording_interrupted"  # outside the contract: readers list it in ignored_topics
+
+
+def partial_path_for(path: str | Path) -> Path:
+    """``run.mcap`` -> ``run.partial.mcap`` (``run.partial-2.mcap``, ... when taken); a folder
+    ``run`` -> ``run.partial``."""
+    path = Path(path)
+    suffix = path.suffix if path.suffix in (".mcap", ".db3") else ""
+    stem = path.name[: len(path.name) - len(suffix)]
+    for k in range(1, 10_000):
+        cand = path.with_name(f"{stem}.partial{'' if k == 1 else f'-{k}'}{suffix}")
+        if not cand.exists():
+            return cand
+    raise FileExistsError(f"{path}: too many partial recordings beside it")
+
+
+def is_partial_bag(path: str | Path, ignored_topics: Mapping[str, str] | None = None) -> bool:
+    """A bag an interrupted ``BagWriter`` left: its marker topic (when the read stats are given)
+    or its ``.partial`` name."""
+    return INTERRUPTED_TOPIC in (ignored_topics or {}) or ".partial" in Path(path).name
+
+
+def _tmp_prefix(path: Path) -> str:
+    return f".{path.stem}.rec"
+
+
+def remove_stale_temporaries(path: str | Path) -> list[Path]:
+    """Remove temporary folders that recordings of ``path`` killed before close() left beside it
+    (``.<stem>.rec<pid>.XXXX`` whose process is gone); returns them."""
+    path = Path(path)
+    prefix = _tmp_prefix(path)
+    removed: list[Path] = []
+    try:
+        siblings = list(path.parent.iterdir())
+    except OSError:
+        return removed
+    for p in siblings:
+        if not (p.name.startswith(prefix) and p.is_dir() and not p.is_symlink()):
+            continue
+        pid_text = p.name[len(prefix):].split(".", 1)[0]
+        if not pid_text.isdigit() or _alive(int(pid_text)):
+            continue
+        shutil.rmtree(p, ignore_errors=True)
+        removed.append(p)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _move_no_replace(src: Path, dst: Path) -> None:
+    """Move ``src`` to ``dst``, refusing (FileExistsError) when something appeared there meanwhile."""
+    if src.is_dir():
+        if dst.exists():
+            raise FileExistsError(f"{dst} exists already; not overwriting a recording (kept in {src.parent})")
+        os.rename(src, dst)
+        return
+    try:
+        os.link(src, dst)  # atomic, and fails if dst exists
+    except FileExistsError:
+        raise FileExistsError(f"{dst} exists already; not overwriting a recording") from None
+    except OSError:  # a file system without hard links
+        if dst.exists():
+            raise FileExistsError(f"{dst} exists already; not overwriting a recording") from None
+        os.replace(src, dst)
+        return
+    src.unlink()
 
 
 # ---- reading -------------------------------------------------------------------------------------
