@@ -20,7 +20,7 @@ from household.checklist import PREDICATES, ChecklistItem
 from planner.roles import Goal, Grounding, KnownObject, PlannerContext, Subgoal
 from household.assets import AssetCatalog, default_catalog
 from household.receptacle_filters import AGENT_PUT_DOWN, ROOM_SURFACE
-from planner.recipes import KNIVES, VESSELS, WINE_SOURCES, Plan, pickupable_type, recipe_for  # noqa: F401 (re-exported)
+from planner.recipes import KNIVES, VESSELS, WINE_SOURCES, Plan, Role, pickupable_type, recipe_for  # noqa: F401 (re-exported)
 from planner.stations import station_type
 
 def tool_types(item: ChecklistItem) -> tuple[str, ...]:
@@ -48,7 +48,7 @@ def _typical_room(object_type: str) -> str | None:
     known = {room: s for room, s in scores.items() if s is not None}
     if not known:
         return None
-    best = max(known, key=known.get)
+    best = max(known, key=known.__getitem__)
     ordered = sorted(known.values(), reverse=True)
     return best if len(ordered) < 2 or ordered[0] - ordered[1] > 1.0 else None
 
@@ -295,7 +295,8 @@ class RecipeTranslator:
         return recipe_for(item.predicate).plan(Plan(goal.id, item, item.expected, grounding.bindings))
 
 
-def required_roles(goal: Goal) -> list[tuple[str, str, str | None]]:
+def required_roles(goal: Goal) -> list[Role]:
     """(role, object type to search for, room) for each binding the goal needs."""
     item = goal.items[0]
-    return [("object", item.object.type, item.object.room)] + recipe_for(item.predicate).roles(item)
+    object_role: list[Role] = [("object", item.object.type, item.object.room)]
+    return object_role + recipe_for(item.predicate).roles(item)

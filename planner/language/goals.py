@@ -28,6 +28,8 @@ _INTO = ("into", "onto", "inside", "inside of", "on top of", "on to", "in to")
 class GoalBuilding:
     """Mixin: ``_read`` a clause into a ``_Reading`` and ``_emit`` its items."""
 
+    _last_sliced: tuple[str, ...] | None  # what was just sliced, for "the slices" (set per clause by the parser)
+
     def _read(self, clause: _Clause, antecedents: list[Mention], last_place: Mention | str | None,
               pending: _Pending | None) -> _Reading:
         words = clause.words
