@@ -14,13 +14,13 @@
 from __future__ import annotations
 
 import math
-from typing import Callable
+from typing import Callable, cast
 
 from household.checklist import PREDICATES, ChecklistItem
 from planner.roles import Goal, Grounding, KnownObject, PlannerContext, Subgoal
 from household.assets import AssetCatalog, default_catalog
 from household.receptacle_filters import AGENT_PUT_DOWN, ROOM_SURFACE
-from planner.recipes import KNIVES, VESSELS, WINE_SOURCES, Plan, Role, pickupable_type, recipe_for  # noqa: F401 (re-exported)
+from planner.recipes import KNIVES, VESSELS, WINE_SOURCES, Plan, pickupable_type, recipe_for  # noqa: F401 (re-exported)
 from planner.stations import station_type
 
 def tool_types(item: ChecklistItem) -> tuple[str, ...]:
@@ -295,8 +295,10 @@ class RecipeTranslator:
         return recipe_for(item.predicate).plan(Plan(goal.id, item, item.expected, grounding.bindings))
 
 
-def required_roles(goal: Goal) -> list[Role]:
+def required_roles(goal: Goal) -> list[tuple[str, str, str | None]]:
     """(role, object type to search for, room) for each binding the goal needs."""
     item = goal.items[0]
-    object_role: list[Role] = [("object", item.object.type, item.object.room)]
-    return object_role + recipe_for(item.predicate).roles(item)
+    # A recipe's Role may say type None (no station), but no registered recipe gives one:
+    # station_type is None only for wine, which _station_roles asks of the wine source instead.
+    roles = cast(list[tuple[str, str, str | None]], recipe_for(item.predicate).roles(item))
+    return [("object", item.object.type, item.object.room)] + roles
