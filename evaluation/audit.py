@@ -20,7 +20,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence, cast
 
 import numpy as np
 
@@ -28,6 +28,10 @@ from household.atomic_io import atomic_write_text, writable_out_dir
 from household.errors import InputError
 from household.house_data import HouseError, parse_house_line, iter_house_lines, resolve_data_file
 from household.selection import parse_indices
+
+if TYPE_CHECKING:  # the simulator is imported where a house is audited
+    from sim_bridge.embedded.collision import CollisionMap
+    from sim_bridge.embedded.house_geometry import HouseLayout
 
 
 @dataclass
@@ -81,16 +85,18 @@ def audit_house(house: dict[str, Any], index: int) -> HouseAudit:
 
     env = EmbeddedEnvironment(EmbeddedConfig(render=False))
     env.reset(house)
-    grid = env.collision.free_grid()
+    collision = cast("CollisionMap", env.collision)  # reset() set both
+    layout = cast("HouseLayout", env.layout)
+    grid = collision.free_grid()
     reach = env.config.reach - 0.05  # the oracle's margin (privileged/oracle.py)
     from scipy import ndimage
 
     labels, _ = ndimage.label(grid.mask)
     start = _start_component(labels, grid, env.pose.x, env.pose.z)
     connected = labels == start if start else np.zeros_like(grid.mask)
-    room_of_cell = _room_labels(grid, env.collision)
+    room_of_cell = _room_labels(grid, collision)
     rooms_reached = {str(r) for r in np.unique(room_of_cell[connected]) if r}
-    all_rooms = [r.id for r in env.layout.rooms]
+    all_rooms = [r.id for r in layout.rooms]
     table = env.table
     assert table is not None
 
@@ -102,7 +108,7 @@ def audit_house(house: dict[str, Any], index: int) -> HouseAudit:
             reached[oid] = bool(start) and reachable_region(env, obj, grid, reach) is not None
         return reached[oid]
 
-    audit = HouseAudit(index, env.layout.house_id, len(all_rooms), len(rooms_reached & set(all_rooms)), 0, 0,
+    audit = HouseAudit(index, layout.house_id, len(all_rooms), len(rooms_reached & set(all_rooms)), 0, 0,
                        unreachable_rooms=sorted(set(all_rooms) - rooms_reached),
                        placement_problems=[p.to_dict() for p in env.placement_problems])
     misplaced = {p.object_id: p.message for p in env.placement_problems}
@@ -113,7 +119,7 @@ def audit_house(house: dict[str, Any], index: int) -> HouseAudit:
         parent = table.objects.get(obj.parent) if obj.parent else None
         on_shaped = any(a.parts is not None for a in table.ancestors(obj))
         audit.on_shaped_counters += on_shaped
-        room = env.collision.room_at(float(obj.position[0]), float(obj.position[2]))
+        room = collision.room_at(float(obj.position[0]), float(obj.position[2]))
         if oid in misplaced:  # floor near it proves nothing: nothing can see or take it
             audit.unreachable.append({"object_id": oid, "type": obj.type, "room": room or "",
                                       "reason": misplaced[oid]})
@@ -194,7 +200,7 @@ def run_audit(houses_file: str, indices: Sequence[int] | None, out_dir: str | Pa
         problems += [f"{path}: no house at index {i}" for i in sorted(wanted - seen)]
     total_p = sum(a.pickupable for a in results)
     reach_p = sum(a.pickupable_reachable for a in results)
-    summary = {
+    summary: dict[str, Any] = {
         "houses": len(results),
         "houses_all_rooms_reachable": sum(a.rooms_reachable == a.rooms for a in results),
         "rooms": sum(a.rooms for a in results), "rooms_reachable": sum(a.rooms_reachable for a in results),

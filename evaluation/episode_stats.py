@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from household.checklist import ChecklistItem, ObjectSelector
 from evaluation.episodes import Episode, load_episodes
@@ -38,7 +38,7 @@ def _pinned(sel: ObjectSelector | None) -> bool:
     return sel is not None and (sel.id is not None or sel.ids is not None or sel.room is not None)
 
 
-def _mean(values: list[float]) -> float:
+def _mean(values: Sequence[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
@@ -52,11 +52,11 @@ def episode_stats(episodes: list[Episode], manifest_lines: list[str] | None = No
     detailed = [len(e.instructions["detailed"].split()) for e in episodes]
     count_eps = [e for e in episodes if any(it.object.units in (2, 3) for it in e.checklist)]
     pinned = [it for it in items if _pinned(it.object) or _pinned(it.target)]
-    dropped = Counter()
+    dropped: Counter[str] = Counter()
     for e in episodes:
         for d in (e.extra.get("generation") or {}).get("dropped", []):
             dropped[f"{d.get('kind')}: {d.get('reason')}"] += 1
-    failed = Counter()
+    failed: Counter[str] = Counter()
     for line in manifest_lines or []:
         parts = line.split("\t")
         if len(parts) >= 2 and parts[1] == "infeasible":

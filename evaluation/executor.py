@@ -60,7 +60,7 @@ class Outcome:
         return self.error is None
 
 
-TaskFn = Callable[[Any], Any]
+TaskFn = Callable[..., Any]  # fn(payload), or fn(payload, progress=callback) when progress is given
 ProgressFactory = Callable[[Task], Any]
 
 

@@ -10,7 +10,7 @@ import random
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 from household.checklist import ChecklistItem, evaluate_item
 from evaluation.episodes import Episode, validate_episode
@@ -21,6 +21,7 @@ from household.errors import InputError
 from evaluation.runner import run_episode
 from privileged.oracle import OraclePlanner
 from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
+from sim_bridge.embedded.interactions import ObjectTable
 from household.house_data import HouseError, load_asset_database, load_house
 
 # At most this many goals of a kind in one episode (one thing held at the end, as a person asks).
@@ -123,7 +124,7 @@ def generate_for_house(house: dict[str, Any], house_ref: dict[str, Any], scenari
     dropped: list[dict[str, str]] = []
     for attempt in range(opts.attempts):
         env.reset(house)
-        index = HouseIndex(env.table, env.ground_truth())
+        index = HouseIndex(cast(ObjectTable, env.table), env.ground_truth())  # reset() set the table
         drawn = _draw_goals(index, scenario, rng, opts)
         goals, spare = _held_last(drawn[:opts.goals]), drawn[opts.goals:]
         if any(g.kind == "held" for g in spare):  # the held goal was drawn among the spares: keep it

@@ -22,7 +22,7 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, cast
 
 import numpy as np
 
@@ -35,9 +35,11 @@ from memory.spatial import store as memory_store
 from memory.spatial.query import Region
 from perception.encoders import Encoders, make_encoders
 from perception.observations import PerceptionError
+from sim_bridge.embedded.collision import CollisionMap
 from sim_bridge.embedded.env import AgentPose, EmbeddedConfig, EmbeddedEnvironment
+from sim_bridge.embedded.house_geometry import HouseLayout
 from household.house_data import HouseError, load_house
-from sim_bridge.embedded.interactions import find_placement
+from sim_bridge.embedded.interactions import ObjectTable, find_placement
 from sim_bridge.sensors import SensorNoise, sensor_profile
 from sim_bridge.sensors.profiles import PoseModel
 from household.frames import thor_to_ros_points
@@ -45,6 +47,9 @@ from household.receptacle_filters import FIXED_RECEPTACLE
 from household.types import Action, point_in_polygon
 
 Progress = Callable[[str], None]
+
+# Every function here takes an environment that run_memory_eval has reset, so its layout,
+# collision map and object table are set (the casts below say so to the type checker).
 
 
 @dataclass
@@ -67,9 +72,9 @@ class MemoryEvalConfig:
 
 def viewpoints(env: EmbeddedEnvironment, step: float) -> list[tuple[float, float]]:
     """Free THOR (x, z) cells of a grid in every room (at least one per room if any is free)."""
-    free = env.collision.free_grid()
+    free = cast(CollisionMap, env.collision).free_grid()
     out: list[tuple[float, float]] = []
-    for room in env.layout.rooms:
+    for room in cast(HouseLayout, env.layout).rooms:
         poly = list(room.polygon)
         xs, zs = [p[0] for p in poly], [p[1] for p in poly]
         for s in (step, step / 4.0):
@@ -85,7 +90,7 @@ def viewpoints(env: EmbeddedEnvironment, step: float) -> list[tuple[float, float
 def rooms_as_regions(env: EmbeddedEnvironment) -> list[Region]:
     """The house's rooms as memory regions in REP 103 (x, y)."""
     regions = []
-    for room in env.layout.rooms:
+    for room in cast(HouseLayout, env.layout).rooms:
         pts = thor_to_ros_points(np.array([[x, 0.0, z] for x, z in room.polygon]))
         regions.append(Region(room.id, room.room_type, tuple((float(p[0]), float(p[1])) for p in pts)))
     return regions
@@ -93,8 +98,9 @@ def rooms_as_regions(env: EmbeddedEnvironment) -> list[Region]:
 
 def ground_truth(env: EmbeddedEnvironment) -> list[GTObject]:
     """Every object in the scene (not held, not sliced away), in REP 103."""
-    table = env.table
-    types = {r.id: r.room_type for r in env.layout.rooms}
+    table = cast(ObjectTable, env.table)
+    collision = cast(CollisionMap, env.collision)
+    types = {r.id: r.room_type for r in cast(HouseLayout, env.layout).rooms}
     out = []
     for o in table.objects.values():
         if not o.active or o.is_picked_up:
@@ -103,7 +109,7 @@ def ground_truth(env: EmbeddedEnvironment) -> list[GTObject]:
         corners = thor_to_ros_points(o.corners())
         low = corners[np.argsort(corners[:, 2])[:4]][:, :2]
         order = np.argsort(np.arctan2(low[:, 1] - low[:, 1].mean(), low[:, 0] - low[:, 0].mean()))
-        room = env.collision.room_at(float(o.position[0]), float(o.position[2]))
+        room = collision.room_at(float(o.position[0]), float(o.position[2]))
         parent = table.objects.get(o.parent) if o.parent else None
         out.append(GTObject(o.id, o.type, thor_to_ros_points(centre), thor_to_ros_points(o.position), low[order],
                             room, types.get(room) if room else None, parent.type if parent else None,
@@ -162,8 +168,9 @@ def explore(env: EmbeddedEnvironment, pipeline: MemoryPipeline, points: Sequence
 def move_objects(env: EmbeddedEnvironment, n: int, rng: np.random.Generator, visible: set[str]) -> list[dict[str, Any]]:
     """Privileged: move ``n`` visible pickupable objects onto visible receptacles, preferring
     another room. Returns what moved where."""
-    table = env.table
-    room = {o.id: env.collision.room_at(float(o.position[0]), float(o.position[2])) for o in table.objects.values()}
+    table = cast(ObjectTable, env.table)
+    collision = cast(CollisionMap, env.collision)
+    room = {o.id: collision.room_at(float(o.position[0]), float(o.position[2])) for o in table.objects.values()}
     movable = [o for o in table.objects.values() if o.active and not o.is_picked_up and o.affords("pickupable")
                and o.id in visible and table.enclosed_by_closed(o) is None and not table.descendants(o.id)]
     targets = [o for o in table.objects.values() if o.active and o.id in visible and not (o.is_container and not o.is_open)
@@ -220,6 +227,7 @@ def run_memory_eval(house_file: str, index: int, out_dir: str | Path, *, config:
     house = load_house(house_file, index, data_dir)
     env = EmbeddedEnvironment(EmbeddedConfig(width=cfg.width, height=cfg.height, render=True))
     env.reset(house)
+    house_id = cast(HouseLayout, env.layout).house_id
     mcfg = memory_config or MemoryConfig()
     encoders = encoders or make_encoders("hash")
     pipeline = MemoryPipeline.build(encoders, mcfg, rooms_as_regions(env))
@@ -234,9 +242,9 @@ def run_memory_eval(house_file: str, index: int, out_dir: str | Path, *, config:
     log = explore(env, pipeline, points, cfg, visible, progress, noise)
     first, m1, gt1 = score(memory, env, visible, cfg)
     first["timing"] = _timing(log)
-    render_memory_png(out / "memory_topdown.png", memory, gt1, m1, visible, env, title=f"{env.layout.house_id}: explored")
+    render_memory_png(out / "memory_topdown.png", memory, gt1, m1, visible, env, title=f"{house_id}: explored")
     result: dict[str, Any] = {
-        "house_file": str(house_file), "index": index, "house_id": env.layout.house_id,
+        "house_file": str(house_file), "index": index, "house_id": house_id,
         "privileged": "oracle explorer (teleport + 360 turns), oracle object moves"
                       + (", ground-truth instance segmentation" if cfg.sensors == "ideal" else
                          f"; sensors: {cfg.sensors} profile (noisy depth, "
@@ -253,7 +261,7 @@ def run_memory_eval(house_file: str, index: int, out_dir: str | Path, *, config:
         second["moved"] = moved
         second["moved_found_at_new_place"] = sum(mv["object_id"] in found for mv in moved)
         render_memory_png(out / "memory_topdown_moved.png", memory, gt2, m2, visible, env,
-                          title=f"{env.layout.house_id}: after moving {len(moved)} objects and re-exploring")
+                          title=f"{house_id}: after moving {len(moved)} objects and re-exploring")
         result["after_move"] = second
     result["wall_time_s"] = round(time.monotonic() - started, 2)
     if save_memory:

@@ -10,7 +10,7 @@ objects. Bare ``Figure`` + Agg canvas, no pyplot state.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from evaluation.memory_metrics import GTObject, Matching
     from memory.spatial.memory import SpatialMemory
     from sim_bridge.embedded.env import EmbeddedEnvironment
+    from sim_bridge.embedded.house_geometry import HouseLayout
 
 
 def render_memory_png(path: str | Path, memory: "SpatialMemory", gt: list["GTObject"], m: "Matching",
@@ -34,7 +35,7 @@ def render_memory_png(path: str | Path, memory: "SpatialMemory", gt: list["GTObj
     fig = Figure(figsize=(10, 10), dpi=110)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot(1, 1, 1)
-    for room in env.layout.rooms:
+    for room in cast("HouseLayout", env.layout).rooms:  # the env was reset (it rendered the frames)
         pts = thor_to_ros_points(np.array([[x, 0.0, z] for x, z in room.polygon]))[:, :2]
         ax.add_patch(Polygon(pts, closed=True, facecolor="#f4f6f8", edgecolor="#263238", linewidth=1.5, zorder=0))
         c = pts.mean(axis=0)

@@ -116,7 +116,7 @@ def _ols_slope(x: np.ndarray, y: np.ndarray) -> float:
     return float(dx @ (y - y.mean())) / denom if denom > 0.0 else 0.0
 
 
-def improvement_rate(gc: Sequence[float], steps: Sequence[float] | None = None,
+def improvement_rate(gc: Sequence[float] | np.ndarray, steps: Sequence[float] | np.ndarray | None = None,
                      n: int = DEFAULT_IR_SEGMENTS) -> float:
     """Improvement Rate: does the agent's progress speed up (IR > 0) or stall (IR < 0)?
 

@@ -229,6 +229,7 @@ class _Replay:
             o = by_id.get(oid)
             if o is None:
                 continue
+            gold: str | None
             if o.get("pickupable"):
                 if o.get("isPickedUp"):
                     gold = f"held:{ROBOT}"

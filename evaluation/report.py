@@ -263,7 +263,7 @@ def _agent_totals(results: list[EpisodeResult]) -> tuple[dict[str, float | None]
     totals: dict[str, float | None] = {}
     stats = [r.agent_stats() for r in results]
     for key in AGENT_KEYS:
-        values = [s[key] for s in stats if s[key] is not None]
+        values = [v for v in (s[key] for s in stats) if v is not None]
         totals[key] = sum(values) if values else None
         means[key] = sum(values) / len(values) if values else None
     return means, totals

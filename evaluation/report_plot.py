@@ -103,8 +103,10 @@ def _plot_map(ax: Axes, result: EpisodeResult, layout: HouseLayout, world: World
         (x0, z0), (x1, z1) = wall.p0, wall.p1
         length = wall.length or 1.0
         windows = [(h.s0, h.s1) for h in wall.holes if h.kind == "window"]
-        for spans, style in ((wall.solid_intervals(_WALL_SAMPLE_HEIGHT), dict(color="#263238", linewidth=2)),
-                             (windows, dict(color="#4fc3f7", linewidth=3))):
+        wall_styles: tuple[tuple[list[tuple[float, float]], dict[str, Any]], ...] = (
+            (wall.solid_intervals(_WALL_SAMPLE_HEIGHT), dict(color="#263238", linewidth=2)),
+            (windows, dict(color="#4fc3f7", linewidth=3)))
+        for spans, style in wall_styles:
             for s0, s1 in spans:
                 a, b = s0 / length, s1 / length
                 ax.plot([x0 + a * (x1 - x0), x0 + b * (x1 - x0)], [z0 + a * (z1 - z0), z0 + b * (z1 - z0)],
@@ -120,7 +122,7 @@ def _plot_map(ax: Axes, result: EpisodeResult, layout: HouseLayout, world: World
     satisfied = {i for item in items for i in item.object_ids}
     missing = {i for item in items if not item.satisfied for i in item.candidate_ids} - satisfied
     targets = {i for item in items for i in item.target_ids}
-    styles = (
+    styles: tuple[tuple[set[str], dict[str, Any], str], ...] = (
         (targets, dict(marker="D", markersize=11, markerfacecolor="none", markeredgecolor="tab:blue",
                        markeredgewidth=1.8), "checklist target (receptacle)"),
         (missing, dict(marker="o", markersize=10, markerfacecolor="none", markeredgecolor="tab:red",

@@ -108,9 +108,9 @@ def run_episode(
             extra.update(agent_extra())
         except Exception as exc:  # an agent that failed to reset may have no state to report
             extra["report_extra_error"] = f"{type(exc).__name__}: {exc}"
-    result = EpisodeResult.from_run(
+    episode_result = EpisodeResult.from_run(
         episode, instruction_kind=instruction_kind, planner=agent.name, checklist=checklist, steps=counter,
         timeline=timeline, agent_path=path, wall_time_s=time.perf_counter() - started, extra=extra,
         ir_segments=ir_segments,
     )
-    return result, world
+    return episode_result, world

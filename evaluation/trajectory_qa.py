@@ -20,7 +20,7 @@ import random
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from household.types import Action, point_in_polygon
 
@@ -173,7 +173,8 @@ def generate_trajectory_qa(log: TrajectoryLog, *, horizon: int | None = None, pe
             q("temporal", f"Did the agent interact with the {first.object_type} before the {second.object_type}?", ans,
               [a.step, b.step])
     touched = {s.object_type for s in inter}
-    later = sorted({s.object_type for s in _interactions(log.steps[h:]) if s.object_type not in touched})
+    # _interactions keeps only steps with an object type
+    later = sorted({cast(str, s.object_type) for s in _interactions(log.steps[h:]) if s.object_type not in touched})
     pool = later + sorted({"Television", "Toaster", "Kettle", "Plunger", "Safe", "Statue"} - touched)
     for t in pool[:per_ability + 2]:
         q("adversarial", f"In which room did the agent interact with the {t}?", NOT_ANSWERABLE, [])

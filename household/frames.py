@@ -10,6 +10,7 @@ conventions are those of a well-tested library, not ours.
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 from transforms3d.euler import euler2mat, mat2euler
 
 # Columns: where THOR's x, y, z axes land in ROS.
@@ -30,7 +31,7 @@ def thor_to_ros_points(points: np.ndarray) -> np.ndarray:
     return np.stack([p[..., 2] + 0.0, 0.0 - p[..., 0], p[..., 1] + 0.0], axis=-1)
 
 
-def ros_to_thor_points(points: np.ndarray) -> np.ndarray:
+def ros_to_thor_points(points: npt.ArrayLike) -> np.ndarray:
     """(..., 3) REP 103 points -> (..., 3) THOR points (THOR x = -ROS y, y = ROS z, z = ROS x)."""
     p = np.asarray(points, dtype=float)
     return np.stack([0.0 - p[..., 1], p[..., 2] + 0.0, p[..., 0] + 0.0], axis=-1)

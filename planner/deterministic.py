@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 import math
-from typing import Callable
+from typing import Callable, cast
 
 from household.checklist import PREDICATES, ChecklistItem
 from planner.roles import Goal, Grounding, KnownObject, PlannerContext, Subgoal
@@ -48,7 +48,7 @@ def _typical_room(object_type: str) -> str | None:
     known = {room: s for room, s in scores.items() if s is not None}
     if not known:
         return None
-    best = max(known, key=known.get)
+    best = max(known, key=known.__getitem__)
     ordered = sorted(known.values(), reverse=True)
     return best if len(ordered) < 2 or ordered[0] - ordered[1] > 1.0 else None
 
@@ -355,4 +355,7 @@ class RecipeTranslator:
 def required_roles(goal: Goal) -> list[tuple[str, str, str | None]]:
     """(role, object type to search for, room) for each binding the goal needs."""
     item = goal.items[0]
-    return [("object", item.object.type, item.object.room)] + recipe_for(item.predicate).roles(item)
+    # A recipe's Role may say type None (no station), but no registered recipe gives one:
+    # station_type is None only for wine, which _station_roles asks of the wine source instead.
+    roles = cast(list[tuple[str, str, str | None]], recipe_for(item.predicate).roles(item))
+    return [("object", item.object.type, item.object.room)] + roles

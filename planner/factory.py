@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, cast
 
 from household.errors import InputError
 from planner.agent_config import ABLATIONS  # noqa: F401 (re-exported: the CLI checks --ablate against it)
@@ -126,7 +126,8 @@ def make_agent(name: str, env: Any, *, instruction_kind: str = "detailed", ablat
 
     try:
         spec = model_spec_from_planner(name)
-        roles = make_llm_roles(spec, _deterministic_fallbacks(), config_path=llm_config)
+        # check_planner let only "llm:<model>" through to here, so spec is a model string
+        roles = make_llm_roles(cast(str, spec), _deterministic_fallbacks(), config_path=llm_config)
     except (ValueError, TypeError) as exc:  # bad config file contents or fields
         raise InputError(f"--planner {name}: {exc}") from None
     return HoloMindAgent(config, roles=roles, experience=experience, name=f"llm:{spec}")

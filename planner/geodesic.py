@@ -15,6 +15,7 @@ expansion cap (seconds, in pure Python) to find that out.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 from scipy import ndimage, sparse
@@ -48,7 +49,7 @@ def coarsen_any(mask: np.ndarray, factor: int) -> np.ndarray:
     nx, nz = -(-mask.shape[0] // factor), -(-mask.shape[1] // factor)
     padded = np.zeros((nx * factor, nz * factor), dtype=bool)
     padded[: mask.shape[0], : mask.shape[1]] = mask
-    return padded.reshape(nx, factor, nz, factor).any(axis=(1, 3))
+    return cast(np.ndarray, padded.reshape(nx, factor, nz, factor).any(axis=(1, 3)))  # an array with axis=
 
 
 class CoarseGraph:
@@ -74,8 +75,8 @@ class CoarseGraph:
             rows.append(a.ravel()[ok])
             cols.append(b.ravel()[ok])
             weights.append(np.full(int(ok.sum()), w))
-        r, c, w = (np.concatenate(v) for v in (rows, cols, weights))
-        self.graph = sparse.csr_matrix((w, (r, c)), shape=(nx * nz, nx * nz))
+        r, c, wts = (np.concatenate(v) for v in (rows, cols, weights))
+        self.graph = sparse.csr_matrix((wts, (r, c)), shape=(nx * nz, nx * nz))
         self._labels: np.ndarray | None = None
 
     @property

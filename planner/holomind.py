@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import Any, Generator
+from typing import Any, Generator, cast
 
 import networkx as nx
 import numpy as np
@@ -41,7 +41,7 @@ from planner.occupancy import OccupancyConfig, OccupancyMap
 from planner.roles import CriticDecision, CriticEvent, Goal, KnownObject, PlannerContext
 from planner.rooms import RoomSegmenter
 from planner.skills import NOT_AS_DESCRIBED, SKILL_FAILED, UNREACHABLE, Replan, Skills
-from household.assets import default_catalog
+from household.assets import AssetInfo, default_catalog
 from household.receptacle_filters import FIXED_RECEPTACLE
 from household.frames import ros_to_thor_points, ros_yaw_to_thor, thor_to_ros_points
 from household.outcomes import Failure
@@ -86,7 +86,7 @@ class HoloMindAgent:
         self.translator = roles.get("translate") or RecipeTranslator()
         self.critic = roles.get("critique") or RuleCritic()
         # The LLM roles share one client; its usage is reported per episode.
-        self.llm_client = next((r.client for r in (self.decomposer, self.refiner, self.ground_role, self.translator,
+        self.llm_client = next((cast(Any, r).client for r in (self.decomposer, self.refiner, self.ground_role, self.translator,
                                                    self.critic) if getattr(r, "client", None) is not None), None)
         self.experience = experience if experience is not None else ExperiencePool()
         if not self.config.episodic:
@@ -229,10 +229,10 @@ class HoloMindAgent:
                                      dict(o.state) if self.config.episodic else {}, o.last_seen,
                                      dict(region.scores) if relax_rooms and region and region.scores else {},
                                      (float(half[2]), float(half[0]))))
-        agent = self.obs.agent.position
+        agent = cast(tuple[float, float, float], tuple(self.obs.agent.position))  # the position's 3 floats
         return PlannerContext(self.obs.step, self.held_id, self.held_type, known, self.rooms.rooms_seen(),
                               self.history[-20:], self.experience.rules() if self.config.episodic else [],
-                              list(self.catalog.object_types), tuple(agent), sorted(self.state.used_ids | self.state.excluded_now),
+                              list(self.catalog.object_types), agent, sorted(self.state.used_ids | self.state.excluded_now),
                               relax_rooms, relax_relations)
 
     def note(self, text: str) -> None:
@@ -291,7 +291,7 @@ class HoloMindAgent:
         if self.config.episodic:
             self.beliefs.record(int(obs.step), name, object_id, obs.feedback.success, obs.feedback.error,
                                 held_before=self._last_held, failure=obs.feedback.failure)
-            for oid in {object_id, self._last_held} - {None}:
+            for oid in cast("set[str]", {object_id, self._last_held} - {None}):
                 for key, value in self.beliefs.state_of(oid).items():
                     if key != "location":
                         self.tracker.note_state(oid, key, value)
@@ -517,7 +517,7 @@ class HoloMindAgent:
             if unusable:
                 self.state.rejected_ids.update(named)
         elif attempt >= 1 and bindings.get("object"):
-            self.state.excluded_now.add(bindings["object"])
+            self.state.excluded_now.add(cast(str, bindings["object"]))  # set: the get() above
 
     def _note_choice(self, goal: Goal, ground: Any) -> None:
         """Say which object a counted, "one of" or relation-qualified goal was done with."""
@@ -604,7 +604,7 @@ class HoloMindAgent:
                 if self.obs.step - start > self.config.search_step_cap + self.config.inspect_step_cap:
                     break
                 self.state.inspected.add(box.object_id)
-                openable = self.catalog.type_info(box.object_type).openable  # a receptacle type: known
+                openable = cast(AssetInfo, self.catalog.type_info(box.object_type)).openable  # a receptacle type: known
                 ok = yield from self.skills.navigate_to(box.object_id, closer=not openable)
                 if not ok:
                     continue

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 from scipy import ndimage
@@ -100,7 +101,7 @@ class OccupancyMap:
 
     # ---- updates ---------------------------------------------------------------------------
     def _pixels(self, obs: Observation) -> tuple[np.ndarray, np.ndarray]:
-        h, w = obs.depth.shape
+        h, w = cast(np.ndarray, obs.depth).shape  # integrate() calls this only with a depth frame
         key = (h, w, self.config.stride)
         if key not in self._pixel_cache:
             v, u = np.mgrid[0:h:self.config.stride, 0:w:self.config.stride]
@@ -122,6 +123,7 @@ class OccupancyMap:
         ros = backproject_pixels(u, v, d, obs.intrinsics, obs.world_from_camera)
         height = ros[:, 2]
         thor = ros_to_thor_points(ros)
+        slack: np.ndarray | float
         if c.depth_noise_k > 0:
             # three sigma of each point's height error: depth error k d^2 along a ray whose
             # height changes by (h - h_cam) / d per metre of depth

@@ -176,7 +176,7 @@ class RoomSegmenter:
         self.regions = {}
         for lab, types in members.items():
             scores = self.prior.score(types)
-            best = max(scores, key=scores.get)
+            best: str | None = max(scores, key=scores.__getitem__)
             ordered = sorted(scores.values(), reverse=True)
             margin = ordered[0] - ordered[1] if len(ordered) > 1 else 0.0
             self.regions[lab] = Region(lab, best if margin > 1.0 else None, margin, int(sizes[lab]),

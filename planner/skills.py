@@ -38,9 +38,10 @@ class AgentView(Protocol):
     navigator: Navigator
     occupancy: OccupancyMap
     grounder: Any
-    excluded_now: set[str]
     refusals: ReceptacleRefusals
 
+    @property
+    def excluded_now(self) -> set[str]: ...  # read (and added to in place), never rebound
     @property
     def pose(self) -> Pose: ...
     @property

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Iterator
+from typing import Any, Iterator, cast
 
 from household.checklist import ChecklistItem, ItemResult, evaluate_checklist
 from household.interactions import setter
@@ -20,8 +20,9 @@ from planner.lattice_nav import LatticeState, plan_lattice
 from privileged.reach_region import reachable_region, walking_distance_to
 from household.assets import SLICER_TYPES
 from household.receptacle_filters import ORACLE_PUT_DOWN, ORACLE_ROOM_SURFACE
+from sim_bridge.embedded.collision import CollisionMap
 from sim_bridge.embedded.env import AgentPose, EmbeddedEnvironment
-from sim_bridge.embedded.interactions import find_placement
+from sim_bridge.embedded.interactions import ObjectTable, find_placement
 from sim_bridge.embedded.objects import SimObject
 from household.types import Action
 
@@ -85,11 +86,16 @@ class OraclePlanner:
                 raise OracleError(f"gave up after {self.max_replans} replans; last error: {observation.feedback.error}")
             self._script = self._run()
         try:
-            action = next(self._script)
+            action = next(cast(Iterator[Action], self._script))  # made by reset()
         except StopIteration:
             return Action("Stop")
         self._last_target = action.object_id
         return action
+
+    @property
+    def _table(self) -> ObjectTable:
+        """The simulator's object table (privileged); set, since the env was reset before the oracle runs."""
+        return cast(ObjectTable, self.env.table)
 
     def _usable(self, obj: SimObject) -> bool:
         """Objects an action failed on twice are avoided (e.g. an unreachable or stuck one)."""
@@ -145,7 +151,7 @@ class OraclePlanner:
             self.notes.append(f"gave up on checklist[{index}]: no progress ({self.checklist[index].describe()})")
 
     def _solve_item(self, item: ChecklistItem, res: ItemResult, protected: set[str]) -> Iterator[Action]:
-        table = self.env.table
+        table = self._table
         done = set(res.object_ids)
         # Objects serving another satisfied item are never taken from it.
         cands = [table.objects[c] for c in res.candidate_ids
@@ -174,7 +180,7 @@ class OraclePlanner:
                 lambda o: o.type in SLICER_TYPES and o.affords("pickupable"))
             if knife is None:
                 raise OracleError(f"no knife to slice {obj.id}")
-            if self.env.table.held != knife.id:
+            if self._table.held != knife.id:
                 yield from self._fetch(knife)
             yield from self._interact(obj, "SliceObject")
         elif pred == "isCooked":
@@ -247,7 +253,7 @@ class OraclePlanner:
     def _why_no_candidate(self, res: ItemResult, done: set[str], protected: set[str]) -> str:
         """Why every object the item's selector matches is ruled out, for the generator's
         infeasibility counts: out of reach, or taken by another satisfied item."""
-        table = self.env.table
+        table = self._table
         rest = [c for c in res.candidate_ids if c not in done]
         if not rest:
             return "no matching object in the house"
@@ -282,7 +288,7 @@ class OraclePlanner:
             raise OracleError(f"no free pose connected to the agent sees {exc.object_id} within reach") from None
 
     def _fetch(self, obj: SimObject) -> Iterator[Action]:
-        if self.env.table.held == obj.id:
+        if self._table.held == obj.id:
             return
         yield from self._free_hand()
         yield from self._interact(obj, "PickupObject")
@@ -307,7 +313,7 @@ class OraclePlanner:
         yield from self._interact(obj, row.action)
 
     def _free_hand(self) -> Iterator[Action]:
-        table = self.env.table
+        table = self._table
         if table.held is None:
             return
         held = table.objects[table.held]
@@ -319,7 +325,7 @@ class OraclePlanner:
         yield from self._interact(rec, "PutObject")
 
     def _interact(self, obj: SimObject, name: str, args: dict[str, Any] | None = None) -> Iterator[Action]:
-        box = self.env.table.enclosed_by_closed(obj)
+        box = self._table.enclosed_by_closed(obj)
         if box is not None:
             yield from self._interact(box, "OpenObject")
         yield from self._goto(obj)
@@ -332,7 +338,7 @@ class OraclePlanner:
         reach = env.config.reach - 0.05
         center = obj.position
         cx, cz = float(center[0]), float(center[2])
-        grid = env.collision.free_grid()
+        grid = cast(CollisionMap, env.collision).free_grid()  # the env was reset
         near = reachable_region(env, obj, grid, reach)
         if near is None:
             raise _Unreachable(obj.id)
@@ -394,21 +400,21 @@ class OraclePlanner:
         return math.hypot(obj.position[0] - self.env.pose.x, obj.position[2] - self.env.pose.z)
 
     def _nearest(self, pred) -> SimObject | None:
-        cands = [o for o in self.env.table.active() if not o.is_picked_up and self._usable(o) and pred(o)]
+        cands = [o for o in self._table.active() if not o.is_picked_up and self._usable(o) and pred(o)]
         return min(cands, key=self._distance) if cands else None
 
     def _held_type(self, types: frozenset[str]) -> SimObject | None:
-        held = self.env.table.held
-        return self.env.table.objects[held] if held and self.env.table.objects[held].type in types else None
+        held = self._table.held
+        return self._table.objects[held] if held and self._table.objects[held].type in types else None
 
     def _faucet_for(self, sink: SimObject) -> SimObject | None:
-        faucets = [o for o in self.env.table.active() if o.type == "Faucet"
+        faucets = [o for o in self._table.active() if o.type == "Faucet"
                    and math.dist((o.position[0], o.position[2]), (sink.position[0], sink.position[2])) <= 1.0]
         return min(faucets, key=lambda f: math.dist(f.position, sink.position)) if faucets else None
 
     def _receptacle_in_room(self, obj: SimObject, room: str) -> SimObject:
         world = self.env.ground_truth()
-        table = self.env.table
+        table = self._table
         best = None
         for o in table.active():
             if (not ORACLE_ROOM_SURFACE.admits_receptacle(o.type, receptacle=o.affords("receptacle"))

@@ -9,6 +9,8 @@ coarse graph in ``planner.geodesic``.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 from matplotlib.path import Path as MplPath
 from scipy import ndimage
@@ -39,7 +41,7 @@ def _room_labels(grid: FreeGrid, collision: CollisionMap) -> np.ndarray:
     zs = grid.z0 + grid.resolution * np.arange(grid.mask.shape[1])
     gx, gz = np.meshgrid(xs, zs, indexing="ij")
     pts = np.stack([gx.ravel(), gz.ravel()], axis=1)
-    labels = np.full(len(pts), "", dtype=object)
+    labels: np.ndarray = np.full(len(pts), "", dtype=object)
     for room in collision.layout.rooms:
         inside = MplPath(np.array(room.polygon)).contains_points(pts)
         labels[inside & (labels == "")] = room.id
@@ -50,7 +52,7 @@ def _room_labels(grid: FreeGrid, collision: CollisionMap) -> np.ndarray:
 
 # Data derived from the current free grid (component labels, room labels): one
 # entry per kind, tagged with the grid mask it was built from and rebuilt when the grid changes.
-_CACHE: dict[str, tuple[np.ndarray, object]] = {}
+_CACHE: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
 
 def reachable_region(env: EmbeddedEnvironment, obj: SimObject, grid: FreeGrid, reach: float) -> np.ndarray | None:
@@ -79,9 +81,10 @@ def reachable_region(env: EmbeddedEnvironment, obj: SimObject, grid: FreeGrid, r
     near &= mask
     # Only floor in the object's own room: through a wall an object is near but never seen,
     # and counting such floor would make the heuristic lure the search to the wrong side.
-    room = env.collision.room_at(float(obj.position[0]), float(obj.position[2]))
+    collision = cast(CollisionMap, env.collision)  # the env was reset (grid is its free grid)
+    room = collision.room_at(float(obj.position[0]), float(obj.position[2]))
     if room is not None:
-        near &= (_room_labels(grid, env.collision) == room)
+        near &= (_room_labels(grid, collision) == room)
     if not near.any():
         return None
     labels = _components(mask)

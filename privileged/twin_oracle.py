@@ -10,7 +10,7 @@ would score actions planned for a different world.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from privileged.oracle import OracleError, OraclePlanner
 from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
@@ -33,12 +33,13 @@ class TwinOracle:
         self._pending = None
 
     def act(self, observation: Observation) -> Action:
-        if self._pending is not None and observation.feedback.success != self._twin_obs.feedback.success:
+        twin_obs = cast(Observation, self._twin_obs)  # set by reset(), which comes first
+        if self._pending is not None and observation.feedback.success != twin_obs.feedback.success:
             raise OracleError(
                 f"the backend and the embedded twin diverged at step {observation.step} on "
                 f"{self._pending.name} {self._pending.object_id or ''}: backend "
                 f"{'succeeded' if observation.feedback.success else 'failed: ' + observation.feedback.error}, twin "
-                f"{'succeeded' if self._twin_obs.feedback.success else 'failed: ' + self._twin_obs.feedback.error}")
+                f"{'succeeded' if twin_obs.feedback.success else 'failed: ' + twin_obs.feedback.error}")
         action = self.oracle.act(self._twin_obs)
         if action.name != "Stop":
             self._twin_obs = self.twin.step(action).observation

@@ -16,11 +16,11 @@ import re
 import zlib
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol, cast
 
 import numpy as np
 
-from memory.belief.events import Event, perceived_by
+from memory.belief.events import Commitment, Event, perceived_by
 from memory.belief.retrieval import QueryPlan, RulePlanner, fmt_time
 from memory.belief.tracker import BeliefTracker
 
@@ -125,9 +125,9 @@ class FlatMemory:
         if self.name == "embedding":
             mat = np.concatenate(self._vecs) if len(self._vecs) > 1 else self._vecs[0]
             self._vecs = [mat]
-            scores = mat @ self.encoder.encode([question])[0]
-            top = np.argsort(-scores, kind="stable")[: self.k]
-            return [self.events[i] for i in sorted(top)]
+            sims = mat @ self.encoder.encode([question])[0]
+            nearest = np.argsort(-sims, kind="stable")[: self.k]
+            return [self.events[i] for i in sorted(nearest)]
         n = len(self.events)
         avg = sum(self._lengths) / n
         scores: dict[int, float] = {}
@@ -145,7 +145,7 @@ class FlatMemory:
     def answer(self, question: str, now: float) -> MemoryAnswer:
         got = self.retrieve(question)
         value = read_events(self.planner.plan(question), got, self.room_of)
-        records = None if self.name == "full-context" else [((e.id,), e.session) for e in got]
+        records: list[tuple[tuple[str, ...], str]] | None = None if self.name == "full-context" else [((e.id,), e.session) for e in got]
         return MemoryAnswer(value, "known" if value is not None else "unknown", records)
 
 
@@ -164,8 +164,8 @@ def read_events(plan: QueryPlan | None, events: list[Event], room_of: dict[str, 
     ent = plan.entities[0] if plan.entities else ""
     attr = plan.attributes[0] if plan.attributes else ""
     if plan.intent in ("current", "room_of"):
-        found = _atoms(events, ent, attr)
-        value = found[-1][1] if found else None
+        found_atoms = _atoms(events, ent, attr)
+        value = found_atoms[-1][1] if found_atoms else None
         return room_of.get(value) if plan.intent == "room_of" and value else value
     if plan.intent == "previous":
         vals = [v for _, v in _atoms(events, ent, "location") if not v.startswith("held:")]
@@ -174,8 +174,8 @@ def read_events(plan: QueryPlan | None, events: list[Event], room_of: dict[str, 
                 return vals[i - 1]
         return None
     if plan.intent == "state_at":
-        found = [v for e, v in _atoms(events, ent, "location") if e.t <= (plan.time or 0)]
-        return found[-1] if found else None
+        locations = [v for e, v in _atoms(events, ent, "location") if e.t <= (plan.time or 0)]
+        return locations[-1] if locations else None
     if plan.intent in ("requested_item", "who_asked"):
         reqs = [e for e in events if e.commitment and e.commitment.kind == "request" and e.day == plan.day
                 and (e.actor == plan.actor if plan.intent == "requested_item" else e.commitment.target == ent)]
@@ -183,19 +183,21 @@ def read_events(plan: QueryPlan | None, events: list[Event], room_of: dict[str, 
             return None
         if plan.intent == "who_asked":
             return reqs[-1].actor
-        found = _atoms(events, reqs[-1].commitment.target or "", "location")
-        return found[-1][1] if found else None
+        # reqs keeps only events with a commitment
+        found_atoms = _atoms(events, cast(Commitment, reqs[-1].commitment).target or "", "location")
+        return found_atoms[-1][1] if found_atoms else None
     if plan.intent == "last_time":
         found = [e for e, v in _atoms(events, ent, "power") if v == plan.value and e.kind == "action"]
         return fmt_time(found[-1].t) if found else None
     if plan.intent == "schedule":
         found = [e for e in events if e.commitment and e.commitment.kind == "schedule" and e.commitment.target == plan.value]
-        return fmt_time(found[-1].commitment.due) if found and found[-1].commitment.due is not None else None
+        due = cast(Commitment, found[-1].commitment).due if found else None  # found: events with a commitment
+        return fmt_time(due) if due is not None else None
     if plan.intent in ("preference_place", "preference_drink"):
-        found = _atoms([e for e in events if e.actor == plan.actor], plan.actor or "", attr)
-        return found[-1][1] if found else None
+        found_atoms = _atoms([e for e in events if e.actor == plan.actor], plan.actor or "", attr)
+        return found_atoms[-1][1] if found_atoms else None
     if plan.intent == "routine":
-        acts = Counter()
+        acts: Counter[tuple[str, str | None, Any]] = Counter()
         for e in events:
             if e.actor == plan.actor and e.kind == "action" and e.action == "set_device_state" \
                     and abs(e.t % 86400 - (plan.time or 0)) <= 1800:

@@ -21,7 +21,7 @@ Routines (routine target) are the members' daily device habits near the robot's 
 from __future__ import annotations
 
 import random
-from typing import Callable
+from typing import Any, Callable, cast
 
 from evaluation.worldlines.trace import ROBOT, Trace, TraceBuilder, TraceMeta
 from evaluation.worldlines.world import OFF, ON, HouseWorld, build_world
@@ -52,7 +52,7 @@ class _Household:
             by_room[world.room_of[d]] = by_room.get(world.room_of[d], 0) + 1
         self.dock = max(sorted(by_room), key=lambda r: by_room[r]) if by_room else sorted(world.rooms)[0]
         dock_devices = [d for d in devices if world.room_of[d] == self.dock]
-        self.routines = [{"actor": m, "action": "set_device_state", "target": dock_devices[i % len(dock_devices)],
+        self.routines: list[dict[str, Any]] = [{"actor": m, "action": "set_device_state", "target": dock_devices[i % len(dock_devices)],
                           "value": ON, "minute": minute}
                          for i, (m, minute) in enumerate(zip(members, (6 * 60 + 50, 21 * 60 + 30)))] if dock_devices else []
         self.pending_search: list[tuple[str, str]] = []  # (member, item)
@@ -173,10 +173,10 @@ class _Household:
             self.b.look()
             box = self.w.location.get(obj)
             if self.w.room_of_entity(obj) == room:
-                if self.w.hidden(obj):
-                    self.b.act(ROBOT, "open", box, reason=rid)
+                if self.w.hidden(obj):  # so obj is in a container: box is that container
+                    self.b.act(ROBOT, "open", cast(str, box), reason=rid)
                     self.b.look()
-                    self.b.act(ROBOT, "close", box, reason=rid)
+                    self.b.act(ROBOT, "close", cast(str, box), reason=rid)
                 break
 
     def house_check(self, m: str | None = None) -> None:

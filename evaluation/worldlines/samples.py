@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import random
 from dataclasses import asdict, dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable, cast
 
 from evaluation.worldlines.replay import Replay
 from evaluation.worldlines.trace import ROBOT, Trace
 from memory.belief.retrieval import fmt_time
+
+if TYPE_CHECKING:
+    from memory.belief.events import Commitment
 
 FAMILIES = ("current_state", "overwritten_state", "multi_hop", "temporal", "preference", "routine", "source",
             "hidden_state")
@@ -176,8 +179,10 @@ class _Gen:
         sched = [e for e in self.r.perceived_events(c) if e.commitment and e.commitment.kind == "schedule"]
         if not sched:
             return None
+        # sched keeps events with a commitment, and the generator gives every schedule a due time
+        due = cast(float, cast("Commitment", sched[-1].commitment).due)
         return self.sample("temporal", "temporal_state", "When is the guest visit scheduled?", c,
-                           fmt_time(sched[-1].commitment.due), [sched[-1].id])
+                           fmt_time(due), [sched[-1].id])
 
     def preference(self, c: float) -> QASample | None:
         said = [(e, a) for e in self.r.events if e.t <= c and e.speech_act == "preference" for a in e.claims]

@@ -9,7 +9,7 @@ as "day 3 14:05". An entity the robot never perceived is answered "unknown", nev
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Protocol
+from typing import Callable, Protocol, cast
 
 from memory.belief.beliefs import UNKNOWN, Belief
 from memory.belief.causal import CausalGraph
@@ -126,7 +126,7 @@ def _requested_item(tr: BeliefTracker, plan: QueryPlan, now: float) -> Result:
     if not reqs:
         return None, UNKNOWN, [], f"no request by {plan.actor} on day {plan.day}"
     req = reqs[-1]
-    b = tr.belief(req.commitment.target, "location", now)
+    b = tr.belief(cast(str, req.commitment.target), "location", now)  # reqs keeps only set targets
     recs = [_event_record(tr, req.event_id)]
     if b.entry is not None:
         recs.append(_entry_record(b.entry, "belief"))
@@ -143,10 +143,11 @@ def _last_time(tr: BeliefTracker, plan: QueryPlan, now: float) -> Result:
 
 def _schedule(tr: BeliefTracker, plan: QueryPlan, now: float) -> Result:
     recs = [r for r in tr.commitments.find(kind="schedule", before=now) if r.commitment.target == plan.value]
-    if not recs or recs[-1].commitment.due is None:
+    due = recs[-1].commitment.due if recs else None
+    if due is None:
         return None, UNKNOWN, [], f"nothing scheduled as {plan.value!r}"
     r = recs[-1]
-    return fmt_time(r.commitment.due), KNOWN, [_event_record(tr, r.event_id)], f"told by {r.made_by}"
+    return fmt_time(due), KNOWN, [_event_record(tr, r.event_id)], f"told by {r.made_by}"
 
 
 def _preference(tr: BeliefTracker, plan: QueryPlan, now: float) -> Result:

@@ -47,8 +47,8 @@ class CommitmentTrack:
         """Close the owner's open commitments on the entity this event acted on."""
         if event.kind != "action" or not event.success or not event.target:
             return
-        for key in ((event.actor, event.target), (event.actor, event.args.get("object"))):
-            pending = self._open_by_target.pop(key, None) if key[1] else None
+        for actor, target in ((event.actor, event.target), (event.actor, event.args.get("object"))):
+            pending = self._open_by_target.pop((actor, target), None) if target else None
             for rec in pending or ():
                 rec.done_by_event = event.id
 

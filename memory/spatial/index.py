@@ -107,7 +107,7 @@ class SemanticIndex:
 
     def score_labels(self, q_text: np.ndarray, q_clip: np.ndarray | None, w_text: float = 1.0,
                      w_clip: float = 1.0) -> np.ndarray:
-        s = self.label_text @ np.asarray(q_text, np.float32)
+        s: np.ndarray = self.label_text @ np.asarray(q_text, np.float32)
         if q_clip is not None and self.clip_dim and w_clip > 0:
             s = (w_text * s + w_clip * (self.label_clip @ np.asarray(q_clip, np.float32))) / (w_text + w_clip)
         return s

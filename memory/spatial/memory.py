@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Sequence, cast
 
 import numpy as np
 
@@ -125,8 +125,10 @@ class SpatialMemory:
         text = np.stack([o.text_embedding if o.text_embedding is not None else next(fill) for o in objs])
         clip = None
         if self.index.clip_dim and all(o.image_embedding is not None for o in objs):
-            clip = normalize_rows(np.stack([o.image_embedding + (o.clip_text_embedding if o.clip_text_embedding
-                                                                 is not None else 0.0) for o in objs]))
+            # every image_embedding is set (the all() above)
+            clip = normalize_rows(np.stack([cast(np.ndarray, o.image_embedding)
+                                            + (o.clip_text_embedding if o.clip_text_embedding is not None else 0.0)
+                                            for o in objs]))
         return FrameQuery(
             keys=np.concatenate([o.voxel_keys for o in objs]),
             centers=np.concatenate([o.points for o in objs]).astype(np.float64),

@@ -71,7 +71,7 @@ class ObjectTable:
 
     def _allocate(self, capacity: int) -> None:
         for name, (dtype, shape, fill) in COLUMNS.items():
-            new = np.full((capacity,) + shape, fill, dtype=dtype)
+            new: np.ndarray = np.full((capacity,) + shape, fill, dtype=dtype)
             old = self._cols.get(name)
             if old is not None:
                 new[:self.n] = old[:self.n]

@@ -16,7 +16,7 @@ import json
 import math
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -94,7 +94,8 @@ def save_memory(memory: SpatialMemory, path: str | os.PathLike[str]) -> Path:
     arrays["voxels/by_object"] = memory.voxels.by_object
     arrays["voxels/hits"] = memory.voxels.hits
     arrays["distinct"] = np.array(sorted(memory.distinct), dtype=np.int64).reshape(-1, 2)
-    atomic_write(path, lambda fh: np.savez_compressed(fh, **arrays))
+    # (numpy types **kwds as ArrayLike, but the bool allow_pickle makes mypy reject a dict of arrays)
+    atomic_write(path, lambda fh: np.savez_compressed(fh, **cast(dict[str, Any], arrays)))
     return path
 
 
@@ -116,8 +117,9 @@ MAX_VIEW_SIDE = 4096
 
 def _array(data: dict[str, np.ndarray], path: Path, key: str, dtype: Any, shape: tuple[int | None, ...]) -> np.ndarray:
     """Member ``key`` with exactly this dtype and shape (None: any length), and finite if float."""
-    arr = data.get(key)
-    _check(arr is not None, path, key, "missing")
+    member = data.get(key)
+    _check(member is not None, path, key, "missing")
+    arr = cast(np.ndarray, member)  # present: _check raised otherwise
     ok = arr.dtype == np.dtype(dtype) and arr.ndim == len(shape) and all(
         want is None or got == want for got, want in zip(arr.shape, shape))
     _check(ok, path, key, f"expected {np.dtype(dtype)} {tuple('n' if d is None else d for d in shape)}, "
@@ -134,8 +136,9 @@ def _in_range(arr: np.ndarray, lo: int | float, hi: int | float, path: Path, key
 
 
 def _header(data: dict[str, np.ndarray], path: Path) -> dict[str, Any]:
-    raw = data.get("header")
-    _check(raw is not None, path, "header", "missing")
+    member = data.get("header")
+    _check(member is not None, path, "header", "missing")
+    raw = cast(np.ndarray, member)  # present: _check raised otherwise
     _check(raw.dtype == np.uint8 and raw.ndim == 1 and raw.size <= MAX_HEADER_BYTES, path, "header",
            f"expected uint8 bytes of JSON up to {MAX_HEADER_BYTES} bytes")
     try:
@@ -179,16 +182,16 @@ def load_memory(path: str | os.PathLike[str], encoders: Encoders | None = None, 
     _check(header.get("version") == VERSION, path, "header.version",
            f"file version {header.get('version')!r} is not supported (this code reads version {VERSION})")
     config = _config_from_json(header.get("config"), path)
-    enc_saved = header.get("encoders")
-    _check(isinstance(enc_saved, dict), path, "header.encoders", "not a JSON object")
+    enc_saved = cast(dict[str, Any], header.get("encoders"))
+    _check(isinstance(enc_saved, dict), path, "header.encoders", "not a JSON object")  # raises if it is not
     memory = SpatialMemory(encoders, config)
     enc_now = memory.encoders.describe()
     for key in ("text", "text_dim", "clip", "clip_dim"):
         _check(enc_saved.get(key) == enc_now.get(key), path, f"header.encoders.{key}",
                f"saved with {enc_saved.get(key)!r}, loading with {enc_now.get(key)!r}; pass the same encoders")
-    labels = header.get("labels")
+    labels = cast(list[str], header.get("labels"))
     _check(isinstance(labels, list) and all(isinstance(x, str) for x in labels), path, "header.labels",
-           "not a list of strings")
+           "not a list of strings")  # raises if they are not
     frames = header.get("frames", 0)
     _check(isinstance(frames, int) and not isinstance(frames, bool) and frames >= 0, path, "header.frames",
            f"expected an integer >= 0, got {frames!r}")

@@ -10,6 +10,7 @@ frame.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Iterable, cast
 
 import numpy as np
 
@@ -24,6 +25,11 @@ class View:
     mask: np.ndarray  # (h, w) bool, same striding
     bbox_2d: tuple[int, int, int, int]  # in the original frame
     world_from_camera: np.ndarray  # (4, 4)
+
+
+def _bbox4(values: Iterable[Any]) -> tuple[int, int, int, int]:
+    """The four bbox ints as a tuple (the stored bboxes always have four: export reshapes to (-1, 4))."""
+    return cast(tuple[int, int, int, int], tuple(int(b) for b in values))
 
 
 def view_score(obs: ObjectObservation) -> float:
@@ -54,7 +60,7 @@ class ViewStore:
             return False
         stride = max(1, int(np.ceil(max(obs.crop.shape[:2]) / self.max_side)))
         view = View(step, score, np.ascontiguousarray(obs.crop[::stride, ::stride]),
-                    np.ascontiguousarray(obs.mask[::stride, ::stride]), tuple(int(b) for b in obs.bbox_2d),
+                    np.ascontiguousarray(obs.mask[::stride, ::stride]), _bbox4(obs.bbox_2d),
                     np.array(pose, dtype=float))
         self._insert(kept, view)
         return True
@@ -104,7 +110,7 @@ class ViewStore:
             mask = arrays["masks"][m:m + h * w].reshape(h, w).copy()
             p, m = p + h * w * 3, m + h * w
             self._views.setdefault(row, []).append(View(int(arrays["step"][i]), float(arrays["score"][i]), crop, mask,
-                                                        tuple(int(b) for b in arrays["bbox"][i]),
+                                                        _bbox4(arrays["bbox"][i]),
                                                         arrays["pose"][i].copy()))
 
     def nbytes(self) -> int:

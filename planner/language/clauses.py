@@ -9,16 +9,26 @@ needs the noun lexicon (``nouns``) only to tell a noun from a verb ("microwave t
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from planner import vocabulary as V
 from planner.language.types import (WHEN, WHY, _CONTRACTIONS, _MULTI_VERB_KEYS, _SPLIT_PUNCT, _TOKEN_RE, _Clause,
                                     _drop_phrases, _skip_sequencers, _stem, _strip_sequencers,
                                     _trim_sequencers)
 
+if TYPE_CHECKING:
+    from planner.language.types import _Chunk
+
 
 class ClauseSplitting:
     """Mixin: ``_sentences`` and ``_clauses`` (uses ``self.lexicon`` and ``self._chunk``)."""
+
+    # Provided by the parser (InstructionParser.__init__) and the NounPhrases mixin.
+    lexicon: dict[tuple[str, ...], tuple[str, tuple[str, ...], bool]]
+    base_of: dict[str, str]
+
+    if TYPE_CHECKING:
+        def _chunk(self, toks: list[tuple[str, int, int]], verb_class: str | None) -> list[_Chunk]: ...
 
     def _sentences(self, text: str) -> list[_Clause]:
         toks: list[tuple[str, int, int]] = []

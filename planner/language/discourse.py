@@ -17,9 +17,9 @@ The functions here are pure: the parser (``planner.language.parser``) keeps the 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Sequence
+from typing import Sequence, cast
 
-from household.checklist import ChecklistItem, predicates_where
+from household.checklist import ChecklistItem, ObjectSelector, predicates_where
 from planner import vocabulary as V
 
 # Words that open a correction of the previous clause. "no" only counts alone or before a
@@ -155,7 +155,8 @@ def merge_bring_then_place(raw: list[tuple[list[ChecklistItem], str, dict[str, s
                 if hit:
                     for k in hit:
                         x = later[k]
-                        later[k] = replace(x, target=replace(x.target, room=item.value))
+                        # hit keeps only items with a target
+                        later[k] = replace(x, target=replace(cast(ObjectSelector, x.target), room=item.value))
                     items.remove(item)
                     break
 

@@ -10,12 +10,15 @@ change (toggle, open) they narrow the object; for objects that move they are onl
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, cast
 
 from household.checklist import PREDICATES, ChecklistItem, ObjectSelector
 from planner import vocabulary as V
 from planner.language.types import (_NEEDS, _NEGATIONS, Mention, _Chunk, _Clause, _Pending, _Reading,
                                     _stem)
+
+# (mention, predicate, value, target): what _emit turns into checklist items.
+_Spec = tuple[Mention, str, Any, Mention | None]
 
 
 # Where a fill without a named liquid takes place says which liquid.
@@ -27,6 +30,18 @@ _INTO = ("into", "onto", "inside", "inside of", "on top of", "on to", "in to")
 
 class GoalBuilding:
     """Mixin: ``_read`` a clause into a ``_Reading`` and ``_emit`` its items."""
+
+    _last_sliced: tuple[str, ...] | None  # what was just sliced, for "the slices" (set per clause by the parser)
+    # Provided by the parser (InstructionParser.__init__) and the other mixins.
+    sliced: dict[str, str]  # base type -> sliced type
+    base_of: dict[str, str]  # sliced type -> base type
+
+    if TYPE_CHECKING:
+        def affords(self, type_name: str, flag: str) -> bool: ...
+        def _resolve(self, m: Mention, need: str, role: str = "object",
+                     hints: dict[str, str] | None = None) -> None: ...
+        def _is_verb_at(self, words: Sequence[str], i: int) -> bool: ...
+        def _chunk(self, toks: list[tuple[str, int, int]], verb_class: str | None) -> list[_Chunk]: ...
 
     def _read(self, clause: _Clause, antecedents: list[Mention], last_place: Mention | str | None,
               pending: _Pending | None) -> _Reading:
@@ -219,6 +234,7 @@ class GoalBuilding:
             if raw_objects or unknown:
                 return _fail(r, f"{verb}: object not recognised", unknown)
             return _fail(r, f"{verb}: no object named", unknown)
+        value: bool | str | None  # the predicate value this verb sets
         if verb in ("turn", "on", "off"):
             value = verb == "on"
             if verb == "turn":
@@ -237,7 +253,7 @@ class GoalBuilding:
             return self._emit(r, [(m, "isToggled", value, None) for m in objs], verb, groups, in_place=True)
         if verb in ("open", "close"):
             value = verb == "open"
-            specs = []
+            specs: list[_Spec] = []
             for m in objs:
                 self._resolve(m, "openable")
                 if not self.affords(m.type, "openable") and self.affords(m.type, "toggleable"):
@@ -260,13 +276,13 @@ class GoalBuilding:
             self._last_sliced = tuple(bases)  # "the slices" = the pieces of everything just sliced
             pieces = [replace(m, types=(self.sliced.get(self.base_of.get(m.type, m.type), m.type),))
                       for m in objs]
-            into = [g[2] for g in groups if g[1] in ("into", "onto", "in to", "on to") and
-                    isinstance(g[2], Mention) and not g[2].slice_ref and g[2].type]
-            if into:  # "crack an egg into the pan": the pieces end up there
-                self._resolve(into[0], "receptacle", role="target", hints=r.hints)
-                specs += [(p, "inReceptacle", None, into[0]) for p in pieces]
-                r.last_place = into[0]
-            r = self._emit(r, specs, verb, [g for g in groups if g[2] not in into])
+            into_targets = [g[2] for g in groups if g[1] in ("into", "onto", "in to", "on to") and
+                            isinstance(g[2], Mention) and not g[2].slice_ref and g[2].type]
+            if into_targets:  # "crack an egg into the pan": the pieces end up there
+                self._resolve(into_targets[0], "receptacle", role="target", hints=r.hints)
+                specs += [(p, "inReceptacle", None, into_targets[0]) for p in pieces]
+                r.last_place = into_targets[0]
+            r = self._emit(r, specs, verb, [g for g in groups if g[2] not in into_targets])
             r.antecedents = pieces
             return r
         if verb == "cook":
@@ -274,15 +290,16 @@ class GoalBuilding:
             toast = clause.words and clause.words[0] == "toast"
             for m in objs:
                 self._resolve(m, "cookable")
-                t = self.sliced.get("Bread") if toast and m.type == "Bread" else m.type
+                # (sliced has Bread wherever Bread is sliceable, as in the shipped catalog)
+                t = cast(str, self.sliced.get("Bread")) if toast and m.type == "Bread" else m.type
                 specs.append((replace(m, types=(t,)), "isCooked", True, None))
             return self._emit(r, specs, verb, groups, appliance=True)
         if verb in ("fill", "empty"):
             # "fill the kettle up at the sink": a sink gives water, a coffee machine coffee
             station = next((_STATION_LIQUID[g[2].type] for g in groups if isinstance(g[2], Mention)
                             and g[0] in ("in", "at", "on", "from") and g[2].type in _STATION_LIQUID), True)
-            liquid: bool | str = liquids[0] if liquids else station
-            value = False if verb == "empty" else liquid
+            fill_liquid = liquids[0] if liquids else station
+            value = False if verb == "empty" else fill_liquid
             return self._emit(r, [(m, "isFilledWithLiquid", m.liquid or value if verb == "fill" else value, None)
                                   for m in objs], verb, groups, appliance=True)
         if verb == "clean":
@@ -317,7 +334,7 @@ class GoalBuilding:
         return out
 
     def _read_make(self, objs: list[Mention], liquids: list[str], unknown: list[str], r: _Reading) -> _Reading:
-        specs = []
+        specs: list[_Spec] = []
         for m in objs:
             if m.liquid:
                 specs.append((m, "isFilledWithLiquid", m.liquid, None))
@@ -396,6 +413,8 @@ class GoalBuilding:
         near_what = [w for w in near_what if not any(w is t for t in after_target)]
         if near_what and (target is not None or verb != "place" or states):
             hints["object_near"] = near_what[0].type
+        pred: str | None  # a state word's (predicate, value); None for a word that has none
+        value: bool | str | None
         if target is None:
             if near and not states and (verb == "place" or not near_what):
                 return _fail(r, f"spatial relation '{near[0][1]}' is not in the checklist vocabulary", unknown)
@@ -428,7 +447,7 @@ class GoalBuilding:
             return self._emit(r, [(m, "inRoom", target, None) for m in objs], "place", [])
         self._resolve(target, "receptacle", role="target", hints=r.hints)
         r.last_place = target
-        specs = [(m, "inReceptacle", None, target) for m in objs]
+        specs: list[_Spec] = [(m, "inReceptacle", None, target) for m in objs]
         specs += [(m, "isFilledWithLiquid", m.liquid, None) for m in objs if m.liquid]
         for w in state_words:  # "leave the laptop open on the desk": placed, and left open
             pred, value = V.STATE_WORDS.get(w, (None, None))
@@ -519,7 +538,7 @@ class GoalBuilding:
         return self._emit(r, specs, next(iter(preds)), groups if in_place else [], in_place=in_place)
 
     # item building ----------------------------------------------------------------------------------
-    def _emit(self, r: _Reading, specs: list[tuple[Mention, str, Any, Mention | None]], reading: str,
+    def _emit(self, r: _Reading, specs: Sequence[_Spec], reading: str,
               groups: list[tuple[str, str, Any]], in_place: bool = False, appliance: bool = False) -> _Reading:
         """Turn (mention, predicate, value, target) into items; rooms in groups narrow or hint."""
         room_groups = [g for g in groups if isinstance(g[2], str) and g[2] not in ("there", "me")

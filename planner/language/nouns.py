@@ -7,11 +7,14 @@ unknown noun (everyday-name table, then an optional text-embedding match) is ``g
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from planner import vocabulary as V
 from planner.language.types import (_FLAGS, _OF_QUANTIFIERS, _HELD_PHRASES, _NEGATIONS, _SLICE_NOUNS, Mention, _Chunk,
                                     _match_any, _take_mods)
+
+if TYPE_CHECKING:
+    from planner.language.grounding import Grounding
 
 
 # Words that are never a noun to ground ("me", "here", copulas, pronouns, determiners).
@@ -22,6 +25,14 @@ _FUNCTION_WORDS = frozenset(V.DETERMINERS | V.PRONOUNS | V.COPULAS | {"me", "her
 
 class NounPhrases:
     """Mixin: lexicon, ``_chunk``, ``_longest``, ``affords``, ``_resolve``."""
+
+    # Set by the parser (InstructionParser.__init__).
+    flags: dict[str, frozenset[str]]
+    sliced: dict[str, str]  # base type -> sliced type
+    base_of: dict[str, str]  # sliced type -> base type
+    lexicon: dict[tuple[str, ...], tuple[str, tuple[str, ...], bool]]
+    max_phrase: int
+    grounding_notes: dict[str, Grounding]
 
     def _build_lexicon(self) -> dict[tuple[str, ...], tuple[str, tuple[str, ...], bool]]:
         """phrase tokens -> (kind "type"|"room"|"prep"|"liquid", values, plural)."""

@@ -283,6 +283,7 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
             return bool(k)
         prev_clause, (ants, place, sliced), idx, prev_text = st.last
         rest_words = [t[0] for t in rest]
+        spliced: list[tuple[str, int, int]] | None
         if self._is_verb_at(rest_words, 0):
             spliced = rest  # "no, put it in the fridge": a new request replaces the old one
             ants = st.antecedents  # whose "it" is the corrected request's object

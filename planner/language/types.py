@@ -132,7 +132,7 @@ class _Reading:
 
 
 def _take_mods(mods: dict[str, Any], plural: bool) -> dict[str, Any]:
-    out = {k: mods[k] for k in ("count", "quantifier", "room", "adjective") if k in mods}
+    out: dict[str, Any] = {k: mods[k] for k in ("count", "quantifier", "room", "adjective") if k in mods}
     if mods.get("both") and not plural:
         out.pop("count", None)
     mods.clear()

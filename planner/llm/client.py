@@ -162,6 +162,8 @@ class LLMConfig:
         if self.response_format not in RESPONSE_FORMATS:
             raise LLMConfigError(f"LLMConfig.response_format must be one of {RESPONSE_FORMATS}, "
                                  f"got {_shown(self.response_format)}")
+        lo: float
+        hi: float
         for name, lo, hi in (("max_repairs", 0, 20), ("max_tokens", 1, 1_000_000),
                              ("max_objects_in_prompt", 0, 100_000), ("max_history_in_prompt", 0, 100_000),
                              ("max_objects_per_type", 1, 100_000), ("max_response_bytes", 1024, 1 << 30)):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 import numpy as np
 
@@ -110,10 +110,29 @@ class EmbeddedEnvironment:
         self.placement_problems: list[PlacementProblem] = []
         self.start_moved_m = 0.0  # how far reset() moved the agent start to free floor
 
+    # Typed views of the fields reset() sets, for the code that runs only after a reset (step()
+    # refuses to run before one): there they are never None.
+    @property
+    def _table(self) -> ObjectTable:
+        return cast(ObjectTable, self.table)
+
+    @property
+    def _collision(self) -> CollisionMap:
+        return cast(CollisionMap, self.collision)
+
+    @property
+    def _renderer(self) -> SceneRenderer:
+        return cast(SceneRenderer, self.renderer)
+
+    @property
+    def _layout(self) -> HouseLayout:
+        return cast(HouseLayout, self.layout)
+
     # ---- seam --------------------------------------------------------------------------------
     def reset(self, episode: Any) -> Observation:
         """Load ``episode.house`` (a house dict) or a bare house dict; start pose from
         ``episode.agent_start`` or the house's metadata.agent, moved to the nearest free spot."""
+        house: dict[str, Any] | None
         if isinstance(episode, dict) and "rooms" in episode:
             house = episode
         elif hasattr(episode, "resolve_house"):
@@ -135,7 +154,7 @@ class EmbeddedEnvironment:
         self._sync_scene()
         if previous is not None:
             self.collision.reuse_grids(previous)
-        start = getattr(episode, "agent_start", None)
+        start: Any = getattr(episode, "agent_start", None)  # an AgentStart, a dict or None
         start = start.to_dict() if hasattr(start, "to_dict") else start
         start = start or (house.get("metadata") or {}).get("agent") or {}
         self.pose = self._start_pose(start, getattr(episode, "id", None))
@@ -214,11 +233,11 @@ class EmbeddedEnvironment:
         if idx is None:
             return False
         p = pose or self.pose
-        return bool(self.renderer.visible_objects(self.camera_position(p), p.yaw, p.horizon,
+        return bool(self._renderer.visible_objects(self.camera_position(p), p.yaw, p.horizon,
                                                   np.array([idx]), max_distance=1e9)[0])
 
     def in_reach(self, object_id: str, pose: AgentPose | None = None) -> bool:
-        obj = self.table.objects.get(object_id)
+        obj = self._table.objects.get(object_id)
         return obj is not None and obj.distance_to_point(self.camera_position(pose)) <= self.config.reach
 
     def interactable(self, object_id: str, pose: AgentPose | None = None) -> bool:
@@ -245,21 +264,21 @@ class EmbeddedEnvironment:
         return AgentPose(x, z, yaw, float(np.clip(horizon, self.config.horizon_min, self.config.horizon_max)))
 
     def _nearest_free(self, x: float, z: float) -> tuple[float, float]:
-        if self.collision.is_free(x, z):
+        if self._collision.is_free(x, z):
             return x, z
         for r in np.arange(0.05, 3.0, 0.05):
             for k in range(int(max(8, 2 * math.pi * r / 0.05))):
                 a = 2 * math.pi * k / max(8, int(2 * math.pi * r / 0.05))
                 cx, cz = x + r * math.cos(a), z + r * math.sin(a)
-                if self.collision.is_free(cx, cz):
+                if self._collision.is_free(cx, cz):
                     return float(cx), float(cz)
-        raise HouseError(f"house {self.layout.house_id}: no free floor within 3 m of the agent start ({x:.2f}, {z:.2f})")
+        raise HouseError(f"house {self._layout.house_id}: no free floor within 3 m of the agent start ({x:.2f}, {z:.2f})")
 
     def _sync_scene(self) -> None:
         """Push object boxes to the renderer and collision map after any geometric change."""
-        if self.table.version == self._scene_version:
+        if self._table.version == self._scene_version:
             return
-        shown = [o for o in self.table.objects.values() if o.active and not o.is_picked_up]
+        shown = [o for o in self._table.objects.values() if o.active and not o.is_picked_up]
         self._render_ids = [o.id for o in shown]
         self._render_index = {oid: i for i, oid in enumerate(self._render_ids)}
         if shown:
@@ -279,10 +298,10 @@ class EmbeddedEnvironment:
             colors = np.zeros((0, 3), dtype=np.uint8)
             open_front = open_top = np.zeros(0, dtype=bool)
             owner = np.zeros(0, dtype=np.int64)
-        self.renderer.set_objects(centers, sizes, yaws, colors, open_front=open_front, open_top=open_top,
+        self._renderer.set_objects(centers, sizes, yaws, colors, open_front=open_front, open_top=open_top,
                                   owner=owner)
-        self.collision.set_objects(list(self.table.objects.values()))
-        self._scene_version = self.table.version
+        self._collision.set_objects(list(self._table.objects.values()))
+        self._scene_version = self._table.version
 
     def _visible_set(self, candidates: list) -> set[str]:
         cam = self.camera_position()
@@ -290,7 +309,7 @@ class EmbeddedEnvironment:
         if not near:
             return set()
         idx = np.array([self._render_index[o.id] for o in near])
-        vis = self.renderer.visible_objects(cam, self.pose.yaw, self.pose.horizon, idx, max_distance=1e9)
+        vis = self._renderer.visible_objects(cam, self.pose.yaw, self.pose.horizon, idx, max_distance=1e9)
         return {o.id for o, v in zip(near, vis) if v}
 
     def _dispatch(self, action: Action) -> None:
@@ -317,8 +336,8 @@ class EmbeddedEnvironment:
             self._interact(name, action.object_id, action.args)
         else:
             raise InteractionError(f"Unknown action {name!r}", Failure.BAD_REQUEST)
-        if self.table.held is not None:
-            self.table.move_held(self._hand_position())
+        if self._table.held is not None:
+            self._table.move_held(self._hand_position())
 
     def _move(self, heading: float, distance: float, name: str) -> None:
         h = math.radians(heading)
@@ -328,7 +347,7 @@ class EmbeddedEnvironment:
         probes = max(2, math.ceil(abs(distance) / self.config.agent_radius))
         for k in range(1, probes + 1):
             f = k / probes
-            hit = self.collision.collision(self.pose.x + f * (nx - self.pose.x), self.pose.z + f * (nz - self.pose.z))
+            hit = self._collision.collision(self.pose.x + f * (nx - self.pose.x), self.pose.z + f * (nz - self.pose.z))
             if hit is not None:
                 raise InteractionError(f"{name} blocked: the agent would collide with {hit.kind} {hit.id}", Failure.BLOCKED)
         self.pose.x, self.pose.z = nx, nz
@@ -339,10 +358,10 @@ class EmbeddedEnvironment:
     def _interact(self, name: str, object_id: str | None, args: dict[str, Any] | None = None) -> None:
         if not object_id:
             raise InteractionError(f"{name} needs an objectId", Failure.BAD_REQUEST)
-        table = self.table
+        table = self._table
         obj = table.objects.get(object_id)
         if obj is None:
-            raise InteractionError(f"{name}: object {object_id} does not exist in house {self.layout.house_id}", Failure.UNKNOWN_OBJECT)
+            raise InteractionError(f"{name}: object {object_id} does not exist in house {self._layout.house_id}", Failure.UNKNOWN_OBJECT)
         if not obj.active:
             raise InteractionError(f"{name}: object {object_id} no longer exists (it was sliced)", Failure.UNKNOWN_OBJECT)
         if obj.is_picked_up:
@@ -362,7 +381,7 @@ class EmbeddedEnvironment:
         cfg = self.config
         cam = self.camera_position()
         pose_ros = thor_camera_to_ros_pose(cam, self.pose.yaw, self.pose.horizon)
-        held = self.table.objects[self.table.held] if self.table.held else None
+        held = self._table.objects[self._table.held] if self._table.held else None
         floor_ros = thor_to_ros_points(np.array([self.pose.x, 0.0, self.pose.z]))
         agent = AgentStatus((float(floor_ros[0]), float(floor_ros[1]), float(floor_ros[2])),
                             thor_yaw_to_ros(self.pose.yaw), self.pose.horizon,
@@ -370,30 +389,30 @@ class EmbeddedEnvironment:
         obs = Observation(self.step_count, self.intrinsics, pose_ros, agent, self._last_feedback)
         if cfg.render:
             self._sync_scene()
-            frame = self.renderer.render(cam, self.pose.yaw, self.pose.horizon)
+            frame = self._renderer.render(cam, self.pose.yaw, self.pose.horizon)
             obs.rgb, obs.depth = frame.rgb, frame.depth
             obs.instance_ids = frame.instance
             present = np.unique(frame.instance)
             labels = {}
             for k in present[present > 0]:
                 oid = self._render_ids[int(k) - 1]
-                labels[int(k)] = InstanceLabel(oid, self.table.objects[oid].type)
+                labels[int(k)] = InstanceLabel(oid, self._table.objects[oid].type)
             # what a close look shows of each (household.visible_states)
             obs.id_to_label = with_states(frame.instance, frame.depth, labels,
-                                          lambda oid: states_from_metadata(state_metadata(self.table.objects[oid])))
+                                          lambda oid: states_from_metadata(state_metadata(self._table.objects[oid])))
         return obs
 
 
 # Interaction -> how this simulator executes it (one row per row of household.interactions;
 # tests/test_interaction_table.py fails when one is missing).
-EXECUTORS: dict[str, Callable[[EmbeddedEnvironment, str, dict[str, Any]], None]] = {
-    "PickupObject": lambda env, oid, args: env.table.pickup(oid, env._hand_position()),
-    "PutObject": lambda env, oid, args: env.table.put(oid, find_placement),
-    "OpenObject": lambda env, oid, args: env.table.open(oid, True),
-    "CloseObject": lambda env, oid, args: env.table.open(oid, False),
-    "ToggleObjectOn": lambda env, oid, args: env.table.toggle(oid, True),
-    "ToggleObjectOff": lambda env, oid, args: env.table.toggle(oid, False),
-    "SliceObject": lambda env, oid, args: env.table.slice(oid),
-    "FillObjectWithLiquid": lambda env, oid, args: env.table.fill(oid, str(args.get("fillLiquid", ""))),
-    "BreakObject": lambda env, oid, args: env.table.break_object(oid),
+EXECUTORS: dict[str, Callable[[EmbeddedEnvironment, str, dict[str, Any]], object]] = {  # (results unused)
+    "PickupObject": lambda env, oid, args: env._table.pickup(oid, env._hand_position()),
+    "PutObject": lambda env, oid, args: env._table.put(oid, find_placement),
+    "OpenObject": lambda env, oid, args: env._table.open(oid, True),
+    "CloseObject": lambda env, oid, args: env._table.open(oid, False),
+    "ToggleObjectOn": lambda env, oid, args: env._table.toggle(oid, True),
+    "ToggleObjectOff": lambda env, oid, args: env._table.toggle(oid, False),
+    "SliceObject": lambda env, oid, args: env._table.slice(oid),
+    "FillObjectWithLiquid": lambda env, oid, args: env._table.fill(oid, str(args.get("fillLiquid", ""))),
+    "BreakObject": lambda env, oid, args: env._table.break_object(oid),
 }

@@ -40,6 +40,14 @@ BACKGROUND_RGB = (0, 0, 0)
 if o3d.t.geometry.RaycastingScene.INVALID_ID != np.iinfo(np.uint32).max:
     raise ImportError("sim_bridge.embedded.render expects open3d's RaycastingScene.INVALID_ID to be uint32 max")
 
+
+def _tensor(array: np.ndarray) -> o3d.core.Tensor:
+    """``o3d.core.Tensor(array)``, with open3d's default dtype and device."""
+    # open3d's bundled stubs drop the defaults of dtype and device, so they reject the
+    # one-argument form the library accepts (and this module has always used).
+    return o3d.core.Tensor(array)  # type: ignore[call-overload]
+
+
 # Visibility sample points in unit-box coordinates: the centre, the 8 corners and the 6 face
 # centres, shrunk into the box so a ray aimed at them must cross this box's own surface (and
 # none of a touching neighbour's) before reaching them.
@@ -108,8 +116,8 @@ class SceneRenderer:
         self.intrinsics = CameraIntrinsics.from_fov(width, height, vertical_fov_deg)
         self.nthreads = int(nthreads)
         static = build_static_mesh(layout)
-        self._static_vertices = o3d.core.Tensor(static.vertices)
-        self._static_triangles = o3d.core.Tensor(static.triangles)
+        self._static_vertices = _tensor(static.vertices)
+        self._static_triangles = _tensor(static.triangles)
         self._static_colors = static.colors.astype(np.float32)
         self._n_static = len(static.triangles)
 
@@ -167,10 +175,10 @@ class SceneRenderer:
         static_id = scene.add_triangles(self._static_vertices, self._static_triangles)
         if n:
             verts, tris = build_box_mesh(centers, sizes, yaw_deg, open_front, open_top)
-            self._box_geometry_id = scene.add_triangles(o3d.core.Tensor(verts), o3d.core.Tensor(tris))
+            self._box_geometry_id = scene.add_triangles(_tensor(verts), _tensor(tris))
         else:
             self._box_geometry_id = static_id + 1  # an id no geometry has: nothing is a box hit
-        scene.cast_rays(o3d.core.Tensor(np.zeros((1, 6), dtype=np.float32)), nthreads=self.nthreads)
+        scene.cast_rays(_tensor(np.zeros((1, 6), dtype=np.float32)), nthreads=self.nthreads)
         self._scene = scene
         self._n_objects = int(owner[-1]) + 1 if n else 0
         self._box_owner = owner

@@ -30,11 +30,12 @@ import shlex
 import struct
 import sys
 import time
-from typing import IO, Any
+from typing import IO, Any, cast
 
 import msgpack
 import numpy as np
 
+from sim_bridge.embedded.collision import CollisionMap
 from sim_bridge.embedded.env import AgentPose, EmbeddedConfig, EmbeddedEnvironment
 from household.house_data import HouseError
 from household.interactions import BY_ACTION, INTERACTIONS
@@ -132,7 +133,7 @@ class Player:
         the simulator's privileged pose and collision map: this is test support code."""
         env = self._need_env("TeleportFull")
         pos, rot = msg["position"], msg["rotation"]
-        if not env.collision.is_free(float(pos["x"]), float(pos["z"])):
+        if not cast(CollisionMap, env.collision).is_free(float(pos["x"]), float(pos["z"])):  # a reset env has one
             raise ValueError(f"position ({pos['x']}, {pos['z']}) is not a free floor position")
         env.pose = AgentPose(float(pos["x"]), float(pos["z"]), float(rot["y"]) % 360.0, float(msg["horizon"]))
         self.obs = env.step(Action("RotateRight", args={"degrees": 0.0})).observation  # re-render in place
@@ -178,11 +179,14 @@ class Player:
         """Frames for the current view, bottom row first as Unity reads them back."""
         if self.obs is None:  # no scene yet: a black frame, as an empty Unity scene renders
             return [(RGB_IMAGE, bytes(self.height * self.width * 3))]
-        out = [(RGB_IMAGE, np.ascontiguousarray(self.obs.rgb[::-1]).tobytes())]
+        # The scene's environment renders (EmbeddedConfig.render is left on), so every
+        # observation carries its frames.
+        out = [(RGB_IMAGE, np.ascontiguousarray(cast(np.ndarray, self.obs.rgb)[::-1]).tobytes())]
         if self.init.get("renderDepthImage"):
-            out.append((DEPTH_IMAGE, np.ascontiguousarray(self.obs.depth[::-1], dtype=np.float32).tobytes()))
+            out.append((DEPTH_IMAGE, np.ascontiguousarray(cast(np.ndarray, self.obs.depth)[::-1],
+                                                          dtype=np.float32).tobytes()))
         if self.init.get("renderInstanceSegmentation"):
-            rgba = np.zeros(self.obs.instance_ids.shape + (4,), dtype=np.uint8)
+            rgba = np.zeros(cast(np.ndarray, self.obs.instance_ids).shape + (4,), dtype=np.uint8)
             rgba[..., 3] = 255
             for k, label in self.obs.id_to_label.items():
                 rgba[self.obs.instance_ids == k, :3] = self.colors[label.object_id]
