@@ -254,7 +254,7 @@ class EmbeddedEnvironment:
         fx, fz = self._nearest_free(x, z)
         self.start_moved_m = math.hypot(fx - x, fz - z)
         if self.start_moved_m >= START_MOVE_WARN_M:  # a start inside a counter: say so, once per start
-            where = f"house {self.layout.house_id}" + (f", episode {episode_id}" if episode_id else "")
+            where = f"house {self._layout.house_id}" + (f", episode {episode_id}" if episode_id else "")
             key = (where, round(x, 3), round(z, 3))
             if key not in _START_WARNED:
                 _START_WARNED.add(key)
