@@ -16,10 +16,12 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 
+# Workloads far longer than the wait before the interrupt, so an idle machine is still busy with
+# them then (a smaller one finished inside the wait on an idle machine and exited 0).
 COMMANDS = {
-    "memory-eval": ["memory-eval", "--index", "0-2", "--out", "{out}"],
-    "audit houses": ["audit", "houses", "--houses", "houses_dev.jsonl.gz", "--indices", "0-20", "--act", "--out", "{out}"],
-    "eval worldlines": ["eval", "worldlines", "--houses", "0-3", "--out", "{out}"],
+    "memory-eval": ["memory-eval", "--index", "0-40", "--out", "{out}"],
+    "audit houses": ["audit", "houses", "--houses", "houses_dev.jsonl.gz", "--indices", "0-99", "--act", "--out", "{out}"],
+    "eval worldlines": ["eval", "worldlines", "--houses", "0-40", "--out", "{out}"],
 }
 
 

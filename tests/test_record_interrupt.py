@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-ARGS = ["--max-steps", "400", "--width", "64", "--height", "48"]
+# long enough that no idle machine finishes it before the signal (400 steps took under 1.5 s)
+ARGS = ["--max-steps", "3000", "--width", "64", "--height", "48"]
 
 
 def _start(args: list[str], cwd: Path) -> subprocess.Popen:
