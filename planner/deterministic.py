@@ -108,7 +108,6 @@ def by_relation_fit(near: list[KnownObject], key: str, anchor_type: str, context
     return sorted(near, key=lambda o: not fits_relation(o, key, anchor_type, context))
 
 
-
 def ambiguous_description(goal: Goal, context: PlannerContext) -> str | None:
     """Why the instruction's description may not single out what the agent chose: more than one
     known instance of the object's (or the target's) type stands by the furniture it is related
@@ -130,7 +129,8 @@ def ambiguous_description(goal: Goal, context: PlannerContext) -> str | None:
             relation = "object_near" if key in ("object_near", "target_near") else "object_source"
             near = [o for o in near if fits_relation(o, relation, anchor, context)] or near  # those it names
             if len(near) > 1:
-                return f"{len(near)} {object_type}s the agent saw fit 'by the {anchor}'; it took the nearest to it"
+                word = "by" if relation == "object_near" else "on"
+                return f"{len(near)} {object_type}s the agent saw fit '{word} the {anchor}'; it took the nearest to it"
     return None
 
 
