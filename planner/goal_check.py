@@ -37,7 +37,8 @@ Status = Literal["verified", "unverified", "contradicted"]
 # on or in it (a mug at a counter's edge), and how far below the receptacle's bottom it may sit.
 FOOTPRINT_SLACK = 0.10
 BELOW_SLACK = 0.05
-UNOBSERVABLE = {
+# Flags only a close look (household.visible_states) shows, and how a reason names them.
+FLAGS_BY_LOOK = {
     "isOpen": "whether it is open",
     "isToggled": "whether it is on",
     "isCooked": "whether it is cooked",
@@ -96,7 +97,7 @@ def check_goal(goal: Goal, bindings: dict[str, str | None], since_step: int, hel
     pred, expected = item.predicate, item.expected
     oid = bindings.get("object")
     obj = tracker.get(oid) if oid else None
-    if pred in UNOBSERVABLE and oid:
+    if pred in FLAGS_BY_LOOK and oid:
         seen, value = tracker.seen_state(oid, pred, max(since_step, acted_at or since_step))
         if seen:
             if _shows(value, expected):
@@ -107,8 +108,8 @@ def check_goal(goal: Goal, bindings: dict[str, str | None], since_step: int, hel
         if bool(expected) == holds:
             return GoalCheck("verified", "in hand" if holds else "the hand is empty")
         return GoalCheck("contradicted", f"holding {held_id}" if held_id else "nothing in hand")
-    if pred in UNOBSERVABLE:
-        return GoalCheck("unverified", f"no close look showed {UNOBSERVABLE[pred]} since the action; "
+    if pred in FLAGS_BY_LOOK:
+        return GoalCheck("unverified", f"no close look showed {FLAGS_BY_LOOK[pred]} since the action; "
                                        "the action reported success")
     if pred == "isSliced":
         sliced = [o for o in tracker.objects.values() if o.object_type == f"{item.object.type}Sliced"
