@@ -20,10 +20,18 @@ REPO = Path(__file__).resolve().parents[1]
 ARGS = ["--max-steps", "3000", "--width", "64", "--height", "48"]
 
 
+def _default_sigint() -> None:
+    """In the child: SIGINT as a terminal gives it. A test run started in the background (`make
+    test &`, nohup) inherits SIGINT ignored, and Python then never raises KeyboardInterrupt: the
+    command ran on to exit 0 and the test failed for the launcher's reason, not the command's."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start(args: list[str], cwd: Path) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=str(REPO))
     return subprocess.Popen([sys.executable, "-m", "worldmind.cli", *args], cwd=cwd, env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                            preexec_fn=_default_sigint)
 
 
 def _signal_mid_recording(proc: subprocess.Popen, folder: Path, sig: int, delay_s: float = 1.5) -> tuple[str, str]:
