@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.cli_process import REPO, start_cli
 
 # Workloads far longer than the wait before the interrupt, so an idle machine is still busy with
 # them then (a smaller one finished inside the wait on an idle machine and exited 0).
@@ -25,23 +25,9 @@ COMMANDS = {
 }
 
 
-def _default_sigint() -> None:
-    """In the child: SIGINT as a terminal gives it. A test run started in the background (`make
-    test &`, nohup) inherits SIGINT ignored, and Python then never raises KeyboardInterrupt: the
-    command ran on to exit 0 and the test failed for the launcher's reason, not the command's."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
-def _start(args: list[str], cwd: Path) -> subprocess.Popen:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    return subprocess.Popen([sys.executable, "-m", "worldmind.cli", *args], cwd=cwd, env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                            preexec_fn=_default_sigint)
-
-
 @pytest.mark.parametrize("name", sorted(COMMANDS))
 def test_ctrl_c_ends_a_long_command_without_a_traceback(tmp_path: Path, name: str) -> None:
-    proc = _start([a.format(out=tmp_path / "out") for a in COMMANDS[name]], tmp_path)
+    proc = start_cli([a.format(out=tmp_path / "out") for a in COMMANDS[name]], tmp_path)
     try:
         time.sleep(6.0)
         assert proc.poll() is None, f"{name} ended before the interrupt: {proc.communicate()[1][-500:]}"
@@ -62,7 +48,7 @@ def test_an_out_that_is_not_a_folder_is_refused_before_the_run(tmp_path: Path, n
         out = str(tmp_path / "a-file")
         Path(out).write_text("x")
     t0 = time.monotonic()
-    proc = _start([a.format(out=out) for a in COMMANDS[name]], tmp_path)
+    proc = start_cli([a.format(out=out) for a in COMMANDS[name]], tmp_path)
     _o, err = proc.communicate(timeout=120)
     assert proc.returncode == 2 and f"--out {out}: is " in err, err[-800:]
     assert time.monotonic() - t0 < 30

@@ -9,29 +9,14 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.cli_process import start_cli
 # long enough that no idle machine finishes it before the signal (400 steps took under 1.5 s)
 ARGS = ["--max-steps", "3000", "--width", "64", "--height", "48"]
-
-
-def _default_sigint() -> None:
-    """In the child: SIGINT as a terminal gives it. A test run started in the background (`make
-    test &`, nohup) inherits SIGINT ignored, and Python then never raises KeyboardInterrupt: the
-    command ran on to exit 0 and the test failed for the launcher's reason, not the command's."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
-def _start(args: list[str], cwd: Path) -> subprocess.Popen:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    return subprocess.Popen([sys.executable, "-m", "worldmind.cli", *args], cwd=cwd, env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                            preexec_fn=_default_sigint)
 
 
 def _signal_mid_recording(proc: subprocess.Popen, folder: Path, sig: int, delay_s: float = 1.5) -> tuple[str, str]:
@@ -54,7 +39,7 @@ def _signal_mid_recording(proc: subprocess.Popen, folder: Path, sig: int, delay_
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_an_interrupted_record_keeps_a_partial_bag_that_replay_names(tmp_path: Path, sig: int) -> None:
     bag = tmp_path / "run.mcap"
-    proc = _start(["record", "--out", str(bag), *ARGS], tmp_path)
+    proc = start_cli(["record", "--out", str(bag), *ARGS], tmp_path)
     _out, err = _signal_mid_recording(proc, tmp_path, sig)
     assert proc.returncode == 130, err
     assert not bag.exists(), "an interrupted recording must not be under the final name"
@@ -66,18 +51,18 @@ def test_an_interrupted_record_keeps_a_partial_bag_that_replay_names(tmp_path: P
     reader = BagReader(partial)
     n = sum(isinstance(i, FrameItem) for i in reader)
     assert n > 0 and reader.stats.error is None
-    rep = _start(["replay", str(partial), "--out", str(tmp_path / "rep")], tmp_path)
+    rep = start_cli(["replay", str(partial), "--out", str(tmp_path / "rep")], tmp_path)
     _o, rerr = rep.communicate(timeout=300)
     assert rep.returncode == 1 and "partial recording" in rerr and str(partial) in rerr and f"{n} frame(s)" in rerr
     # a rerun is not refused for the leftover, and a second interruption does not overwrite the first
-    rerun = _start(["record", "--out", str(bag), *ARGS], tmp_path)
+    rerun = start_cli(["record", "--out", str(bag), *ARGS], tmp_path)
     _signal_mid_recording(rerun, tmp_path, sig, delay_s=0.5)
     assert (tmp_path / "run.partial-2.mcap").is_file() and partial.is_file() and not bag.exists()
 
 
 def test_a_killed_record_leaves_its_temporary_folder_for_the_next_one_to_remove(tmp_path: Path) -> None:
     bag = tmp_path / "run.mcap"
-    proc = _start(["record", "--out", str(bag), *ARGS], tmp_path)
+    proc = start_cli(["record", "--out", str(bag), *ARGS], tmp_path)
     _signal_mid_recording(proc, tmp_path, signal.SIGKILL, delay_s=0.5)
     assert not bag.exists() and [p for p in tmp_path.iterdir() if p.name.startswith(".run.rec")]
     from sim_bridge.replay.bag import BagWriter
@@ -122,6 +107,6 @@ def test_a_folder_bag_is_written_beside_and_moved_into_place(tmp_path: Path) -> 
 
 
 def test_record_refuses_a_huge_frame_before_rendering(tmp_path: Path) -> None:
-    proc = _start(["record", "--out", str(tmp_path / "w.mcap"), "--width", "100000"], tmp_path)
+    proc = start_cli(["record", "--out", str(tmp_path / "w.mcap"), "--width", "100000"], tmp_path)
     _o, err = proc.communicate(timeout=60)
     assert proc.returncode == 2 and "--width 100000" in err and not list(tmp_path.iterdir())

@@ -131,16 +131,21 @@ def _user_text(messages: list[dict[str, Any]]) -> str:
     return next((str(m.get("content") or "") for m in messages if m.get("role") == "user"), "")
 
 
+def _json_line(pattern: re.Pattern[str], text: str) -> Any:
+    """The JSON value on the prompt line ``pattern`` captures, or None (no such line, or not JSON)."""
+    m = pattern.search(text)
+    try:
+        return json.loads(m.group(1)) if m else None
+    except ValueError:
+        return None
+
+
 def request_key(role: str, messages: list[dict[str, Any]]) -> tuple[str | None, str]:
     """(match key, a short label for people) of a role request; key None when the prompt states no
     goal, instruction or event this module can read."""
     user = _user_text(messages)
     if role in GOAL_ROLES:
-        m = _GOAL_LINE.search(user)
-        try:
-            goal = json.loads(m.group(1)) if m else None
-        except ValueError:
-            goal = None
+        goal = _json_line(_GOAL_LINE, user)
         if not isinstance(goal, dict):
             return None, "a prompt without a readable Goal line"
         items = [i for i in goal.get("items") or () if isinstance(i, Mapping)]
@@ -153,11 +158,7 @@ def request_key(role: str, messages: list[dict[str, Any]]) -> tuple[str | None, 
         return (("instruction:" + _fold(m.group(1))), f"instruction {m.group(1)[:80]}") if m else \
             (None, "a prompt without an Instruction line")
     if role == "critique":
-        m = _EVENT_LINE.search(user)
-        try:
-            event = json.loads(m.group(1)) if m else None
-        except ValueError:
-            event = None
+        event = _json_line(_EVENT_LINE, user)
         if not isinstance(event, dict):
             return None, "a prompt without a readable Event line"
         sg = event.get("subgoal") if isinstance(event.get("subgoal"), dict) else {}
