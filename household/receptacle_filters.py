@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from household.assets import CONTAINER_TYPES, AssetCatalog, AssetInfo, default_catalog
+from household.assets import CONTAINER_TYPES, MUST_BE_OPEN_TYPES, AssetCatalog, AssetInfo, default_catalog
 
 # Devices and cookware: they take objects (a mug in a coffee machine, bread in a toaster) but a
 # goal that names only a room never means "put it in the toaster".
@@ -33,13 +33,16 @@ SEATS_AND_BASINS = SEATS | frozenset({"Toilet", "Sink", "SinkBasin", "Bathtub", 
 class ReceptacleFilter:
     """One purpose's rule for "may this receptacle take an object of this type".
 
-    ``no_openable``: skip receptacles with a door or lid (``CanOpen``); ``no_container``: skip
+    ``no_openable``: skip receptacles with a door or lid (``CanOpen``); ``no_must_open``: skip
+    those that take nothing while shut (``MUST_BE_OPEN_TYPES``: a fridge, a box; a toilet's lid
+    does not stop a placement); ``no_container``: skip
     those whose contents sit inside (``CONTAINER_TYPES``); ``fixed_only``: skip receptacles that
     can themselves be picked up (a bowl, a box); ``excluded_types``: skip these types outright.
     THOR's object-specific restrictions (a toaster takes only bread slices) always apply."""
 
     name: str
     no_openable: bool = False
+    no_must_open: bool = False
     no_container: bool = False
     fixed_only: bool = False
     excluded_types: frozenset[str] = frozenset()
@@ -50,6 +53,8 @@ class ReceptacleFilter:
         if not receptacle or receptacle_type in self.excluded_types:
             return False
         if (self.no_openable and openable) or (self.fixed_only and pickupable):
+            return False
+        if self.no_must_open and receptacle_type in MUST_BE_OPEN_TYPES:
             return False
         return not (self.no_container and receptacle_type in CONTAINER_TYPES)
 
@@ -68,7 +73,9 @@ class ReceptacleFilter:
 
 
 # The agent, placing an object for a goal that names a room ("put the apple in the kitchen").
-ROOM_SURFACE = ReceptacleFilter("room surface", no_openable=True, excluded_types=DEVICE_AND_COOKWARE_TYPES)
+# Not one that must be open to take anything (the agent's memory knows the type, not whether its
+# door is open); a toilet is the one surface some bathrooms have.
+ROOM_SURFACE = ReceptacleFilter("room surface", no_must_open=True, excluded_types=DEVICE_AND_COOKWARE_TYPES)
 # The agent, freeing its hand: an open, fixed surface that is not a seat, a basin or a device.
 AGENT_PUT_DOWN = ReceptacleFilter("agent put-down", no_openable=True, fixed_only=True,
                                   excluded_types=SEATS_AND_BASINS | DEVICE_AND_COOKWARE_TYPES)

@@ -222,12 +222,12 @@ class HoloMindAgent:
         known = []
         for o in objs:
             ros = thor_to_ros_points(o.centroid)
-            region = self.rooms.region_at(float(o.centroid[0]), float(o.centroid[2]))
+            x, z = float(o.centroid[0]), float(o.centroid[2])
             half = (o.box_max - o.box_min) / 2.0  # THOR (x, y, z): REP 103 x is THOR z, y is THOR x
-            known.append(KnownObject(o.object_id, o.object_type, region.room_type if region else None,
+            known.append(KnownObject(o.object_id, o.object_type, self.rooms.room_type_at(x, z),
                                      (float(ros[0]), float(ros[1]), float(ros[2])),
                                      dict(o.state) if self.config.episodic else {}, o.last_seen,
-                                     dict(region.scores) if relax_rooms and region and region.scores else {},
+                                     self.rooms.room_scores_at(x, z) if relax_rooms else {},
                                      (float(half[2]), float(half[0]))))
         agent = cast(tuple[float, float, float], tuple(self.obs.agent.position))  # the position's 3 floats
         return PlannerContext(self.obs.step, self.held_id, self.held_type, known, self.rooms.rooms_seen(),

@@ -25,6 +25,9 @@ from scipy import ndimage
 from planner.occupancy import OccupancyMap
 
 ROOM_TYPES = ("Kitchen", "LivingRoom", "Bedroom", "Bathroom")
+# The rooms a home joins without a wall (an open plan): the shared rooms. A bedroom or a bathroom
+# has walls and a door, so a region holding a bed and a television corner is one bedroom.
+OPEN_PLAN_ROOMS = frozenset({"Kitchen", "LivingRoom"})
 
 
 @dataclass
@@ -103,6 +106,21 @@ class Region:
     confidence: float
     cells: int
     scores: dict[str, float] | None = None  # log posterior per room type minus the best one's
+    parts: OpenPlanParts | None = None  # an open plan: which room each part of the region is
+
+
+@dataclass
+class OpenPlanParts:
+    """One region that holds two rooms with no wall between them (a kitchen open to the living
+    room): the objects whose own neighbourhood names a room clearly, and that room. A point in
+    the region belongs to the room of the nearest such object (a Voronoi split of the region)."""
+
+    xz: np.ndarray  # (n, 2) floor positions of the labelled objects
+    rooms: list[str]
+    scores: np.ndarray  # (n, room types) local log posterior minus the best, per labelled object
+
+    def nearest(self, x: float, z: float) -> int:
+        return int(np.argmin(np.sum((self.xz - np.array([x, z])) ** 2, axis=1)))
 
 
 class RoomSegmenter:
@@ -120,6 +138,11 @@ class RoomSegmenter:
         self.min_core_cells = 60
         self.grow_steps = 40
         self.max_orphan_cells = 2400  # 6 m^2: larger unnamed regions are rooms not yet understood
+        # Open plans: an object's neighbourhood (objects within this many metres, same region)
+        # names its part of a region; a part needs this many objects naming it, each by a
+        # margin over the next room type as the region's own name needs (1.0, log).
+        self.part_radius = 2.5
+        self.part_min_objects = 3
 
     def _segment(self) -> None:
         """Cores: traversable floor shrunk until doorways close (a doorway leaves the agent's
@@ -168,8 +191,8 @@ class RoomSegmenter:
             self._segment()
             self._version = self.map.version
         members: dict[int, list[str]] = defaultdict(list)
-        for t, x, z in objects:
-            lab = self.label_at(x, z, search=12)
+        labels = [self.label_at(x, z, search=12) for _, x, z in objects]
+        for (t, _, _), lab in zip(objects, labels):
             if lab:
                 members[lab].append(t)
         sizes = np.bincount(self.labels.ravel())
@@ -182,6 +205,7 @@ class RoomSegmenter:
             self.regions[lab] = Region(lab, best if margin > 1.0 else None, margin, int(sizes[lab]),
                                        {room: v - ordered[0] for room, v in scores.items()})
         self._one_kitchen()
+        self._open_plans(objects, np.array(labels, dtype=np.int64))
         # A small region with no name of its own (a corner the erosion cut off) takes the name of
         # the named region it shares the longest border with.
         for lab in set(np.unique(self.labels).tolist()) - {0}:
@@ -218,6 +242,39 @@ class RoomSegmenter:
                 r.room_type = others[0][1]
                 r.confidence = 0.0
 
+    def _open_plans(self, objects: list[tuple[str, float, float]], labels: np.ndarray) -> None:
+        """Split regions that are two rooms without a wall between them. Open plans join the
+        kitchen and the living room (``OPEN_PLAN_ROOMS``; many ProcTHOR houses do); walls cannot separate them, and
+        naive Bayes over the whole region names it after the room with more objects (a kitchen's
+        counters, fridge and stove outvote a sofa), so "the table in the living room" was never
+        found there. Each object is named by the objects within ``part_radius`` of it in the
+        same region; where both open-plan rooms (and no other) are each named by
+        ``part_min_objects`` objects, the region is split between them by the nearest named
+        object."""
+        if not objects:
+            return
+        rooms = list(self.prior.log_p)
+        types = [t for t, _, _ in objects]
+        table = np.array([[self.prior.log_p[r].get(t, self.prior.log_unseen[r]) for r in rooms] for t in types])
+        xz = np.array([[x, z] for _, x, z in objects])
+        for lab, region in self.regions.items():
+            idx = np.nonzero(labels == lab)[0]
+            if len(idx) < 2 * self.part_min_objects:
+                continue
+            pts = xz[idx]
+            near = np.sum((pts[:, None, :] - pts[None, :, :]) ** 2, axis=2) <= self.part_radius ** 2
+            local = near.astype(float) @ table[idx]  # (n, rooms): log likelihood of each neighbourhood
+            top = np.sort(local, axis=1)
+            clear = top[:, -1] - top[:, -2] > 1.0
+            best = np.argmax(local, axis=1)
+            counts = np.bincount(best[clear], minlength=len(rooms))
+            named = [k for k in range(len(rooms)) if counts[k] >= self.part_min_objects]
+            if len(named) < 2 or not {rooms[k] for k in named} <= OPEN_PLAN_ROOMS:
+                continue
+            keep = clear & np.isin(best, named)
+            region.parts = OpenPlanParts(pts[keep], [rooms[k] for k in best[keep]],
+                                         local[keep] - top[keep, -1:])
+
     def label_at(self, x: float, z: float, search: int = 0) -> int:
         """Region label at a point; with ``search`` > 0 the nearest labelled cell within that many
         cells (objects sit on furniture whose cells may lie just outside the flooded floor)."""
@@ -240,8 +297,25 @@ class RoomSegmenter:
         return self.regions.get(self.label_at(x, z, search=12))
 
     def room_type_at(self, x: float, z: float) -> str | None:
+        """The room type at (x, z): the region's name, or in an open plan its part's."""
         region = self.region_at(x, z)
-        return region.room_type if region else None
+        if region is None:
+            return None
+        if region.parts is not None:
+            return region.parts.rooms[region.parts.nearest(x, z)]
+        return region.room_type
+
+    def room_scores_at(self, x: float, z: float) -> dict[str, float]:
+        """Log posterior per room type minus the best one's, at (x, z): the region's, or in an
+        open plan its part's (the nearest named object's neighbourhood)."""
+        region = self.region_at(x, z)
+        if region is None:
+            return {}
+        if region.parts is not None:
+            row = region.parts.scores[region.parts.nearest(x, z)]
+            return {room: float(v) for room, v in zip(self.prior.log_p, row)}
+        return dict(region.scores) if region.scores else {}
 
     def rooms_seen(self) -> list[str]:
-        return sorted({r.room_type for r in self.regions.values() if r.room_type})
+        named = {r.room_type for r in self.regions.values() if r.room_type}
+        return sorted(named | {room for r in self.regions.values() if r.parts is not None for room in r.parts.rooms})

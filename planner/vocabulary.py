@@ -264,8 +264,12 @@ def camel_words(type_name: str) -> list[str]:
     return [p.lower() for p in parts]
 
 
-def plural(word: str) -> str:
-    """English plural of a single word, good enough for household nouns."""
+def plural(word: str, informal: bool = False) -> str:
+    """English plural of a single word, good enough for household nouns. ``informal``: the
+    plural people often write for a consonant + y noun ("teddys", "candys"); the same word
+    otherwise."""
+    if informal and word.endswith("y") and len(word) > 1 and word[-2] not in "aeiou":
+        return word + "s"
     irregular = {"knife": "knives", "shelf": "shelves", "loaf": "loaves", "potato": "potatoes",
                  "tomato": "tomatoes", "mouse": "mice", "leaf": "leaves"}
     if word in irregular:

@@ -343,6 +343,47 @@ def test_two_rooms_both_read_as_kitchens_keep_one_kitchen() -> None:
     assert whole.rooms_seen() == ["Kitchen"]
 
 
+def test_open_plan_region_is_split_between_its_rooms() -> None:
+    """A kitchen open to a living room (no wall between): one region, but "the table in the
+    living room" is the one among the sofa and the television, not the one by the stove; the
+    whole region's naive Bayes alone names all of it Kitchen (more kitchen objects)."""
+    occ = _two_room_map(divider=False)
+    seg = RoomSegmenter(occ)
+    kitchen = [("StoveBurner", -3.5, 1.5), ("Fridge", -3.5, -1.5), ("CounterTop", -3.0, 1.5), ("Toaster", -3.0, 1.6),
+               ("CoffeeMachine", -2.5, 1.6), ("SaltShaker", -2.8, 1.4), ("DiningTable", -2.0, 0.0)]
+    living = [("Sofa", 3.5, 0.0), ("TVStand", 2.0, -1.8), ("Television", 2.0, -1.8), ("DiningTable", 2.0, 0.5)]
+    seg.update(kitchen + living)
+    assert len(seg.regions) == 1
+    region = next(iter(seg.regions.values()))
+    assert region.room_type == "Kitchen" and region.parts is not None
+    assert seg.room_type_at(-2.0, 0.0) == "Kitchen"
+    assert seg.room_type_at(2.0, 0.5) == "LivingRoom"
+    assert seg.room_type_at(3.0, 1.5) == "LivingRoom"  # a point, not an object: the nearest named part
+    assert seg.rooms_seen() == ["Kitchen", "LivingRoom"]
+    assert seg.room_scores_at(2.0, 0.5)["LivingRoom"] == 0.0 > seg.room_scores_at(2.0, 0.5)["Kitchen"]
+
+
+def test_a_room_with_one_stray_object_is_not_split() -> None:
+    """One sofa among kitchen furniture does not make a living room: a part needs several
+    objects whose own neighbourhood names it."""
+    seg = RoomSegmenter(_two_room_map(divider=False))
+    seg.update([("StoveBurner", -3.5, 1.5), ("Fridge", -3.5, -1.5), ("CounterTop", -3.0, 1.5), ("Toaster", -3.0, 1.6),
+                ("CoffeeMachine", -2.5, 1.6), ("Sofa", 2.0, 0.0), ("Chair", 1.0, 0.0)])
+    assert next(iter(seg.regions.values())).parts is None
+    assert seg.rooms_seen() == ["Kitchen"]
+
+
+def test_a_bedroom_with_a_television_corner_stays_a_bedroom() -> None:
+    """Only the shared rooms are open to each other: a bed and a television corner in one region
+    is a bedroom, not a bedroom open to a living room (a watch for "the TV stand in the living
+    room" went to a bedroom's TV stand)."""
+    seg = RoomSegmenter(_two_room_map(divider=False))
+    seg.update([("Bed", -3.0, 0.0), ("Dresser", -3.5, 1.5), ("Pillow", -3.0, 0.2), ("AlarmClock", -3.5, 1.6),
+                ("TVStand", 3.0, -1.5), ("Television", 3.0, -1.5), ("Sofa", 3.5, 0.5), ("ArmChair", 2.5, 0.5)])
+    assert next(iter(seg.regions.values())).parts is None
+    assert seg.room_type_at(3.0, -1.5) == seg.room_type_at(-3.0, 0.0)
+
+
 # ==== rendered frames from the embedded simulator ===============================================
 
 @pytest.fixture(scope="module")

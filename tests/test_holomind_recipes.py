@@ -192,3 +192,39 @@ def test_an_ambiguous_noun_grounds_its_other_reading_when_the_first_is_not_there
     # the first reading wins where both are known
     lamps.append(KnownObject("Desk|b", "DeskLamp", "Bedroom", (9.0, 0.0, 0.8)))
     assert NearestGrounder().ground(off, ctx(lamps)).bindings["object"] == "Desk|b"
+
+
+def test_an_object_is_never_its_own_receptacle() -> None:
+    """"put the plate in the living room", plate in hand: a plate is a receptacle too, and the
+    nearest surface in the room was the plate itself (THOR refuses: the object is held). The
+    same for "put the bowl in a bowl"."""
+    room = [KnownObject("Plate|1", "Plate", "LivingRoom", (0.0, 0.0, 0.8)),
+            KnownObject("Table|1", "CoffeeTable", "LivingRoom", (3.0, 0.0, 0.4))]
+    to_room = Goal("g", (ChecklistItem(ObjectSelector("Plate"), "inRoom", None, "LivingRoom"),), "g")
+    b = NearestGrounder().ground(to_room, ctx(room, held=("Plate|1", "Plate"))).bindings
+    assert (b["object"], b["target"]) == ("Plate|1", "Table|1")
+    bowls = [KnownObject("Bowl|1", "Bowl", None, (0.0, 0.0, 0.8)), KnownObject("Bowl|2", "Bowl", None, (4.0, 0.0, 0.8))]
+    into = Goal("g", (ChecklistItem(ObjectSelector("Bowl"), "inReceptacle", ObjectSelector("Bowl")),), "g")
+    b = NearestGrounder().ground(into, ctx(bowls, held=("Bowl|1", "Bowl"))).bindings
+    assert (b["object"], b["target"]) == ("Bowl|1", "Bowl|2")
+
+
+def test_relaxed_relation_takes_the_instance_closest_to_the_named_furniture() -> None:
+    """"the dresser by the bed", explored, no dresser within reach of a bed: the dresser nearest
+    to a bed (2 m off), not the one nearest to the card (9 m from any bed). Before exploring it
+    searches on."""
+    house = [KnownObject("Card|1", "CreditCard", None, (6.0, 0.0, 0.8)),
+             KnownObject("Dresser|by-bed", "Dresser", None, (0.0, 2.0, 0.5)),
+             KnownObject("Dresser|far", "Dresser", None, (7.0, 0.0, 0.5)),
+             KnownObject("Bed|1", "Bed", None, (0.0, 0.0, 0.4))]
+    g = Goal("g", (ChecklistItem(ObjectSelector("CreditCard"), "inReceptacle", ObjectSelector("Dresser")),), "g",
+             {"target_near": "Bed"})
+    explored = PlannerContext(**{**ctx(house).__dict__, "relax_relations": True})
+    assert NearestGrounder().ground(g, explored).bindings["target"] == "Dresser|by-bed"
+    assert NearestGrounder().ground(g, ctx(house)).bindings["target"] is None
+    # an object hint the same way: "the mug by the bed", none within reach of a bed
+    mugs = [KnownObject("Mug|near-agent", "Mug", None, (7.0, 0.0, 0.8)), KnownObject("Mug|by-bed", "Mug", None, (0.0, 2.5, 0.8)),
+            KnownObject("Bed|1", "Bed", None, (0.0, 0.0, 0.4)), KnownObject("Table|1", "CoffeeTable", None, (3.0, 3.0, 0.4))]
+    hold = Goal("g", (ChecklistItem(ObjectSelector("Mug"), "isHeld", None, True),), "g", {"object_near": "Bed"})
+    explored = PlannerContext(**{**ctx(mugs, at=(7.0, 0.0)).__dict__, "relax_relations": True})
+    assert NearestGrounder().ground(hold, explored).bindings["object"] == "Mug|by-bed"

@@ -48,7 +48,8 @@ class NounPhrases:
             words = phrase.split()
             # the head is the last word, or the one before "of": "bottles of wine", "boxes of tissues"
             head = words.index("of") - 1 if "of" in words[1:] else len(words) - 1
-            add(" ".join(words[:head] + [V.plural(words[head])] + words[head + 1:]), "type", types, True, force)
+            for many in {V.plural(words[head]), V.plural(words[head], informal=True)}:
+                add(" ".join(words[:head] + [many] + words[head + 1:]), "type", types, True, force)
 
         for t in self.flags:
             if t in self.base_of:
