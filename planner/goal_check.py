@@ -25,7 +25,7 @@ is unmet never disagree without a stated reason.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Callable, Literal, Protocol
 
 import numpy as np
 
@@ -162,8 +162,26 @@ def qualify_choice(check: GoalCheck, goal: Goal, relaxed_rooms: bool, relaxed_re
     else:
         anchors = " or ".join(dict.fromkeys(hints[k] for k in ("object_source", "object_near", "target_near",
                                                                 "target_location") if hints.get(k))) or "furniture"
-        why = f"none was seen by the {anchors} the instruction names; the nearest was taken"
+        why = f"none was seen by the {anchors} the instruction names; the one closest to it was taken"
     return GoalCheck("unverified", f"{check.reason}, but a guess: {why}")
+
+
+def recheck_descriptions(goals: list[Goal], checks: dict[str, GoalCheck], context: Any,
+                         ambiguity_of: Callable[[Goal, Any], str | None]) -> dict[str, GoalCheck]:
+    """At the end of an episode, with everything the agent saw: a goal verified on an instance
+    the instruction described ("the plant near the chest of drawers") whose description now fits
+    several it saw (the second was seen after the goal was done) becomes unverified with that
+    reason: the agent cannot tell which one was meant, so it does not claim the goal. Returns the
+    checks that change (``ambiguity_of`` is ``planner.deterministic.ambiguous_description``)."""
+    out = {}
+    for goal in goals:
+        check = checks.get(goal.id)
+        if check is None or check.status != "verified":
+            continue
+        ambiguity = ambiguity_of(goal, context)
+        if ambiguity:
+            out[goal.id] = qualify_choice(check, goal, False, False, f"by the end, {ambiguity}")
+    return out
 
 
 def check_report(status: str, check: dict[str, Any] | None) -> str:

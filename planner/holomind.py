@@ -31,7 +31,7 @@ from planner.deterministic import (NearestGrounder, RecipeTranslator, RuleRefine
 from planner.episode_state import EpisodeState
 from planner.episodic_beliefs import EpisodicBeliefs
 from planner.all_of import MAX_COPIES, next_of_all
-from planner.goal_check import check_goal, qualify_choice
+from planner.goal_check import check_goal, qualify_choice, recheck_descriptions
 from planner.goal_dag import (build_goal_dag, copy_for_next_of_all, dag_to_dict, next_goal, note_other_goal_types,
                               single_item_goals)
 from planner.navigation import Navigator, Pose
@@ -152,6 +152,7 @@ class HoloMindAgent:
         return out
 
     def report_extra(self) -> dict[str, Any]:
+        self._recheck_descriptions()
         return {"goals": {g.id: self._goal_report(g) for g in self.goals},
                 "goals_parsed": self.goals_parsed,
                 "critic_interventions": int(self.stats["critic_refine"] + self.stats["critic_replan"]),
@@ -162,6 +163,14 @@ class HoloMindAgent:
                 "unparsed": [str(u) for u in getattr(self.decomposer, "unparsed", [])][:10],
                 **({"llm": self.llm_client.usage()} if self.llm_client is not None else {}),
                 "agent_notes": self.notes_log[-60:]}
+
+    def _recheck_descriptions(self) -> None:
+        """At the end, with everything the agent saw (``planner.goal_check.recheck_descriptions``)."""
+        done = [g for g in self.goals if self.state.goal_status.get(g.id) == "done"
+                and getattr(self.state.goal_checks.get(g.id), "status", None) == "verified"]
+        if done:
+            self.state.goal_checks.update(recheck_descriptions(done, self.state.goal_checks, self.context(),
+                                                               ambiguous_description))
 
     def _goal_report(self, goal: Goal) -> dict[str, Any]:
         """A goal as the report shows it: what it asked for (so an unmet checklist item can be

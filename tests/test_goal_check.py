@@ -126,7 +126,7 @@ def test_a_choice_made_by_a_guess_is_not_verified() -> None:
     assert seen.status == "verified"
     assert qualify_choice(seen, goal, relaxed_rooms=False, relaxed_relations=False) == seen
     guessed = qualify_choice(seen, goal, relaxed_rooms=False, relaxed_relations=True)
-    assert guessed.status == "unverified" and "Desk" in guessed.reason and "nearest" in guessed.reason
+    assert guessed.status == "unverified" and "Desk" in guessed.reason and "closest" in guessed.reason
     in_room = Goal("g1", (ChecklistItem(ObjectSelector("Mug"), "inRoom", None, "Kitchen"),), "take a mug to the kitchen")
     guessed = qualify_choice(seen, in_room, relaxed_rooms=True, relaxed_relations=False)
     assert guessed.status == "unverified" and "Kitchen" in guessed.reason
@@ -158,3 +158,29 @@ def test_a_description_that_fits_several_is_a_guess() -> None:
     assert qualify_choice(seen, goal, False, False, why).status == "unverified"
     both = Goal("g1", goal.items, "both books by the bed", {"object_near": "Bed", "count_of": "1/2"})
     assert ambiguous_description(both, ctx(bed, book1, book2)) is None
+
+
+def test_a_description_that_fits_several_by_the_end_is_not_claimed() -> None:
+    """The plant by the dresser was watered and seen full (verified); later the agent saw a second
+    plant by a dresser. At the end the goal is unverified with that reason; a goal whose
+    description still fits one, or with no description, keeps its check."""
+    from planner.deterministic import ambiguous_description
+    from planner.goal_check import recheck_descriptions
+    from planner.roles import KnownObject, PlannerContext
+
+    def ctx(*objs: KnownObject) -> PlannerContext:
+        return PlannerContext(step=0, held_object_id=None, held_object_type=None, known_objects=list(objs),
+                              rooms_seen=[], history=[], experience=[], object_types=[], agent_position=(0.0, 0.0, 0.0))
+
+    dresser1 = KnownObject("Dresser|1", "Dresser", None, (0.0, 0.0, 0.5), half_extent=(0.3, 0.6))
+    dresser2 = KnownObject("Dresser|2", "Dresser", None, (8.0, 0.0, 0.5), half_extent=(0.3, 0.6))
+    plant1 = KnownObject("HousePlant|1", "HousePlant", None, (0.6, 0.0, 0.3), half_extent=(0.15, 0.15))
+    plant2 = KnownObject("HousePlant|2", "HousePlant", None, (8.6, 0.0, 0.3), half_extent=(0.15, 0.15))
+    water = Goal("g1", (ChecklistItem(ObjectSelector("HousePlant"), "isFilledWithLiquid", None, "water"),),
+                 "water the plant by the dresser", {"object_near": "Dresser"})
+    plain = Goal("g2", (ChecklistItem(ObjectSelector("HousePlant"), "isFilledWithLiquid", None, "water"),), "water a plant")
+    checks = {"g1": GoalCheck("verified", "HousePlant|1 seen filled"), "g2": GoalCheck("verified", "HousePlant|2 seen filled")}
+    assert recheck_descriptions([water, plain], checks, ctx(dresser1, plant1), ambiguous_description) == {}
+    changed = recheck_descriptions([water, plain], checks, ctx(dresser1, dresser2, plant1, plant2), ambiguous_description)
+    assert list(changed) == ["g1"]
+    assert changed["g1"].status == "unverified" and "by the end" in changed["g1"].reason
