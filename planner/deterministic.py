@@ -39,20 +39,6 @@ def _dist(a: KnownObject, p: tuple[float, float, float] | None) -> float:
     return math.dist(a.position[:2], p[:2])
 
 
-def _typical_room(object_type: str) -> str | None:
-    """The room type where the dev houses keep this object type most often (None if unknown)."""
-    from planner.rooms import dev_room_prior
-
-    prior = dev_room_prior()
-    scores = {room: table.get(object_type) for room, table in prior.log_p.items()}
-    known = {room: s for room, s in scores.items() if s is not None}
-    if not known:
-        return None
-    best = max(known, key=known.__getitem__)
-    ordered = sorted(known.values(), reverse=True)
-    return best if len(ordered) < 2 or ordered[0] - ordered[1] > 1.0 else None
-
-
 # How close (metres, floor plane) an object must be to a known object of the type a goal relates
 # it to ("the apple on the dining table", "the lamp by the sofa") to count as that one: the gap
 # between what the agent has seen of the two, box to box (0 when they overlap). The agent sees
@@ -206,8 +192,8 @@ class NearestGrounder:
         near = obj.position if obj else None
         if item.predicate == "inReceptacle" and item.target is not None:
             # Only an instance where the agent's map names that room (an open plan's part
-            # included): taking the nearest one anywhere for a type typical of the room put
-            # "the table in the living room" on a bedroom's dining table in 12 of 26 such goals.
+            # included): taking the nearest one anywhere for a type typical of the room missed
+            # 13 of the v2 dev set's 26 "dining table in the living room" units (another room's).
             # None searches on; once explored, ``candidates`` ranks by how like the room it is.
             t = [o for o in self.candidates(item.target.type, context, item.target.room, near)
                  if o.object_id != b["object"]]  # a bowl into another bowl, never into itself

@@ -35,10 +35,11 @@ from planner.goal_check import check_goal, qualify_choice, recheck_descriptions
 from planner.goal_dag import (build_goal_dag, copy_for_next_of_all, dag_to_dict, next_goal, note_other_goal_types,
                               single_item_goals)
 from planner.navigation import Navigator, Pose
-from planner.object_tracker import ObjectTracker
+from planner.object_tracker import ObjectTracker, TrackedObject
 from planner.refusals import REFUSED_SITUATIONS, ReceptacleRefusals
 from planner.occupancy import OccupancyConfig, OccupancyMap
 from planner.roles import CriticDecision, CriticEvent, Goal, KnownObject, PlannerContext
+from planner.placement_prior import PlacementPrior, dev_placement_prior
 from planner.rooms import RoomSegmenter
 from planner.skills import NOT_AS_DESCRIBED, SKILL_FAILED, UNREACHABLE, Replan, Skills
 from household.assets import AssetInfo, default_catalog
@@ -576,7 +577,8 @@ class HoloMindAgent:
                 break
         # Explored everything reachable: what is small or lies flat on a high surface shows only
         # from close by, and what is in a closed container not at all. Visit the receptacles that
-        # could hold it (the named or hinted room's first, then the nearest): look closely at the
+        # could hold it (the named or hinted room's first, then by distance over how often a
+        # household keeps the type there, ``planner.placement_prior``): look closely at the
         # open ones, open the closed ones.
         excluded = self.state.used_ids | (self.state.excluded_now - self.state.unreachable)
 
@@ -604,11 +606,19 @@ class HoloMindAgent:
             p = self.pose
             boxes = [o for o in self.tracker.objects.values() if not o.gone and o.object_id not in self.state.inspected
                      and FIXED_RECEPTACLE.admits_info(self.catalog.type_info(o.object_type), t, self.catalog)]
-            # the furniture the instruction names first ("from the dining table": the dining tables)
+            # the furniture the instruction names first ("from the dining table": the dining tables),
+            # then the named room's, then by the walk per find: distance over how often a
+            # household keeps this type there (an apple: the fridge before the sofa beside it)
+            prior = dev_placement_prior()
+
+            def still_hidden(o: TrackedObject, prior: PlacementPrior = prior, wanted: str = t) -> float:
+                openable = cast(AssetInfo, self.catalog.type_info(o.object_type)).openable
+                return prior.still_there(o.object_type, wanted, closed=openable and o.state.get("isOpen") is not True)
+
             boxes.sort(key=lambda o: (role != "object" or anchor is None or o.object_type != anchor,
                                       want_room is not None
                                       and self.rooms.room_type_at(float(o.centroid[0]), float(o.centroid[2])) != want_room,
-                                      math.hypot(o.centroid[0] - p.x, o.centroid[2] - p.z)))
+                                      math.hypot(o.centroid[0] - p.x, o.centroid[2] - p.z) / still_hidden(o)))
             for box in boxes[:8]:
                 if self.obs.step - start > self.config.search_step_cap + self.config.inspect_step_cap:
                     break
