@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# What an ablation switches off (LongAct Table 4; planner.holomind): the critic (a failed action
-# just fails its goal attempt), episodic memory (no experience pool, no remembered object states,
-# no action evidence in the belief tracker), the high level (no DAG ordering, refinement or
-# deferring: goals in instruction order).
+# What an ablation switches off (LongAct Table 4): the critic (a failed action just fails its goal
+# attempt), episodic memory (no experience pool, no remembered object states, no action evidence
+# in the belief tracker), the high level (no DAG ordering, refinement or deferring: goals in
+# instruction order). Each names a component that planner.ablations swaps for a no-op one; the
+# names here are what the CLI checks and the run's planner label carries.
 ABLATIONS = ("critic", "episodic", "high-level")
 
 
@@ -33,21 +34,6 @@ class AgentConfig:
             raise ValueError(f"AgentConfig.ablate: unknown ablation {', '.join(map(repr, unknown))} "
                              f"(known: {', '.join(ABLATIONS)})")
         self.ablate = frozenset(self.ablate)
-
-    @property
-    def critic(self) -> bool:
-        """The critic diagnoses failures (off under the 'critic' ablation)."""
-        return "critic" not in self.ablate
-
-    @property
-    def episodic(self) -> bool:
-        """Experience pool, remembered object states and action evidence (off under 'episodic')."""
-        return "episodic" not in self.ablate
-
-    @property
-    def high_level(self) -> bool:
-        """DAG ordering, refinement and deferring of goals (off under 'high-level')."""
-        return "high-level" not in self.ablate
 
     @property
     def edge_reach(self) -> float:

@@ -28,7 +28,7 @@ import os
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from household.atomic_io import atomic_write_text
 from household.input_files import MB, check_input_file, unique_keys
@@ -195,6 +195,21 @@ class ExperiencePool:
 
     def rules(self) -> list[str]:
         return [e.rule for e in self.entries.values() if e.validated > 0]
+
+
+class ExperienceStore(Protocol):
+    """What the agent and its refusal store use of an experience pool: ``ExperiencePool`` (the
+    default), or ``planner.ablations.NoExperience`` under the ``episodic`` ablation."""
+
+    reused: int
+
+    def record(self, action: str, situation: str, object_type: str, fix: str) -> Experience: ...
+    def validate(self, exp: Experience) -> None: ...
+    def proactive_fix(self, action: str, object_type: str) -> str | None: ...
+    def approach_closer(self, action: str, object_type: str) -> bool: ...
+    def avoid(self, action: str, object_type: str, target_type: str) -> bool: ...
+    def rules(self) -> list[str]: ...
+    def save(self) -> None: ...
 
 
 class RuleCritic:

@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 import math
-from typing import Callable, cast
+from typing import Callable
 
 from household.checklist import PREDICATES, ChecklistItem
 from planner.roles import Goal, Grounding, KnownObject, PlannerContext, Subgoal
@@ -357,9 +357,11 @@ class RecipeTranslator:
 
 
 def required_roles(goal: Goal) -> list[tuple[str, str, str | None]]:
-    """(role, object type to search for, room) for each binding the goal needs."""
+    """(role, object type to search for, room) for each binding the goal needs. A recipe role
+    whose type is None (``planner.recipes.Role``: no station) needs no binding, so it is left
+    out: searching for it could never succeed, and its "could not find" reason had no type to
+    name (no registered recipe gives one today: station_type is None only for wine, which
+    _station_roles asks of the wine source instead)."""
     item = goal.items[0]
-    # A recipe's Role may say type None (no station), but no registered recipe gives one:
-    # station_type is None only for wine, which _station_roles asks of the wine source instead.
-    roles = cast(list[tuple[str, str, str | None]], recipe_for(item.predicate).roles(item))
+    roles = [(role, t, room) for role, t, room in recipe_for(item.predicate).roles(item) if t is not None]
     return [("object", item.object.type, item.object.room)] + roles

@@ -6,6 +6,8 @@ privileged/twin_oracle.py): a plugin named in ``PLUGINS`` and imported by that n
 asked for, so nothing robot-side imports the privileged package and a robot deployment can leave
 it out (as Nav2 loads its planners by plugin name); ``deterministic`` is the HoloMind
 agent with rule-based roles; ``llm:<model>`` the same agent asking a litellm model in every role.
+The HoloMind agent's ablations are built here as components (``planner.ablations.parts_for``:
+a no-op critic, experience store or goal order in place of the full one) and injected.
 Heavy modules are imported only when an agent is built, so checking a name is instant.
 """
 from __future__ import annotations
@@ -104,6 +106,7 @@ def make_agent(name: str, env: Any, *, instruction_kind: str = "detailed", ablat
     if unknown:
         raise InputError(f"--ablate: unknown ablation {', '.join(map(repr, unknown))} "
                          f"(available: {', '.join(ABLATIONS)})")
+    from planner.ablations import parts_for
     from planner.critic import ExperiencePool
     from planner.agent_config import AgentConfig
     from planner.holomind import HoloMindAgent
@@ -120,8 +123,9 @@ def make_agent(name: str, env: Any, *, instruction_kind: str = "detailed", ablat
         experience = ExperiencePool.load(experience_path)
     except ValueError as exc:  # a corrupt or foreign pool file: bad input, not a crash
         raise InputError(f"--experience: {exc}") from None
+    parts = parts_for(config.ablate, experience)  # under "episodic" the pool is left unused
     if name == "deterministic":
-        return HoloMindAgent(config, experience=experience)
+        return HoloMindAgent(config, parts=parts)
     from planner.llm import make_llm_roles, model_spec_from_planner
 
     try:
@@ -130,4 +134,4 @@ def make_agent(name: str, env: Any, *, instruction_kind: str = "detailed", ablat
         roles = make_llm_roles(cast(str, spec), _deterministic_fallbacks(), config_path=llm_config)
     except (ValueError, TypeError) as exc:  # bad config file contents or fields
         raise InputError(f"--planner {name}: {exc}") from None
-    return HoloMindAgent(config, roles=roles, experience=experience, name=f"llm:{spec}")
+    return HoloMindAgent(config, roles=roles, parts=parts, name=f"llm:{spec}")

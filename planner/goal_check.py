@@ -29,7 +29,7 @@ from typing import Any, Callable, Literal, Protocol
 
 import numpy as np
 
-from planner.object_tracker import ObjectTracker, TrackedObject
+from planner.object_memory import ObjectMemory, TrackedObject
 from planner.roles import Goal
 
 Status = Literal["verified", "unverified", "contradicted"]
@@ -89,7 +89,7 @@ def _shows(value: Any, expected: Any) -> bool:
 
 
 def check_goal(goal: Goal, bindings: dict[str, str | None], since_step: int, held_id: str | None,
-               tracker: ObjectTracker, rooms: RoomNamer, acted_at: int | None = None) -> GoalCheck:
+               tracker: ObjectMemory, rooms: RoomNamer, acted_at: int | None = None) -> GoalCheck:
     """The goal's condition against the agent's own observations since ``since_step``; a flag
     counts only from a look at or after ``acted_at`` (the goal's last successful action: what
     was seen before it is the state the goal changed)."""

@@ -10,9 +10,12 @@ frontier exploration, then opening containers that could hold it), translates in
 runs them. Failures go to the critic: Refine fixes run in the skill, Replan goes back to
 grounding (low) or to the DAG (high: the goal is set aside and retried once after the others).
 
-Ablations (LongAct Table 4): ``critic`` (no diagnosis: a failed action just fails its goal
-attempt), ``episodic`` (no experience pool and no memory of what the agent's own actions did to
-object states), ``high-level`` (no DAG ordering or refinement: goals in instruction order).
+Injected parts: the object memory (``planner.object_memory.ObjectMemory``, made per episode by
+the ``object_memory`` factory; the object tracker by default) and the components the ablations
+of LongAct Table 4 swap for no-op ones (``planner.ablations``): ``critic`` (no diagnosis: a failed
+action just fails its goal attempt), ``episodic`` (no experience pool and no memory of what the
+agent's own actions did to object states), ``high-level`` (no DAG ordering or refinement: goals in
+instruction order). The agent itself never asks which ablations are on.
 """
 
 from __future__ import annotations
@@ -24,18 +27,19 @@ from typing import Any, Generator, cast
 import networkx as nx
 import numpy as np
 
+from planner.ablations import AgentParts, parts_for
 from planner.agent_config import AgentConfig
-from planner.critic import ExperiencePool, RuleCritic
+from planner.critic import ExperienceStore, RuleCritic
 from planner.deterministic import (NearestGrounder, RecipeTranslator, RuleRefiner, ambiguous_description,
                                    required_roles)
 from planner.episode_state import EpisodeState
-from planner.episodic_beliefs import EpisodicBeliefs
 from planner.all_of import MAX_COPIES, next_of_all
 from planner.goal_check import check_goal, qualify_choice, recheck_descriptions
-from planner.goal_dag import (build_goal_dag, copy_for_next_of_all, dag_to_dict, next_goal, note_other_goal_types,
+from planner.goal_dag import (build_goal_dag, copy_for_next_of_all, dag_to_dict, note_other_goal_types,
                               single_item_goals)
 from planner.navigation import Navigator, Pose
-from planner.object_tracker import ObjectTracker, TrackedObject
+from planner.object_memory import ObjectMemory, ObjectMemoryFactory
+from planner.object_tracker import TrackedObject, tracker_memory
 from planner.refusals import REFUSED_SITUATIONS, ReceptacleRefusals
 from planner.occupancy import OccupancyConfig, OccupancyMap
 from planner.roles import CriticDecision, CriticEvent, Goal, KnownObject, PlannerContext
@@ -71,8 +75,17 @@ class HoloMindAgent:
     privileged = False
 
     def __init__(self, config: AgentConfig | None = None, roles: dict[str, Any] | None = None,
-                 experience: ExperiencePool | None = None, name: str = "deterministic") -> None:
+                 experience: ExperienceStore | None = None, name: str = "deterministic", *,
+                 parts: AgentParts | None = None, object_memory: ObjectMemoryFactory = tracker_memory) -> None:
+        """``parts``: the components the ablations swap (``planner.ablations``; the factory builds
+        them); None: built here from ``config.ablate`` with ``experience`` as the pool, by the same
+        table. ``object_memory``: makes the agent's object memory for each episode."""
         self.config = config or AgentConfig()
+        if parts is not None and experience is not None:
+            raise ValueError("HoloMindAgent: give the experience pool in parts (parts_for(ablate, experience)), "
+                             "not beside them")
+        self.parts = parts if parts is not None else parts_for(self.config.ablate, experience)
+        self.object_memory = object_memory
         self.name = name if not self.config.ablate else f"{name}-no-{'-no-'.join(sorted(self.config.ablate))}"
         self.catalog = default_catalog()
         self.grounder = NearestGrounder(self.catalog)
@@ -89,9 +102,7 @@ class HoloMindAgent:
         # The LLM roles share one client; its usage is reported per episode.
         self.llm_client = next((cast(Any, r).client for r in (self.decomposer, self.refiner, self.ground_role, self.translator,
                                                    self.critic) if getattr(r, "client", None) is not None), None)
-        self.experience = experience if experience is not None else ExperiencePool()
-        if not self.config.episodic:
-            self.experience = ExperiencePool()  # nothing loaded, nothing saved
+        self.experience = self.parts.episodic.experience
         self.move_step = self.config.move_step
         self.state = EpisodeState()  # made new by reset(); here so a goal loop can be tested without one
         self._acted_at = -1  # step of the last successful interaction (goal_check reads flags after it)
@@ -107,9 +118,9 @@ class HoloMindAgent:
         self.occupancy = OccupancyMap((float(p[0]), float(p[2])), OccupancyConfig(
             robot_radius=0.2, depth_noise_k=self.config.depth_noise_k))
         self.rooms = RoomSegmenter(self.occupancy)
-        self.tracker = ObjectTracker(depth_noise_k=self.config.depth_noise_k)
+        self.tracker: ObjectMemory = self.object_memory(self.config)
         # Episodic status (what the agent's own actions did) as evidence in the belief tracker.
-        self.beliefs = EpisodicBeliefs(session=str(getattr(episode, "id", "")))
+        self.beliefs = self.parts.episodic.beliefs(str(getattr(episode, "id", "")))
         self._last_held = observation.agent.held_object_id
         self._acted_at = -1  # step of the last successful interaction (goal_check reads flags after it)
         self.navigator = Navigator(self.occupancy, self.config.move_step, self.config.rotate_step,
@@ -120,7 +131,7 @@ class HoloMindAgent:
         self.notes_log: list[str] = []
         self.history: list[str] = []
         # receptacles that refused a type (this episode), and type pairs experience avoids
-        self.refusals = ReceptacleRefusals(self.experience if self.config.episodic else None)
+        self.refusals = ReceptacleRefusals(self.experience)
         self.state = EpisodeState()
         self.critic_log: list[dict[str, Any]] = []
         self.experience.reused = 0
@@ -236,12 +247,12 @@ class HoloMindAgent:
             half = (o.box_max - o.box_min) / 2.0  # THOR (x, y, z): REP 103 x is THOR z, y is THOR x
             known.append(KnownObject(o.object_id, o.object_type, self.rooms.room_type_at(x, z),
                                      (float(ros[0]), float(ros[1]), float(ros[2])),
-                                     dict(o.state) if self.config.episodic else {}, o.last_seen,
+                                     self.parts.episodic.recall(o.state), o.last_seen,
                                      self.rooms.room_scores_at(x, z) if relax_rooms else {},
                                      (float(half[2]), float(half[0]))))
         agent = cast(tuple[float, float, float], tuple(self.obs.agent.position))  # the position's 3 floats
         return PlannerContext(self.obs.step, self.held_id, self.held_type, known, self.rooms.rooms_seen(),
-                              self.history[-20:], self.experience.rules() if self.config.episodic else [],
+                              self.history[-20:], self.experience.rules(),
                               list(self.catalog.object_types), agent, sorted(self.state.used_ids | self.state.excluded_now),
                               relax_rooms, relax_relations)
 
@@ -262,13 +273,14 @@ class HoloMindAgent:
 
     # ---- critic and experience -------------------------------------------------------------------
     def critique(self, event: CriticEvent) -> CriticDecision:
-        if not self.config.critic:
-            return CriticDecision("replan", f"no critic: {event.action} failed ({event.error[:60]})")
-        decision = self.critic.critique(event, self.context())
+        """A failed interaction, judged by the critic stage (``planner.ablations``)."""
+        return self.parts.critic.review(event, self)
+
+    def record_critic(self, event: CriticEvent, decision: CriticDecision) -> None:
+        """A critic decision, counted (as an intervention unless it passes) and logged."""
         if decision.verdict != "pass":
             self.stats[f"critic_{decision.verdict}"] += 1
         self._log_critic(event.action, event.error, decision.verdict, decision.diagnosis)
-        return decision
 
     def _log_critic(self, action: str | None, error: str, verdict: str, diagnosis: str) -> None:
         """One critic decision in the log the report counts and on the critic topic."""
@@ -277,16 +289,12 @@ class HoloMindAgent:
         self._emit("critic", entry)
 
     def experience_fix(self, action: str, object_type: str) -> str | None:
-        if not self.config.episodic:
-            return None
         return self.experience.proactive_fix(action, object_type)
 
     def experience_closer(self, action: str, object_type: str) -> bool:
-        return self.config.episodic and self.experience.approach_closer(action, object_type)
+        return self.experience.approach_closer(action, object_type)
 
     def learn(self, action: str, situation: str, object_type: str, fix: str, worked: bool) -> None:
-        if not self.config.episodic:
-            return
         exp = self.experience.record(action, situation, object_type, fix)
         if worked:
             self.experience.validate(exp)
@@ -298,13 +306,12 @@ class HoloMindAgent:
         self.obs = obs  # act() has integrated the frame already
         if obs.feedback.success:
             self._acted_at = int(obs.step)  # a goal's flags count from looks after its last action
-        if self.config.episodic:
-            self.beliefs.record(int(obs.step), name, object_id, obs.feedback.success, obs.feedback.error,
-                                held_before=self._last_held, failure=obs.feedback.failure)
-            for oid in cast("set[str]", {object_id, self._last_held} - {None}):
-                for key, value in self.beliefs.state_of(oid).items():
-                    if key != "location":
-                        self.tracker.note_state(oid, key, value)
+        self.beliefs.record(int(obs.step), name, object_id, obs.feedback.success, obs.feedback.error,
+                            held_before=self._last_held, failure=obs.feedback.failure)
+        for oid in cast("set[str]", {object_id, self._last_held} - {None}):
+            for key, value in self.beliefs.state_of(oid).items():
+                if key != "location":
+                    self.tracker.note_state(oid, key, value)
         if obs.feedback.success:
             t = self.tracker
             if name == "PickupObject":
@@ -333,9 +340,9 @@ class HoloMindAgent:
         yield from self.skills.look_around()
         finished: list[str] = []
         deferred: dict[str, int] = {}
-        spatial = self.config.high_level
+        order = self.parts.goal_order  # the DAG's order, or instruction order (planner.ablations)
         while True:
-            goal = next_goal(self.dag, finished, self._goal_cost, spatial=spatial)
+            goal = order.next_goal(self.dag, finished, self._goal_cost)
             if goal is None:
                 left = [g for g in self.dag.nodes if g not in finished]
                 if not left:
@@ -345,14 +352,13 @@ class HoloMindAgent:
                 self.note(f"no goal ready among {', '.join(left)}: their ordering has a cycle; breaking it")
                 drop = [(u, v) for u, v, k in self.dag.in_edges(left, data="kind") if k == "deferred"]
                 self.dag.remove_edges_from(drop)
-                if next_goal(self.dag, finished, self._goal_cost, spatial=spatial) is None:
+                if order.next_goal(self.dag, finished, self._goal_cost) is None:
                     first = min(left, key=lambda g: self.dag.nodes[g]["order"])
                     self.dag.remove_edges_from(list(self.dag.in_edges(first)))
                 continue
-            if spatial:
-                goal = self.refiner.refine(goal, self.context())
+            goal = order.refine(goal, self)
             ok = yield from self._do_goal(goal)
-            if not ok and spatial and deferred.get(goal.id, 0) == 0 and len(finished) + 1 < len(self.dag):
+            if order.set_aside(ok, deferred.get(goal.id, 0) != 0, len(finished) + 1 < len(self.dag)):
                 deferred[goal.id] = 1  # set aside; come back once the others are done (more is known then)
                 self.state.goal_status[goal.id] = "deferred"
                 self.dag.nodes[goal.id]["order"] += 1000
@@ -546,7 +552,7 @@ class HoloMindAgent:
     def _avoid_known_misfits(self, goal: Goal, ground: Any) -> Any:
         """Experience says this object type found no room on (or was refused by) that receptacle
         type before: exclude such receptacles and ground again (at most a few times)."""
-        if not self.config.episodic or goal.items[0].predicate != "inRoom":
+        if goal.items[0].predicate != "inRoom":
             return ground  # only where the receptacle is the agent's choice, not the instruction's
         obj_type = goal.items[0].object.type
         for _ in range(4):

@@ -25,7 +25,7 @@ import numpy as np
 from scipy import ndimage
 
 from planner.lattice_nav import LatticePlan, LatticeState, plan_lattice
-from planner.object_tracker import TrackedObject
+from planner.object_memory import TrackedObject
 from planner.occupancy import OccupancyMap
 from planner.geodesic import connected, walking_distance_to
 

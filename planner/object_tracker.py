@@ -16,7 +16,6 @@ too); this table is the agent's working set for acting, cheap to update every st
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -24,37 +23,16 @@ import numpy as np
 from household.frames import ros_to_thor_points
 from household.types import Observation
 from perception.backproject import backproject_pixels
+from planner.agent_config import AgentConfig
+from planner.object_memory import ObjectMemory, TrackedObject
 
-
-@dataclass
-class TrackedObject:
-    object_id: str
-    object_type: str
-    centroid: np.ndarray  # THOR (x, y, z)
-    box_min: np.ndarray
-    box_max: np.ndarray
-    first_seen: int
-    last_seen: int
-    seen_count: int = 1
-    pixels: int = 0
-    state: dict[str, Any] = field(default_factory=dict)  # what the agent's own actions did, or a close look saw
-    state_seen: dict[str, int] = field(default_factory=dict)  # flag -> step of the last close look that showed it
-    moved: bool = False  # moved by the agent since last seen: the box is stale
-    sigma: float = 0.0  # depth noise (m) of the views the box is built from (noisy depth only)
-    gone: bool = False  # sliced away or otherwise no longer an object
-
-    def distance_xz(self, x: float, z: float) -> float:
-        dx = max(self.box_min[0] - x, 0.0, x - self.box_max[0])
-        dz = max(self.box_min[2] - z, 0.0, z - self.box_max[2])
-        return float(np.hypot(dx, dz))
-
-    def distance_3d(self, p: np.ndarray) -> float:
-        d = np.maximum(np.maximum(self.box_min - p, 0.0), p - self.box_max)
-        return float(np.linalg.norm(d))
+__all__ = ["ObjectTracker", "TrackedObject", "tracker_memory"]  # TrackedObject: planner.object_memory's
 
 
 class ObjectTracker:
-    """``depth_noise_k``: the depth camera's noise (sigma = k z^2; 0: noise-free). With noise the
+    """The default ``planner.object_memory.ObjectMemory``.
+
+    ``depth_noise_k``: the depth camera's noise (sigma = k z^2; 0: noise-free). With noise the
     min/max of a mask's points is the min/max of its noise (a mug 4 m away spans 0.3 m of
     depth), and a union over views only grows: the agent then stood "within reach" of a box
     whose near face was noise and the pick failed again and again. So each view gives the 5th to
@@ -174,3 +152,9 @@ class ObjectTracker:
 
     def get(self, object_id: str) -> TrackedObject | None:
         return self.objects.get(object_id)
+
+
+def tracker_memory(config: AgentConfig) -> ObjectMemory:
+    """The agent's default object memory (``planner.object_memory.ObjectMemoryFactory``): this
+    tracker, with the depth camera's noise figure from the agent's settings."""
+    return ObjectTracker(depth_noise_k=config.depth_noise_k)

@@ -14,7 +14,7 @@ persists), and the instance-level fact lives for the episode.
 from __future__ import annotations
 
 from household.outcomes import Failure
-from planner.critic import ExperiencePool
+from planner.critic import ExperienceStore
 
 REFUSED_SITUATIONS = frozenset({Failure.NO_ROOM.value, Failure.WRONG_RECEPTACLE.value})
 REFUSAL_FIX = "choose another receptacle"
@@ -24,7 +24,7 @@ class ReceptacleRefusals:
     """What refused what in this episode, and (through the experience pool, unless the
     ``episodic`` ablation switched experience off) across episodes."""
 
-    def __init__(self, experience: ExperiencePool | None) -> None:
+    def __init__(self, experience: ExperienceStore | None) -> None:
         self._experience = experience
         self._by_receptacle: dict[str, set[str]] = {}
 

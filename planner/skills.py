@@ -19,7 +19,7 @@ from household.outcomes import Failure, failure_of
 from household.types import Action, Observation
 from planner.agent_config import AgentConfig
 from planner.navigation import HORIZONS, Navigator, Pose
-from planner.object_tracker import ObjectTracker
+from planner.object_memory import ObjectMemory
 from planner.occupancy import OccupancyMap
 from planner.refusals import REFUSED_SITUATIONS, ReceptacleRefusals
 from planner.roles import SKILLS, CriticDecision, CriticEvent, PlannerContext, Subgoal
@@ -34,7 +34,7 @@ class AgentView(Protocol):
     obs: Observation
     stats: Counter
     move_step: float
-    tracker: ObjectTracker
+    tracker: ObjectMemory
     navigator: Navigator
     occupancy: OccupancyMap
     grounder: Any

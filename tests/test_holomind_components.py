@@ -1132,15 +1132,20 @@ def test_required_roles_per_predicate() -> None:
     assert required_roles(goal("g", item("Lamp", "isToggled", True))) == [("object", "Lamp", None)]
 
 
-def test_ablations_are_checked_names_with_typed_switches() -> None:
-    """A misspelt ablation would switch nothing off and still name the run as ablated."""
+def test_ablations_are_checked_names_that_select_components() -> None:
+    """A misspelt ablation would switch nothing off and still name the run as ablated; a known
+    one swaps its component for the no-op one (planner.ablations), and only that one."""
+    from planner.ablations import DagOrder, DiagnosingCritic, Episodic, NoEpisodic, parts_for
     from planner.agent_config import AgentConfig
 
     with pytest.raises(ValueError, match="unknown ablation 'episodc'.*critic, episodic, high-level"):
         AgentConfig(ablate=frozenset({"episodc"}))
-    cfg = AgentConfig(ablate=frozenset({"episodic"}))
-    assert (cfg.critic, cfg.episodic, cfg.high_level) == (True, False, True)
-    assert AgentConfig().episodic and not AgentConfig(ablate=frozenset({"critic"})).critic
+    with pytest.raises(ValueError, match="unknown ablation 'episodc'"):
+        parts_for({"episodc"})
+    parts = parts_for(AgentConfig(ablate=frozenset({"episodic"})).ablate)
+    assert isinstance(parts.episodic, NoEpisodic)
+    assert isinstance(parts.critic, DiagnosingCritic) and isinstance(parts.goal_order, DagOrder)
+    assert isinstance(parts_for(()).episodic, Episodic)
 
 
 def test_a_cup_seen_clean_in_hand_is_not_the_dirty_cup() -> None:

@@ -179,10 +179,13 @@ class _Gen:
         sched = [e for e in self.r.perceived_events(c) if e.commitment and e.commitment.kind == "schedule"]
         if not sched:
             return None
-        # sched keeps events with a commitment, and the generator gives every schedule a due time
-        due = cast(float, cast("Commitment", sched[-1].commitment).due)
+        latest = cast("Commitment", sched[-1].commitment)  # sched keeps events with a commitment only
+        if latest.due is None:
+            # The generator gives every schedule a due time, but a trace need not: a schedule with
+            # no time cannot answer "when" (and an earlier one's time may be what it replaced).
+            return None
         return self.sample("temporal", "temporal_state", "When is the guest visit scheduled?", c,
-                           fmt_time(due), [sched[-1].id])
+                           fmt_time(latest.due), [sched[-1].id])
 
     def preference(self, c: float) -> QASample | None:
         said = [(e, a) for e in self.r.events if e.t <= c and e.speech_act == "preference" for a in e.claims]

@@ -10,7 +10,7 @@ change (toggle, open) they narrow the object; for objects that move they are onl
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, cast
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 from household.checklist import PREDICATES, ChecklistItem, ObjectSelector
 from planner import vocabulary as V
@@ -290,8 +290,9 @@ class GoalBuilding:
             toast = clause.words and clause.words[0] == "toast"
             for m in objs:
                 self._resolve(m, "cookable")
-                # (sliced has Bread wherever Bread is sliceable, as in the shipped catalog)
-                t = cast(str, self.sliced.get("Bread")) if toast and m.type == "Bread" else m.type
+                # toast is a cooked slice where Bread is sliceable (the shipped catalog); where it
+                # is not, the bread itself is what gets toasted (not an unrecognised object)
+                t = self.sliced.get("Bread", m.type) if toast and m.type == "Bread" else m.type
                 specs.append((replace(m, types=(t,)), "isCooked", True, None))
             return self._emit(r, specs, verb, groups, appliance=True)
         if verb in ("fill", "empty"):

@@ -1,0 +1,104 @@
+"""What the planner needs from an object memory, as a protocol (issue 28, item 4).
+
+The HoloMind agent, its skills and its goal check read objects through this interface only, so
+the memory behind it can change: today ``planner.object_tracker.ObjectTracker`` (a box and a
+centroid per segmenter instance, cheap to update every frame), later one backed by
+``memory.spatial`` (the voxel object table) or a robot's own tracker. Every member here is one
+the planner calls; nothing is added for symmetry. Rooms are not part of it: the agent names
+them from its occupancy map (``planner.rooms``), whatever memory holds the objects.
+
+An implementation hands out ``TrackedObject`` records (a plain dataclass, defined here so that a
+second implementation needs nothing of the tracker's code). The skills mark a record in place
+(``state["open_checked"]``), so a record handed out must be the one the memory keeps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, runtime_checkable
+
+import numpy as np
+
+from household.types import Observation
+
+if TYPE_CHECKING:
+    from planner.agent_config import AgentConfig
+
+
+@dataclass
+class TrackedObject:
+    """One object as the agent's memory knows it, in THOR (x, y, z) (the lattice planner's frame)."""
+
+    object_id: str
+    object_type: str
+    centroid: np.ndarray  # THOR (x, y, z)
+    box_min: np.ndarray
+    box_max: np.ndarray
+    first_seen: int
+    last_seen: int
+    seen_count: int = 1
+    pixels: int = 0
+    state: dict[str, Any] = field(default_factory=dict)  # what the agent's own actions did, or a close look saw
+    state_seen: dict[str, int] = field(default_factory=dict)  # flag -> step of the last close look that showed it
+    moved: bool = False  # moved by the agent since last seen: the box is stale
+    sigma: float = 0.0  # depth noise (m) of the views the box is built from (noisy depth only)
+    gone: bool = False  # sliced away or otherwise no longer an object
+
+    def distance_xz(self, x: float, z: float) -> float:
+        dx = max(self.box_min[0] - x, 0.0, x - self.box_max[0])
+        dz = max(self.box_min[2] - z, 0.0, z - self.box_max[2])
+        return float(np.hypot(dx, dz))
+
+    def distance_3d(self, p: np.ndarray) -> float:
+        d = np.maximum(np.maximum(self.box_min - p, 0.0), p - self.box_max)
+        return float(np.linalg.norm(d))
+
+
+@runtime_checkable
+class ObjectMemory(Protocol):
+    """The agent's memory of objects: fed every frame, told what the agent's own actions did,
+    asked by id, by type, or for everything it holds (callers skip ``gone`` records)."""
+
+    @property
+    def objects(self) -> Mapping[str, TrackedObject]:
+        """Every object remembered, by id, gone ones included (the agent's context, its goal
+        costs and the receptacles it searches iterate it; the goal check counts slices in it)."""
+        ...
+
+    @property
+    def visible_now(self) -> Mapping[str, int]:
+        """Object id -> pixels of it in the latest frame (the skills look until it shows)."""
+        ...
+
+    def integrate(self, obs: Observation) -> None:
+        """Update from one observation (called on every frame the agent gets)."""
+        ...
+
+    def get(self, object_id: str) -> TrackedObject | None:
+        """The record of one object, or None if it was never seen."""
+        ...
+
+    def of_type(self, object_type: str) -> list[TrackedObject]:
+        """The objects of a type that are not gone."""
+        ...
+
+    def seen_state(self, object_id: str, flag: str, since: int) -> tuple[bool, Any]:
+        """(seen, value): whether a close look showed ``flag`` at or after step ``since``, and what."""
+        ...
+
+    def note_state(self, object_id: str, key: str, value: Any) -> None:
+        """What the agent's own action (or its belief tracker) says a state of the object is."""
+        ...
+
+    def note_moved(self, object_id: str, to: np.ndarray | None = None) -> None:
+        """The agent moved the object (picked it up: no position; put it down: ``to``, THOR)."""
+        ...
+
+    def note_gone(self, object_id: str) -> None:
+        """The object is no longer one (sliced into pieces)."""
+        ...
+
+
+# How the agent gets a fresh memory for each episode (its reset calls it with its settings).
+ObjectMemoryFactory = Callable[["AgentConfig"], ObjectMemory]
+
