@@ -223,3 +223,13 @@ def test_compare_names_every_disagreement():
     for topic, t in (("/a", 10), ("/a", 20), ("/a", 30), ("/b", 25), ("/b", 15)):
         tally.add(topic, t)
     assert compare(stated, tally) == []
+
+
+def test_a_db3_whose_metadata_entry_is_damaged_is_read_and_marked_partial(bags, tmp_path):
+    """Unlike a folder's metadata.yaml, a .db3's own entry is not refused: its rows may be whole."""
+    bag = copy(bags["run.db3"], tmp_path / "damaged.db3")
+    with sqlite3.connect(bag) as db:
+        db.execute("UPDATE metadata SET metadata = ?", ("message_count: [unclosed",))
+    reader, frames = read_all(bag)
+    assert len(frames) == STEPS + 1
+    assert any("damaged.db3" in r and "metadata table's latest entry cannot be read" in r for r in reader.stats.partial)

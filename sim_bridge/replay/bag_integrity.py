@@ -197,8 +197,10 @@ def read_metadata_yaml(path: Path) -> Stated:
 
 def stated_in_db3(path: Path) -> tuple[Stated | None, str | None]:
     """The latest metadata a .db3 keeps in its ``metadata`` table, and why the file looks unclosed
-    (its table empty or stating no messages although it has some), or (None, None) where it keeps
-    none (schemas before 3) or cannot be asked (a damaged file: the salvage read names that)."""
+    (its table empty or stating no messages although it has some) or unverifiable (that entry
+    damaged: unlike a folder's metadata.yaml it is not refused, since the rows may still be whole),
+    or (None, None) where it keeps none (schemas before 3) or cannot be asked (a damaged file: the
+    salvage read names that)."""
     import sqlite3
 
     try:
@@ -219,8 +221,11 @@ def stated_in_db3(path: Path) -> tuple[Stated | None, str | None]:
     if row is None:
         return None, ("its metadata table is empty: the recorder never closed it (rosbag2 and rosbags "
                       "write the final entry on close)") if has_messages else None
-    body = _load_yaml(str(row[0]), where)
-    stated = parse_metadata(body, where, "metadata")
+    try:
+        stated = parse_metadata(_load_yaml(str(row[0]), where), where, "metadata")
+    except BagMetadataError as exc:  # damage inside the file: the rows still read, but cannot be checked
+        return None, (f"its metadata table's latest entry cannot be read ({str(exc)[len(where) + 2:]}), so the "
+                      "messages cannot be checked against it")
     if has_messages and stated.message_count == 0:
         return None, ("its metadata table's latest entry states no messages, yet it holds some: the recorder "
                       "never closed it (rosbag2 writes an entry at open and the final one at close)")
