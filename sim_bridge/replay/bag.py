@@ -60,7 +60,8 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
 from household.secrets import redact_bytes
-from sim_bridge.replay.bag_integrity import BagLayout, BagMetadataError, Tally, compare, inspect_bag  # noqa: F401 - re-exported
+from sim_bridge.replay.bag_integrity import BagLayout, Tally, compare, inspect_bag
+from sim_bridge.replay.bag_integrity import BagMetadataError  # noqa: F401 - re-exported: what BagReader() raises
 from sim_bridge.replay.bag_open import BagReadError, OpenedBag, open_storage
 from sim_bridge.ros import convert as cv
 from sim_bridge.ros import payloads
@@ -387,7 +388,8 @@ class ReadStats:
                 "ignored_topics": dict(self.ignored_topics), "missing_topics": list(self.missing_topics),
                 "out_of_order": self.out_of_order, "unmatched_frames": self.unmatched_frames,
                 "bad_frames": self.bad_frames, "problems": self.problems[:100], "error": self.error,
-                "partial": self.partial[:100], "stated": self.stated, "topic_counts": dict(sorted(self.topic_counts.items())),
+                "partial": self.partial[:100], "stated": self.stated,
+                "topic_counts": dict(sorted(self.topic_counts.items())),
                 "duration_s": ((self.last_stamp_ns - self.first_stamp_ns) / NS
                                if self.first_stamp_ns is not None and self.last_stamp_ns is not None else 0.0)}
 
