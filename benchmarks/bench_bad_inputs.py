@@ -11,7 +11,9 @@ logs, MCAP bags, LLM config files. Mutations (tests/fuzz/fuzz_mutations.py): tru
 flips, splices, JSON leaves replaced by hostile values, deep nesting. The issue-32 rows
 (benchmarks/bad_inputs_issue32.py) add valid-looking episodes with impossible values, concurrent
 writers and runs, and colliding report folders; ``lost`` counts commands that exited 0 while a
-result was overwritten or dropped.
+result was overwritten or dropped. Every case's peak memory is measured beside its outcome
+(``case_memory``: the process's peak resident set during the case, and a child process's) and
+printed one line per case; a case growing over 1 GB counts as a runaway in memory.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import Any, Callable
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "fuzz"), str(ROOT / "benchmarks")]
 
+from case_memory import LIMIT_MB  # noqa: E402
 from fuzz_mutations import bit_flips, deep, json_mutations, splices, truncations  # noqa: E402
 
 
@@ -51,6 +54,7 @@ class _Recovered(Exception):
 class Tally:
     def __init__(self) -> None:
         self.rows: dict[str, dict[str, Any]] = {}
+        self.cases: list[dict[str, Any]] = []  # one per input: its outcome, seconds and peak memory
 
     def run(self, fmt: str, cases: list[tuple[str, bytes]], suffix: str, read: Callable[[Path], None],
             errors: tuple[type[BaseException], ...], tmp: Path) -> None:
@@ -64,39 +68,70 @@ class Tally:
         """Count one input (or situation) at ``path``: valid, a clean error naming it, another
         error, a result lost (``bad_inputs_issue32.Lost``) or a traceback."""
         from bad_inputs_issue32 import Lost
+        from case_memory import LIMIT_MB, MemoryProbe
 
         row = self.rows.setdefault(fmt, {"tried": 0, "valid": 0, "clean_error": 0, "error_not_naming_file": 0,
-                                         "lost": 0, "traceback": 0, "slow": 0, "examples": []})
+                                         "lost": 0, "traceback": 0, "slow": 0, "over_memory": 0,
+                                         "peak_growth_mb": 0.0, "examples": []})
         row["tried"] += 1
+        outcome = "traceback"
+        probe = MemoryProbe()
         t0 = time.perf_counter()
         try:
-            self._one(row, name, path, read, errors, Lost)
+            with probe:
+                outcome = self._one(row, name, path, read, errors, Lost)
         finally:
             took = time.perf_counter() - t0
             if took > SLOW_S:  # a runaway: whatever the outcome, a user waited this long for it
                 row["slow"] += 1
                 if len(row["examples"]) < 3:
                     row["examples"].append(f"{name}: took {took:.0f} s")
+            mem = probe.result
+            if mem is not None:
+                row["peak_growth_mb"] = round(max(row["peak_growth_mb"], mem.worst_mb), 1)
+                if mem.worst_mb > LIMIT_MB:  # a runaway in memory (issue 32: within 1 GB)
+                    row["over_memory"] += 1
+                    if len(row["examples"]) < 3:
+                        row["examples"].append(f"{name}: {mem.worst_mb:.0f} MB")
+            self.cases.append({"format": fmt, "case": name, "outcome": outcome, "s": round(took, 3),
+                               **(mem.to_dict() if mem is not None else {})})
 
     @staticmethod
     def _one(row: dict[str, Any], name: str, path: Path, read: Callable[[Path], None],
-             errors: tuple[type[BaseException], ...], Lost: type[Exception]) -> None:  # noqa: N803
+             errors: tuple[type[BaseException], ...], Lost: type[Exception]) -> str:  # noqa: N803
+        """Count the outcome in ``row`` and return its column name."""
         try:
             read(path)
             row["valid"] += 1
+            return "valid"
         except Lost as exc:
             row["lost"] += 1
             if len(row["examples"]) < 3:
                 row["examples"].append(f"{name}: lost: {str(exc)[:160]}")
+            return "lost"
         except errors as exc:
             key = "clean_error" if path.name in str(exc) else "error_not_naming_file"
             row[key] += 1
             if key != "clean_error" and len(row["examples"]) < 3:
                 row["examples"].append(f"{name}: {str(exc)[:160]}")
+            return key
         except Exception as exc:  # noqa: BLE001 - this is what is being counted
             row["traceback"] += 1
             if len(row["examples"]) < 3:
                 row["examples"].append(f"{name}: {type(exc).__name__}: {str(exc)[:160]}")
+            return "traceback"
+
+    def case_lines(self) -> list[str]:
+        """One line per case: format, case, outcome, seconds, peak memory (the process's peak
+        resident set, its growth during the case, a child process's peak where one set a new
+        maximum)."""
+        out = []
+        for c in self.cases:
+            child = f", child {c['children_peak_mb']:.0f} MB" if c.get("children_peak_mb") is not None else ""
+            mem = (f"peak {c['peak_mb']:.0f} MB (+{c['growth_mb']:.1f} MB{child}; {c['method']})"
+                   if "peak_mb" in c else "peak n/a")
+            out.append(f"  {c['format']} | {c['case']} | {c['outcome']} | {c['s']:.2f} s | {mem}")
+        return out
 
 
 def main() -> int:
@@ -119,17 +154,20 @@ def main() -> int:
     elapsed = time.perf_counter() - t0
     print(f"Bad-input tally, seed {args.seed}, {elapsed:.1f} s")
     print("| format | inputs tried | read as valid | clean error (or recovery) naming the file | error not naming it | "
-          f"result lost, exit 0 | traceback | over {SLOW_S:g} s |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+          f"result lost, exit 0 | traceback | over {SLOW_S:g} s | over {LIMIT_MB / 1024:g} GB | largest peak growth |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for fmt, r in tally.rows.items():
         print(f"| {fmt} | {r['tried']} | {r['valid']} | {r['clean_error']} | {r['error_not_naming_file']} | "
-              f"{r['lost']} | {r['traceback']} | {r['slow']} |")
+              f"{r['lost']} | {r['traceback']} | {r['slow']} | {r['over_memory']} | {r['peak_growth_mb']:.1f} MB |")
     for fmt, r in tally.rows.items():
         for ex in r["examples"]:
             print(f"  {fmt}: {ex}")
+    print("Per case (format | case | outcome | seconds | memory):")
+    for line in tally.case_lines():
+        print(line)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"seed": args.seed, "rows": tally.rows}, indent=1) + "\n")
+    out.write_text(json.dumps({"seed": args.seed, "rows": tally.rows, "cases": tally.cases}, indent=1) + "\n")
     return 0
 
 
@@ -177,6 +215,16 @@ def _issue32(tally: Tally, tmp: Path) -> None:
         tally.one("concurrent writers and identity (#32)", name, path, fn, refusals)
     for name, path, fn in b32.lost_cases(work):
         tally.one("no lost results (#32)", name, path, fn, refusals)
+    folder = work / "robot_bag"
+    with BagWriter(folder) as writer:
+        obs = env.reset(load_episode(default_episode_file()))
+        for _i in range(4):
+            writer.write_observation(obs)
+            obs = env.step(Action("RotateLeft")).observation
+    import bad_inputs_robot_bags
+
+    for name, path, fn in bad_inputs_robot_bags.robot_bag_cases(work, folder, bag):
+        tally.one("robot bags cut off or misstated (#32)", name, path, fn, refusals)
 
 
 def _all_formats(tally: Tally, tmp: Path, rng: random.Random, n_mut: int) -> None:

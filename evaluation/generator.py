@@ -102,6 +102,18 @@ def compose_episode(episode_id: str, house_ref: dict[str, Any], scenario: str, g
     return Episode.from_dict(data)
 
 
+ORACLE_MAX_STEPS = 6000  # the oracle's own budget when it verifies an episode (never the episode's max_steps)
+
+
+def oracle_figures(result: Any) -> dict[str, Any]:
+    """The ``oracle`` block an episode file stores: the privileged oracle's run of the episode, the
+    reference the agents' steps are compared against. One definition, so the generator and
+    ``evaluation.oracle_refresh`` (which rewrites stale blocks) store the same fields, rounded alike."""
+    return {"gc": result.gc, "sr": result.sr, "steps_nav": round(result.steps_nav, 3),
+            "steps_manip": round(result.steps_manip, 3), "steps_total": round(result.steps_total, 3),
+            "actions": result.num_actions}
+
+
 def infeasible_reason(message: str) -> str:
     """An oracle or generator message with object ids and numbers taken out, so reasons count."""
     text = re.sub(r"\S*\|\S*", "<id>", message).split(" (")[0]
@@ -141,12 +153,11 @@ def generate_for_house(house: dict[str, Any], house_ref: dict[str, Any], scenari
                 break
             episode = compose_episode(episode_id, house_ref, scenario, goals, seed)
             validate_episode(episode, _resolved(episode, house), asset_db)
-            result, _ = run_episode(env, OraclePlanner(env), _with_house(episode, house), max_steps=6000)
+            result, _ = run_episode(env, OraclePlanner(env), _with_house(episode, house),
+                                        max_steps=ORACLE_MAX_STEPS)
             if result.sr == 1.0:
                 episode.max_steps = max(300, int(opts.max_steps_factor * result.num_actions))
-                episode.oracle = {"gc": result.gc, "sr": result.sr, "steps_nav": round(result.steps_nav, 3),
-                                  "steps_manip": round(result.steps_manip, 3),
-                                  "steps_total": round(result.steps_total, 3), "actions": result.num_actions}
+                episode.oracle = oracle_figures(result)
                 episode.extra["generation"] = {"attempt": attempt, "dropped": dropped}
                 return episode
             failed = {r.index for r in result.checklist.items if not r.satisfied}

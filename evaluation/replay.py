@@ -21,7 +21,9 @@ What is scored (each only when the bag carries what it needs):
 
 Outputs (atomic writes): ``replay.json`` (machine) and ``replay.md`` (people) in ``out_dir``; on a
 truncated or corrupt bag the results of everything read before the damage are written, with the
-error, and the ``BagReadError`` is re-raised.
+error, and the ``BagReadError`` is re-raised. A bag that is not a whole recording (no
+metadata.yaml, fewer messages than it states, an interrupted recording: ``bag_integrity``) is
+replayed as far as it goes, with ``partial`` true and the reasons in ``partial_reasons``.
 """
 
 from __future__ import annotations
@@ -293,6 +295,9 @@ def _md(result: dict[str, Any]) -> str:
     lines = [f"# Replay of `{r['bag']}`", ""]
     if r.get("error"):
         lines += [f"**Stopped early:** {r['error']} (results below cover what was read before the damage)", ""]
+    if r.get("partial_reasons"):
+        lines += ["**Partial bag:** not the whole recording; the results below cover what is in it.", ""]
+        lines += [f"- {why}" for why in r["partial_reasons"][:30]] + [""]
     lines += ["| | |", "|---|---|", f"| frames | {r['frames']} |", f"| bag duration | {r['bag_duration_s']:.2f} s |",
               f"| wall time | {r['wall_time_s']:.2f} s |",
               f"| x real time | {r['x_real_time']:.1f} |" if r.get("x_real_time") else "| x real time | n/a |",
@@ -363,7 +368,11 @@ def replay_bag(path: str | Path, out_dir: str | Path, *, config: ReplayConfig | 
         # a bag of n frames at period p spans (n - 1) p; the last frame also stands for one period
         duration = duration * rp.frames / (rp.frames - 1)
     result: dict[str, Any] = {
-        "bag": str(path), "error": str(error) if error else None, "frames": rp.frames,
+        "bag": str(path), "error": str(error) if error else None,
+        # not the whole recording (cut off, or disagreeing with what the bag states): the results
+        # cover what is there, and say so
+        "partial": bool(error) or bool(reader.stats.partial), "partial_reasons": list(reader.stats.partial[:100]),
+        "frames": rp.frames,
         "skipped_frames": rp.skipped_frames[:50], "bag_duration_s": duration, "wall_time_s": wall,
         "x_real_time": duration / wall if wall > 0 and duration > 0 else None,
         "timing_ms_per_frame": {k: 1e3 * v / max(rp.frames, 1) for k, v in asdict(rp.times).items()},

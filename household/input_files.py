@@ -63,3 +63,25 @@ def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
             raise DuplicateKeyError(f"duplicate key {key!r} in one JSON object")
         out[key] = value
     return out
+
+
+def load_yaml_unique_keys(text: str) -> Any:
+    """``yaml.safe_load``, except that a key given twice in one mapping is a DuplicateKeyError
+    naming it and its line, as ``unique_keys`` does for JSON: PyYAML silently keeps the last one
+    (an LLM config or a rosbag2 metadata.yaml that says two things). Never echoes a value."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    def mapping(loader: Any, node: Any, deep: bool = False) -> Any:
+        seen: set[Any] = set()
+        for key_node, _value in node.value:
+            key = loader.construct_object(key_node, deep=True)
+            if key in seen:
+                raise DuplicateKeyError(f"duplicate key {key!r} in one mapping (line {key_node.start_mark.line + 1})")
+            seen.add(key)
+        return loader.construct_mapping(node, deep=deep)
+
+    Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
+    return yaml.load(text, Loader=Loader)  # noqa: S506 - a SafeLoader subclass

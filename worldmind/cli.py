@@ -282,6 +282,8 @@ def build_parser() -> argparse.ArgumentParser:
                        ("audit", "audit houses: rooms and pickupable objects reachable from the start "
                                  "(options: worldmind audit houses --help)"),
                        ("parse", "show the checklist items an instruction becomes (options: worldmind parse --help)"),
+                       ("refresh-oracle", "rerun the oracle on episode files and rewrite their stored oracle "
+                                          "figures (options: worldmind refresh-oracle --help)"),
                        ("llm", "a model on this machine for --planner llm:local: worldmind llm serve|check|weights "
                                "(options: worldmind llm --help)")):
         sub.add_parser(name, add_help=False, help=text).set_defaults(func=None)  # delegated in main()
@@ -298,6 +300,7 @@ DELEGATED = {
     ("audit",): ("evaluation.audit", "main_audit"),
     ("parse",): ("worldmind.cli_parse", "main_parse"),
     ("llm",): ("worldmind.cli_llm", "main_llm"),
+    ("refresh-oracle",): ("evaluation.oracle_refresh", "main_refresh_oracle"),
 }
 
 

@@ -15,7 +15,12 @@ scores it (evaluation.replay), printing progress to stderr and a summary to stdo
 
 An interrupted ``record`` (Ctrl-C, SIGTERM, an error) never leaves a bag under the --out name: the
 frames so far are kept as ``<name>.partial.mcap`` (marked inside too), and ``replay`` of such a bag
-warns, naming it and its frame count, and exits 1.
+warns, naming it and its frame count, and exits 1. Bags recorded elsewhere (``ros2 bag record``)
+carry no such marker: replay checks them against what rosbag2 states (``sim_bridge.replay.bag_integrity``:
+a folder without metadata.yaml, fewer messages on a topic than stated, another duration, a listed
+file gone, a .db3 never closed), replays what is there, marks replay.json ``partial`` with the
+reasons, names them and exits 1. A metadata.yaml that cannot be trusted (a key given twice, a
+field missing or of the wrong type) is refused, naming the file and the key, with exit 2.
 
 Exit status: 0 done; 1 the bag was truncated, corrupt or partial (partial results written); 2 bad input
 (a missing file, a malformed episode, an existing --out), each as one ``worldmind: error:`` line.
@@ -32,6 +37,7 @@ from typing import Any, Sequence
 
 from evaluation.dev_set import demo_episode_file
 from evaluation.executor_options import positive_float
+from household.text import printable
 from planner.factory import LLM_PREFIX, PLANNER_HELP, check_planner, make_agent
 from worldmind.cli_common import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, PROG, CliError, StepReporter,
                                   load_valid_episode)
@@ -251,11 +257,11 @@ def _run(parser: argparse.ArgumentParser, argv: Sequence[str], func: Any) -> int
         return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
     from evaluation.episodes import EpisodeError
     from household.house_data import HouseError
-    from sim_bridge.replay.bag import BagReadError
+    from sim_bridge.replay.bag import BagMetadataError, BagReadError
 
     try:
         return func(args)
-    except (CliError, EpisodeError) as exc:
+    except (CliError, EpisodeError, BagMetadataError) as exc:
         problems = exc.problems
     except (HouseError, FileNotFoundError, FileExistsError, IsADirectoryError, PermissionError) as exc:
         problems = [str(exc)]
@@ -290,9 +296,12 @@ def _replay_parser() -> argparse.ArgumentParser:
 def cmd_replay(args: argparse.Namespace) -> int:
     from worldmind.run_folder import lock_run_folder, writable_out_dir
 
+    from sim_bridge.replay.bag_integrity import inspect_bag
+
     bag = Path(args.bag)
     if not bag.exists():
         raise CliError(f"bag {bag} does not exist")
+    inspect_bag(bag)  # a metadata.yaml that cannot be trusted is refused before --out is touched
     for name in ("replay.json", "replay.md"):
         if (Path(args.out) / name).resolve() == bag.resolve():
             raise CliError(f"--out {args.out}: the bag {bag} is the {name} the replay writes; use another --out")
@@ -322,9 +331,12 @@ def _replay(args: argparse.Namespace, bag: Path) -> int:
         return EXIT_FAILED
     _summary(result, args.rate_report)
     print(f"Results: {Path(args.out) / 'replay.json'}, {Path(args.out) / 'replay.md'}")
-    if is_partial_bag(bag, result.get("read", {}).get("ignored_topics")):
-        print(f"{PROG}: warning: {bag} is a partial recording (the recording was interrupted); it holds "
-              f"{result['frames']} frame(s), not a whole run", file=sys.stderr)
+    reasons = result.get("partial_reasons") or []
+    if reasons or is_partial_bag(bag, result.get("read", {}).get("ignored_topics")):
+        print(f"{PROG}: warning: {bag} is a partial recording; it holds {result['frames']} frame(s), not a whole "
+              "run (replay.json: partial, partial_reasons)", file=sys.stderr)
+        for why in reasons[:10] or ["its name says .partial (the recording was interrupted)"]:
+            print(f"{PROG}: warning: {printable(why)}", file=sys.stderr)
         return EXIT_FAILED
     return EXIT_OK
 

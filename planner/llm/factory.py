@@ -26,7 +26,7 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
-from household.input_files import DuplicateKeyError, unique_keys
+from household.input_files import DuplicateKeyError, load_yaml_unique_keys, unique_keys
 from planner.llm.client import LLMClient, LLMConfig, LLMConfigError
 from planner.llm.replay import ReplayBook, ReplayFileError
 from planner.llm.roles import LLMCritic, LLMDecomposer, LLMGrounder, LLMRefiner, LLMTranslator
@@ -65,27 +65,6 @@ def model_spec_from_planner(planner: str) -> str | None:
 MAX_CONFIG_BYTES = 1 << 20  # a config file is a few lines; a bigger one is a wrong path
 
 
-def _yaml_unique_keys(text: str) -> Any:
-    """yaml.safe_load, except that a key given twice in one mapping is a DuplicateKeyError naming
-    it and its line (as for JSON inputs), not "last one wins"."""
-    import yaml
-
-    class Loader(yaml.SafeLoader):
-        pass
-
-    def mapping(loader: Any, node: Any, deep: bool = False) -> Any:
-        seen: set[Any] = set()
-        for key_node, _value in node.value:
-            key = loader.construct_object(key_node, deep=True)
-            if key in seen:
-                raise DuplicateKeyError(f"duplicate key {key!r} in one mapping (line {key_node.start_mark.line + 1})")
-            seen.add(key)
-        return loader.construct_mapping(node, deep=deep)
-
-    Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
-    return yaml.load(text, Loader=Loader)  # noqa: S506 - a SafeLoader subclass
-
-
 def _read_config_file(path: str | Path) -> dict[str, Any]:
     """The file's mapping of LLMConfig fields; every problem is an LLMConfigError naming the file."""
     p = Path(path)
@@ -100,7 +79,7 @@ def _read_config_file(path: str | Path) -> dict[str, Any]:
         if p.suffix.lower() == ".json":
             data = json.loads(text, object_pairs_hook=unique_keys)
         else:
-            data = _yaml_unique_keys(text)
+            data = load_yaml_unique_keys(text)
     except LLMConfigError:
         raise
     except DuplicateKeyError as exc:  # names the key, never a value (it may be a secret)

@@ -29,7 +29,13 @@ orders ties. Problems never stop a read silently and never lose what was read be
   skipped, counted per topic;
 - stamps going backwards on a topic: dropped and counted by the synchroniser (deterministic);
 - a truncated or corrupt file: everything before the damage is yielded, then ``BagReadError``
-  naming the file is raised from the iterator.
+  naming the file is raised from the iterator;
+- a bag that is not the whole recording although nothing in it is damaged (a robot's ``ros2 bag
+  record`` killed: no metadata.yaml; fewer messages on a topic than stated; a listed split file
+  gone; a .db3 never closed; our own interrupted marker): read as far as it goes, the reasons in
+  ``stats.partial`` (``bag_integrity``); a metadata.yaml that cannot be trusted (a key given twice,
+  a field missing) is refused at construction with ``BagMetadataError`` naming the file and key.
+  Storage is opened by ``bag_open`` (rosbags' index, else file by file with a salvage read).
 
 Public API: ``BagWriter(path, storage=None, rate_hz=10.0, start_ns=START_NS, names=None,
 exclude=())`` with ``write_observation(obs, world=None, action=None) -> stamp_ns``,
@@ -53,9 +59,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
-from household.input_files import check_input_file
 from household.secrets import redact_bytes
-from sim_bridge.replay.salvage import SalvageError, salvage_mcap, salvage_sqlite3
+from sim_bridge.replay.bag_integrity import BagLayout, Tally, compare, inspect_bag
+from sim_bridge.replay.bag_integrity import BagMetadataError  # noqa: F401 - re-exported: what BagReader() raises
+from sim_bridge.replay.bag_open import BagReadError, OpenedBag, open_storage
 from sim_bridge.ros import convert as cv
 from sim_bridge.ros import payloads
 from sim_bridge.ros.sync import FrameSynchronizer, SyncConfig
@@ -73,14 +80,6 @@ FRAME_KEYS = ("color", "depth", "camera_info", "instance_ids", "instance_labels"
 # queued when the last required one completes the frame.
 _PUSH_ORDER = ("agent_status", "instance_labels", "camera_info", "odom", "camera_pose", "instance_ids", "depth",
                "color")
-
-
-class BagReadError(RuntimeError):
-    """A bag that cannot be read (further); the message names the file."""
-
-    def __init__(self, path: str | Path, problem: str) -> None:
-        self.path = str(path)
-        super().__init__(f"{path}: {problem}")
 
 
 def _storage_of(path: Path, storage: str | None) -> str:
@@ -379,6 +378,9 @@ class ReadStats:
     error: str | None = None  # the damage that ended the read early, if any
     first_stamp_ns: int | None = None
     last_stamp_ns: int | None = None
+    partial: list[str] = field(default_factory=list)  # why the bag is not a whole recording (empty: whole)
+    stated: dict[str, Any] | None = None  # what the bag states it holds (bag_integrity.Stated), if anything
+    topic_counts: dict[str, int] = field(default_factory=dict)  # messages read per topic, every topic
 
     def to_dict(self) -> dict[str, Any]:
         return {"messages": self.messages, "frames": self.frames, "events": dict(sorted(self.events.items())),
@@ -386,6 +388,8 @@ class ReadStats:
                 "ignored_topics": dict(self.ignored_topics), "missing_topics": list(self.missing_topics),
                 "out_of_order": self.out_of_order, "unmatched_frames": self.unmatched_frames,
                 "bad_frames": self.bad_frames, "problems": self.problems[:100], "error": self.error,
+                "partial": self.partial[:100], "stated": self.stated,
+                "topic_counts": dict(sorted(self.topic_counts.items())),
                 "duration_s": ((self.last_stamp_ns - self.first_stamp_ns) / NS
                                if self.first_stamp_ns is not None and self.last_stamp_ns is not None else 0.0)}
 
@@ -405,6 +409,9 @@ class BagReader:
         self._legacy = names is None  # default names: also accept bags recorded before worldmind/ names
         self.slop_ns = slop_ns
         self.stats = ReadStats()
+        # what the bag states about itself, read and validated before any message (a metadata.yaml
+        # that cannot be trusted is refused here: BagMetadataError names the file and the key)
+        self.layout: BagLayout = inspect_bag(self.path)
 
     def _problem(self, text: str) -> None:
         if len(self.stats.problems) < 1000:
@@ -413,13 +420,21 @@ class BagReader:
     def __iter__(self) -> Iterator[FrameItem | EventItem]:
         st = self.stats = ReadStats()
         key_of = {name: key for key, name in self.names.items()}
-        reader, connections, salvaged = self._open()
+        opened = open_storage(self.path, self.layout)
+        for text in self.layout.problems + opened.problems:
+            self._problem(text)
+        connections = opened.connections
         if self._legacy and not any(c.topic in key_of for c in connections if key_of.get(c.topic) in LEGACY_NAMES):
             key_of.update({name: key for key, name in LEGACY_NAMES.items()})
+        tally = Tally()  # every message of every topic, read or skipped: checked against what the bag states
         try:
-            usable = []
+            usable: set[tuple[str, str]] = set()
+            seen: set[tuple[str, str]] = set()
             present: set[str] = set()
             for conn in connections:
+                if (conn.topic, conn.msgtype) in seen:  # the same topic in the next split file
+                    continue
+                seen.add((conn.topic, conn.msgtype))
                 key = key_of.get(conn.topic)
                 if conn.msgtype not in self.typestore.types:
                     st.skipped_types[conn.topic] = conn.msgtype
@@ -432,7 +447,7 @@ class BagReader:
                     st.skipped_types[conn.topic] = conn.msgtype
                     self._problem(f"topic {conn.topic}: type {conn.msgtype}, expected {TOPICS[key].msg_type}; skipped")
                     continue
-                usable.append(conn)
+                usable.add((conn.topic, conn.msgtype))
                 present.add(key)
             for key in FRAME_KEYS:
                 if key not in present and key != "agent_status":
@@ -451,15 +466,13 @@ class BagReader:
                 optional = tuple(k for k in ("instance_labels", "agent_status") if k in present)
                 sync = FrameSynchronizer(SyncConfig(required=required, optional=optional, slop_ns=self.slop_ns,
                                                     queue_size=1000), self.names)
-            if salvaged is not None:
-                ids = {id(c) for c in usable}
-                stream: Iterable[tuple[Any, int, bytes]] = (m for m in salvaged if id(m[0]) in ids)
-            else:
-                stream = reader.messages(connections=usable)
             group: list[tuple[str, Any]] = []
             group_t: int | None = None
             try:
-                for conn, t, raw in stream:
+                for conn, t, raw in opened.messages:
+                    tally.add(conn.topic, t)
+                    if (conn.topic, conn.msgtype) not in usable:
+                        continue
                     if group_t is not None and t != group_t:
                         yield from self._flush_group(group, sync, group_t)
                         group = []
@@ -482,49 +495,31 @@ class BagReader:
                     yield from self._frames(sync.flush())
                     self._sync_stats(sync)
                 st.error = f"{type(exc).__name__}: {exc}"
+                self._check_whole(opened, tally)
                 raise BagReadError(self.path, f"bag is truncated or corrupt after {st.messages} message(s) "
                                               f"({st.error})") from None
             yield from self._flush_group(group, sync, group_t or 0)
             if sync is not None:
                 yield from self._frames(sync.flush())
                 self._sync_stats(sync)
+            self._check_whole(opened, tally)
         finally:
-            if reader is not None:
-                try:
-                    reader.close()
-                except Exception:
-                    pass
+            opened.close()
 
-    def _open(self) -> tuple[Any, list[Any], Iterator[tuple[Any, int, bytes]] | None]:
-        """rosbags' indexed reader; if the bag cannot be opened that way (a recording cut short has
-        no MCAP summary), a sequential salvage read of the storage file."""
-        from rosbags.rosbag2 import Reader
-
-        # a FIFO or /dev/zero named as a bag would block or stream for ever
-        for f in ([p for p in self.path.iterdir() if p.suffix in (".mcap", ".db3", ".yaml")] if self.path.is_dir()
-                  else [self.path]):
-            check_input_file(f, "a bag")
-        try:
-            reader = Reader(self.path)
-            reader.open()
-            return reader, list(reader.connections), None
-        except Exception as exc:  # rosbags raises several types for unreadable files
-            first = f"{type(exc).__name__}: {exc}"
-        storage = self.path
-        if self.path.is_dir():
-            files = sorted(p for p in self.path.iterdir() if p.suffix in (".mcap", ".db3"))
-            storage = files[0] if files else self.path
-        try:
-            if storage.suffix == ".mcap":
-                conns, messages = salvage_mcap(storage)
-            elif storage.suffix == ".db3":
-                conns, messages = salvage_sqlite3(storage)
-            else:
-                raise SalvageError(0, "not an .mcap or .db3 file")
-        except (SalvageError, OSError) as exc:
-            raise BagReadError(self.path, f"cannot open bag ({first}); salvage failed: {exc}") from None
-        self._problem(f"{self.path}: index unreadable ({first}); reading records sequentially")
-        return None, conns, messages
+    def _check_whole(self, opened: OpenedBag, tally: Tally) -> None:
+        """Why the bag read is not a whole recording, into ``stats.partial``: what is known up
+        front (no metadata.yaml, listed files gone, an unclosed .db3), every disagreement between
+        what the bag states and what was read, and our own recorder's interrupted marker."""
+        st = self.stats
+        st.topic_counts = dict(tally.topics)
+        st.partial = list(self.layout.partial)
+        stated = self.layout.stated or opened.stated
+        if stated is not None:
+            st.stated = stated.to_dict()
+            st.partial += compare(stated, tally)
+        if INTERRUPTED_TOPIC in st.ignored_topics:
+            st.partial.append(f"{self.path}: recorded by an interrupted `worldmind record` "
+                              f"(marker topic {INTERRUPTED_TOPIC})")
 
     def _sync_stats(self, sync: FrameSynchronizer) -> None:
         status = sync.status(0)

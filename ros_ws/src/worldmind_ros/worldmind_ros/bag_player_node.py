@@ -65,10 +65,10 @@ class BagPlayerNode(WorldMindNode):
         log = self.get_logger()
         time.sleep(float(self.params["start_delay_s"]))
         rate = float(self.params["rate"])
-        reader = BagReader(self.params["bag"])
         frames = 0
         first: tuple[int, float] | None = None
         try:
+            reader = BagReader(self.params["bag"])  # a metadata.yaml it cannot trust is refused here
             for item in reader:
                 if self.closing.is_set():
                     return
@@ -103,6 +103,8 @@ class BagPlayerNode(WorldMindNode):
         else:
             log.info(f"bag {self.params['bag']} played: {frames} frame(s); read stats "
                      f"{json.dumps(reader.stats.to_dict())[:300]}")
+            for why in reader.stats.partial[:10]:  # cut off or disagreeing with what it states: never whole
+                log.warning(f"bag {self.params['bag']} is partial: {why}")
         time.sleep(0.5)
         self.done = True
 
