@@ -134,6 +134,22 @@ class Tally:
         return out
 
 
+def _record_turning_bag(env: Any, path: Path, frames: int) -> Path:
+    """A bag of ``frames`` observations of the default episode, turning left in place: the
+    well-formed bag the bag cases damage."""
+    from evaluation.dev_set import default_episode_file
+    from evaluation.episodes import load_episode
+    from household.types import Action
+    from sim_bridge.replay.bag import BagWriter
+
+    with BagWriter(path) as writer:
+        obs = env.reset(load_episode(default_episode_file()))
+        for _i in range(frames):
+            writer.write_observation(obs)
+            obs = env.step(Action("RotateLeft")).observation
+    return path
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=16)
@@ -198,29 +214,16 @@ def _issue32(tally: Tally, tmp: Path) -> None:
         path = work / f"dup-{k}{suffix}"
         path.write_bytes(blob)
         tally.one("duplicate keys, other JSON inputs (#32)", name, path, fn, errors)
-    from household.types import Action
     from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
-    from sim_bridge.replay.bag import BagWriter
-    from evaluation.dev_set import default_episode_file
 
-    bag = work / "small.mcap"
     env = EmbeddedEnvironment(EmbeddedConfig(width=64, height=48))
-    with BagWriter(bag) as writer:
-        obs = env.reset(load_episode(default_episode_file()))
-        for _i in range(4):
-            writer.write_observation(obs)
-            obs = env.step(Action("RotateLeft")).observation
+    bag = _record_turning_bag(env, work / "small.mcap", 4)
     refusals = (b32.Refused, InputError, LogFormatError, OSError)
     for name, path, fn in b32.situation_cases(work, bag):
         tally.one("concurrent writers and identity (#32)", name, path, fn, refusals)
     for name, path, fn in b32.lost_cases(work):
         tally.one("no lost results (#32)", name, path, fn, refusals)
-    folder = work / "robot_bag"
-    with BagWriter(folder) as writer:
-        obs = env.reset(load_episode(default_episode_file()))
-        for _i in range(4):
-            writer.write_observation(obs)
-            obs = env.step(Action("RotateLeft")).observation
+    folder = _record_turning_bag(env, work / "robot_bag", 4)
     import bad_inputs_robot_bags
 
     for name, path, fn in bad_inputs_robot_bags.robot_bag_cases(work, folder, bag):
@@ -309,15 +312,9 @@ def _all_formats(tally: Tally, tmp: Path, rng: random.Random, n_mut: int) -> Non
     tally.run("belief log", _bytes_cases(good_log.read_bytes(), rng, n_mut), ".jsonl", read_log,
               (LogFormatError, _Recovered), tmp)
     # bags
-    from household.types import Action
-    from sim_bridge.replay.bag import BagReadError, BagReader, BagWriter
+    from sim_bridge.replay.bag import BagReadError, BagReader
 
-    bag = tmp / "good.mcap"
-    with BagWriter(bag) as writer:
-        obs = env.reset(_le(default_episode_file()))
-        for _i in range(8):
-            writer.write_observation(obs)
-            obs = env.step(Action("RotateLeft")).observation
+    bag = _record_turning_bag(env, tmp / "good.mcap", 8)
 
     def read_bag(p: Path) -> None:
         for _ in BagReader(p):
