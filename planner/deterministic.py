@@ -61,27 +61,29 @@ def box_gap(a: KnownObject, b: KnownObject) -> float:
     return math.hypot(dx, dy)
 
 
+def _by_gap_to(cands: list[KnownObject], anchor_type: str,
+               context: PlannerContext) -> list[tuple[float, KnownObject]] | None:
+    """(gap, candidate) nearest to any known ``anchor_type`` first, box to box (a stable sort);
+    None while no object of that type is known."""
+    anchors = [o for o in context.known_objects if o.object_type == anchor_type]
+    if not anchors:
+        return None
+    return sorted(((min(box_gap(o, a) for a in anchors), o) for o in cands), key=lambda pair: pair[0])
+
+
 def near_anchor(cands: list[KnownObject], anchor_type: str, context: PlannerContext) -> list[KnownObject]:
     """The candidates within ``RELATION_GAP`` of a known object of ``anchor_type``, nearest to it
     first; none while no object of that type is known."""
-    anchors = [o for o in context.known_objects if o.object_type == anchor_type]
-    if not anchors:
-        return []
-
-    def gap(o: KnownObject) -> float:
-        return min(box_gap(o, a) for a in anchors)
-
-    return sorted((o for o in cands if gap(o) <= RELATION_GAP), key=gap)
+    ranked = _by_gap_to(cands, anchor_type, context)
+    return [o for gap, o in ranked or [] if gap <= RELATION_GAP]
 
 
 def by_anchor_gap(cands: list[KnownObject], anchor_type: str, context: PlannerContext) -> list[KnownObject]:
     """``cands`` nearest to any known ``anchor_type`` first (unchanged while none is known): once
     the house is explored and nothing stands within ``RELATION_GAP`` of one, "the dresser by the
     bed" is still the dresser closest to a bed, not the one closest to the agent."""
-    anchors = [o for o in context.known_objects if o.object_type == anchor_type]
-    if not anchors:
-        return cands
-    return sorted(cands, key=lambda o: min(box_gap(o, a) for a in anchors))
+    ranked = _by_gap_to(cands, anchor_type, context)
+    return cands if ranked is None else [o for _, o in ranked]
 
 
 def fits_relation(o: KnownObject, key: str, anchor_type: str, context: PlannerContext) -> bool:
