@@ -97,3 +97,24 @@ def test_weights_refuse_a_missing_part_or_a_non_gguf_result(tmp_path: Path) -> N
     with pytest.raises(ValueError, match="GGUF magic"):
         cli_llm.assemble_weights(bad, tmp_path / "y.gguf", expected_parts=1)
     assert not (tmp_path / "y.gguf").exists() and not (tmp_path / "y.gguf.part").exists()
+
+
+def test_serve_runs_a_named_llama_server_binary_with_slots_and_gpu_layers(tmp_path: Path) -> None:
+    """--llama-server runs llama.cpp's own binary (a GPU build): each slot gets --ctx tokens."""
+    argv_file = tmp_path / "argv.txt"
+    binary = tmp_path / "llama-server"
+    binary.write_text(f"#!/bin/sh\necho \"$@\" > {argv_file}\n")
+    binary.chmod(0o755)
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF")
+    assert main(["llm", "serve", "--llama-server", str(binary), "--model", str(model), "--gpu-layers", "99",
+                 "--parallel", "8", "--ctx", "4096", "--port", "8099"]) == 0
+    argv = argv_file.read_text().split()
+    assert argv[argv.index("--ctx-size") + 1] == str(8 * 4096)
+    assert argv[argv.index("--parallel") + 1] == "8" and argv[argv.index("--n-gpu-layers") + 1] == "99"
+    assert argv[argv.index("--host") + 1] == "127.0.0.1" and argv[argv.index("--port") + 1] == "8099"
+
+
+def test_serve_names_a_missing_llama_server_binary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["llm", "serve", "--llama-server", str(tmp_path / "nope")]) == 2
+    assert f"no executable at {tmp_path / 'nope'}" in capsys.readouterr().err

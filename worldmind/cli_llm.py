@@ -1,11 +1,13 @@
 """``worldmind llm``: a model served on this machine for ``--planner llm:local``.
 
     worldmind llm serve [--model FILE] [--host 127.0.0.1] [--port 8080] [--threads N] [--ctx 4096]
+                        [--llama-server BIN --gpu-layers 99 --parallel 8]
     worldmind llm check [--base URL]
     worldmind llm weights --parts DIR --out FILE
 
 ``serve`` runs llama-cpp-python's OpenAI-compatible server on the GGUF file in the foreground
-(Ctrl-C or SIGTERM stops it, and the server with it). llama-cpp-python is the optional extra
+(Ctrl-C or SIGTERM stops it, and the server with it); with ``--llama-server BIN`` it runs llama.cpp's
+own server binary instead (a GPU build, several requests at once: benchmarks/gpu_llm.sh). llama-cpp-python is the optional extra
 ``local-llm`` (a native build, so not part of ``make setup``): without it ``serve`` says which
 extra is missing and the one command that installs it, and exits 2. ``check`` asks a server for
 its model list (a bounded wait) and says whether ``llm:local`` would reach it. ``weights``
@@ -42,15 +44,34 @@ def _fail(message: str) -> int:
     return 2
 
 
+def server_command(args: argparse.Namespace, model: Path) -> list[str]:
+    """The server's command line: llama.cpp's own ``llama-server`` binary when ``--llama-server``
+    names one (a GPU build: ``--gpu-layers``, and ``--parallel`` slots that share the context, so
+    each slot gets ``--ctx`` tokens), else llama-cpp-python's server module (one slot)."""
+    if args.llama_server:
+        return [str(args.llama_server), "--model", str(model), "--host", args.host, "--port", str(args.port),
+                "--ctx-size", str(args.ctx * args.parallel), "--parallel", str(args.parallel),
+                "--threads", str(args.threads), "--n-gpu-layers", str(args.gpu_layers)]
+    return [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", args.host,
+            "--port", str(args.port), "--n_ctx", str(args.ctx), "--n_threads", str(args.threads),
+            "--n_gpu_layers", str(args.gpu_layers)]
+
+
 def serve(args: argparse.Namespace) -> int:
-    if importlib.util.find_spec("llama_cpp") is None:
+    if args.llama_server:
+        binary = Path(args.llama_server)
+        if not (binary.is_file() and os.access(binary, os.X_OK)):
+            return _fail(f"--llama-server: no executable at {binary} (build llama.cpp's llama-server; "
+                         "see benchmarks/gpu_llm.sh)")
+    elif importlib.util.find_spec("llama_cpp") is None:
         return _fail("llama-cpp-python is not installed (the optional extra 'local-llm'); install it with: "
-                     + INSTALL_HINT)
+                     + INSTALL_HINT + "; or name a llama.cpp server binary with --llama-server")
+    if args.parallel < 1 or args.ctx < 256:
+        return _fail("--parallel must be at least 1 and --ctx at least 256 tokens")
     model = Path(args.model)
     if not model.is_file():
         return _fail(f"model file not found: {model} (make local-llm assembles {DEFAULT_MODEL_FILE})")
-    cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", args.host,
-           "--port", str(args.port), "--n_ctx", str(args.ctx), "--n_threads", str(args.threads)]
+    cmd = server_command(args, model)
     base = f"http://{args.host}:{args.port}/v1"
     print(f"Serving {model} on {base}; plan with: worldmind run --planner llm:local"
           + ("" if base == "http://127.0.0.1:8080/v1" else f"  (with WORLDMIND_LLM_LOCAL_BASE={base})"))
@@ -141,7 +162,12 @@ def main_llm(argv: Sequence[str]) -> int:
     s.add_argument("--host", default="127.0.0.1", help="bind address (default: loopback only)")
     s.add_argument("--port", type=int, default=8080)
     s.add_argument("--threads", type=int, default=max(1, (os.cpu_count() or 2) // 2))
-    s.add_argument("--ctx", type=int, default=4096, help="context window in tokens (default: 4096)")
+    s.add_argument("--ctx", type=int, default=4096, help="context window in tokens, per slot (default: 4096)")
+    s.add_argument("--llama-server", default=None, metavar="BIN",
+                   help="run llama.cpp's own llama-server binary (e.g. a CUDA build) instead of llama-cpp-python")
+    s.add_argument("--gpu-layers", type=int, default=0, help="layers offloaded to the GPU (default: 0, CPU only)")
+    s.add_argument("--parallel", type=int, default=1,
+                   help="with --llama-server: requests served at once (slots; default: 1)")
     s.set_defaults(func=serve)
     c = sub.add_parser("check", help="is a server answering where llm:local looks?")
     c.add_argument("--base", default=None, help="base URL (default: $WORLDMIND_LLM_LOCAL_BASE or the local default)")

@@ -246,7 +246,11 @@ class LLMClient:
                     usage.retries += 1
                 continue
             value, problem = self._check(answer, schema, validate)
+            usage.answers += 1
+            if problem is None or problem[0] == "semantic":
+                usage.schema_valid += 1
             if problem is None:
+                usage.accepted += 1
                 return value
             kind, detail = problem
             if refused is not None and answer.text.strip() == refused:
@@ -303,6 +307,10 @@ class LLMClient:
         if self.replay is not None:  # over the client's life (a recording may span episodes), not per episode
             out["replay"] = self.replay.summary()
         return out
+
+    def call_latencies(self, role: str) -> list[float]:
+        """Seconds of each real call of ``role`` since the last reset (for medians and tails)."""
+        return list(self._role(role).call_latencies)
 
     def reset_usage(self) -> None:
         """Start a new episode's counters (the cache and mock position are kept)."""
@@ -450,7 +458,9 @@ class LLMClient:
                                             "(LLMConfig.max_response_bytes)") from None
             raise
         finally:
-            usage.latency_s += time.perf_counter() - start
+            elapsed = time.perf_counter() - start
+            usage.latency_s += elapsed
+            usage.call_latencies.append(elapsed)
             usage.calls += 1
         choice = response.choices[0]
         message = choice.message

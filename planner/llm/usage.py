@@ -3,7 +3,8 @@ their report form. Kept apart from the client so the transport code stays short.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import math
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 
@@ -25,10 +26,28 @@ class RoleUsage:
     failures: int = 0  # LLMRoleError raised (bound reached)
     fallbacks: int = 0  # the role then used its deterministic fallback
     repeats: int = 0  # repairs stopped because the model repeated the answer it was asked to fix
+    # Every answer checked (model, cache or recording; transport errors are no answer): how many
+    # parsed and met the role's JSON schema, and how many also passed the role's own checks. With
+    # the schema enforced by the server (constrained decoding) schema_valid should equal answers.
+    answers: int = 0
+    schema_valid: int = 0
+    accepted: int = 0
+    # Seconds of each real call, for the median and p95 a robot's decision latency is judged by.
+    call_latencies: list[float] = field(default_factory=list)
 
     def add(self, other: "RoleUsage") -> None:
         for name, value in asdict(other).items():
             setattr(self, name, getattr(self, name) + value)
+
+
+def latency_quantile(latencies: list[float], q: float) -> float | None:
+    """The q-quantile (nearest rank) of the calls' latencies; None without calls."""
+    if not latencies:
+        return None
+    ordered = sorted(latencies)
+    rank = min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))
+    return ordered[rank]
+
 
 
 def _cost_status(u: RoleUsage) -> str:
@@ -55,6 +74,15 @@ def _usage_dict(u: RoleUsage) -> dict[str, Any]:
         "failures": u.failures,
         "fallbacks": u.fallbacks,
         "repeats": u.repeats,
+        "answers": u.answers,
+        "schema_valid": u.schema_valid,
+        "accepted": u.accepted,
+        "latency_p50_s": _rounded(latency_quantile(u.call_latencies, 0.5)),
+        "latency_p95_s": _rounded(latency_quantile(u.call_latencies, 0.95)),
     }
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
 
 
