@@ -113,7 +113,9 @@ def test_an_unmatched_request_falls_back_as_not_recorded_and_the_deterministic_a
 def test_recorded_repair_answers_answer_todays_repair_turns() -> None:
     """The book goal's refinement: the run refused three answers (a value True for inRoom); the
     second differs from the first, so today's client asks again and gets the recorded repair
-    answer, and stops at the third, which repeats the second."""
+    answer, and stops at the third, which repeats the second. Today the schema itself states that
+    inRoom takes a room name (one item alternative per kind of predicate), so the refusal is the
+    schema's, quoting the field."""
     conv = recorded("refine", "Bring a book to the bathroom")[0]
     assert [c.answer for c in conv.calls][1] != conv.calls[0].answer and len(conv.calls) == 3
     client = replay_client()
@@ -121,8 +123,9 @@ def test_recorded_repair_answers_answer_todays_repair_turns() -> None:
     assert refiner.refine(goal, context) == _deterministic_fallbacks()["refiner"].refine(goal, context)
     usage = client.usage()
     assert usage["replayed"] == 3 and usage["repairs"] == 2 and usage["repeats"] == 1
-    assert usage["decisions_by_role"]["refine"]["fallback_reasons"] == {"refused_by_checks": 1}
-    assert "'inRoom' needs a room type" in usage["fallback_events"][0]["reason"]
+    assert usage["decisions_by_role"]["refine"]["fallback_reasons"] == {"schema_invalid": 1}
+    assert "at $.items[0].value: True is not of type 'string'" in usage["fallback_events"][0]["reason"]
+    assert usage["answers"] == 3 and usage["schema_valid"] == 0 and usage["accepted"] == 0
 
 
 @pytest.mark.parametrize("text", [WATCH, "Take a vase from the kitchen and put it on the TV stand in the living room"])
@@ -200,7 +203,8 @@ def test_a_replayed_episode_reports_no_unmet_goal_done_and_counts_the_refusals()
     assert (result.gc, result.num_actions) == (det.gc, det.num_actions)
     assert by_role["decompose"]["fallback_reasons"] == {"not_recorded": 1}
     assert by_role["translate"]["decisions"] == 2 and by_role["translate"]["fallback_reasons"].get("refused_by_checks")
-    assert by_role["refine"]["fallback_reasons"].get("refused_by_checks")
+    # The refinements gave inRoom a value true: the schema (one alternative per kind of predicate) refuses it.
+    assert by_role["refine"]["fallback_reasons"].get("schema_invalid")
     assert by_role["ground"]["fallback_reasons"].get("not_recorded")
     events = llm["fallback_events"]
     assert any(e["role"] == "translate" and "needs place" in e["reason"] for e in events)

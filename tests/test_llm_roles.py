@@ -277,12 +277,23 @@ def test_schema_error_is_quoted_in_repair_prompt(spy: list[dict[str, Any]]) -> N
     assert "$.goals[0].items[0].predicate" in spy[1]["messages"][-1]["content"]
 
 
-def test_checklist_rules_beyond_json_schema_trigger_repair(spy: list[dict[str, Any]]) -> None:
+def test_checklist_rules_in_the_schema_are_quoted_for_the_items_own_predicate(spy: list[dict[str, Any]]) -> None:
+    """The item schema has one alternative per kind of predicate; a repair quotes the alternative
+    of the item's own predicate (inReceptacle needs a target), not the closest other one."""
     no_target = json.dumps({"goals": [{"id": "g1", "text": "x", "items": [
         {"object": {"type": "Mug"}, "predicate": "inReceptacle"}]}]})
     c = client([no_target, VALID["decompose"]])
     run_role("decompose", c)
-    assert "needs a target" in spy[1]["messages"][-1]["content"]
+    assert "at $.goals[0].items[0]: 'target' is a required property" in spy[1]["messages"][-1]["content"]
+
+
+def test_checklist_rules_beyond_json_schema_trigger_repair(spy: list[dict[str, Any]]) -> None:
+    """An id with a count over 1 is a rule only the semantic check states."""
+    two_of_one = json.dumps({"goals": [{"id": "g1", "text": "x", "items": [
+        {"object": {"type": "Mug", "id": "Mug|1|2", "count": 2}, "predicate": "isDirty", "value": False}]}]})
+    c = client([two_of_one, VALID["decompose"]])
+    run_role("decompose", c)
+    assert "count must be 1" in spy[1]["messages"][-1]["content"]
 
 
 def test_unknown_object_type_is_rejected() -> None:

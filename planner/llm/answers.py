@@ -114,12 +114,22 @@ def schema_errors(value: Any, schema: dict[str, Any], limit: int = 4) -> list[st
     """JSON-schema violations as short messages with a JSON path (enum lists abbreviated: the
     vocabulary can run to hundreds of names and the model has it in the prompt already)."""
     import jsonschema
+    from jsonschema.exceptions import best_match
 
     validator = jsonschema.Draft202012Validator(schema)
     out: list[str] = []
     for err in sorted(validator.iter_errors(value), key=lambda e: (len(e.path), list(map(str, e.path)))):
+        if err.validator == "anyOf" and err.context:
+            # "is not valid under any of the given schemas" tells a model nothing: quote what the
+            # alternative for its own predicate says (a checklist item's), else the closest one.
+            err = best_match(_own_alternative(err) or [e for e in err.context if list(e.path)[-1:] == ["predicate"]]
+                             or err.context)
         path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path)
-        if err.validator == "enum":
+        if err.validator in ("maxItems", "maxLength", "maxProperties"):
+            # The instance is what ran on; quoting it would fill the repair prompt with the loop.
+            what = {"maxItems": "items", "maxLength": "characters", "maxProperties": "entries"}[err.validator]
+            msg = f"too long: {len(err.instance)} {what}, at most {err.validator_value}"
+        elif err.validator == "enum":
             allowed = list(err.validator_value)
             shown = ", ".join(map(json.dumps, allowed[:12])) + (", ..." if len(allowed) > 12 else "")
             msg = f"{err.instance!r} is not an allowed value (allowed: {shown})"
@@ -129,6 +139,18 @@ def schema_errors(value: Any, schema: dict[str, Any], limit: int = 4) -> list[st
         if len(out) >= limit:
             break
     return out
+
+
+def _own_alternative(err: Any) -> list[Any]:
+    """The sub-errors of an ``anyOf`` from the alternative whose "predicate" enum holds the
+    instance's predicate (the checklist item schemas have one alternative per kind); none for an
+    unknown predicate, whose own enum errors the caller quotes instead."""
+    predicate = err.instance.get("predicate") if isinstance(err.instance, dict) else None
+    for k, alt in enumerate(err.validator_value):
+        names = ((alt.get("properties") or {}).get("predicate") or {}).get("enum") or ()
+        if predicate in names:
+            return [e for e in err.context if e.relative_schema_path and e.relative_schema_path[0] == k]
+    return []
 
 
 def _repair_prompt(kind: FailureKind, detail: str) -> str:

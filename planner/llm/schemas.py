@@ -56,27 +56,63 @@ def _string_enum(values: list[str]) -> dict[str, Any]:
     return {"type": "string", "enum": values} if values else {"type": "string", "minLength": 1}
 
 
+# Bounds on what a role may write. A constrained decoder (llama.cpp's grammar) only stops a small
+# model that loops when the schema makes the loop impossible: on the GPU benchmark of the 0.5B model
+# (README "A local model") 32 of 90 decompositions ran inside one string or list until the token
+# cap and were cut off. Bounded strings and arrays force the JSON closed; the bounds are far above
+# what a household instruction needs (the longest checklist in our sets has 12 items).
+MAX_GOALS = 24
+MAX_ITEMS_PER_GOAL = 8
+MAX_TEXT_CHARS = 200
+MAX_NAME_CHARS = 48  # a room type or room id
+MAX_HINTS = 6
+MAX_COUNT = 50
+MAX_SUBGOALS = 16
+
+
+def _name() -> dict[str, Any]:
+    return {"type": "string", "minLength": 1, "maxLength": MAX_NAME_CHARS}
+
+
 def _selector(types: list[str], ids: list[str], with_count: bool) -> dict[str, Any]:
-    props: dict[str, Any] = {"type": _string_enum(types), "room": {"type": "string", "minLength": 1}}
+    props: dict[str, Any] = {"type": _string_enum(types), "room": _name()}
     if ids:  # no known objects: an id field would have no valid value, so it is not offered
         props["id"] = {"type": "string", "enum": ids}
     if with_count:
-        props["count"] = {"type": "integer", "minimum": 1}
+        props["count"] = {"type": "integer", "minimum": 1, "maximum": MAX_COUNT}
     return {"type": "object", "properties": props, "required": ["type"], "additionalProperties": False}
 
 
+def _value_schema(kind: str) -> dict[str, Any]:
+    if kind == "liquid":
+        return {"enum": [True, False, *LIQUIDS]}
+    if kind == "room":
+        return _name()
+    return {"type": "boolean"}
+
+
 def _item(types: list[str], ids: list[str]) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": {
-            "object": _selector(types, ids, with_count=True),
-            "predicate": {"type": "string", "enum": sorted(PREDICATES)},
-            "target": _selector(types, ids, with_count=False),
-            "value": {"type": ["boolean", "string", "null"]},
-        },
-        "required": ["object", "predicate"],
-        "additionalProperties": False,
-    }
+    """One checklist item, one alternative per kind of predicate (needs a target or not; value
+    true/false, a liquid or a room), so the schema itself holds the rules ``item_problems`` checks:
+    a decoder held to it cannot give inRoom a target or leave inReceptacle without one."""
+    kinds: dict[tuple[bool, str], list[str]] = {}
+    for name in sorted(PREDICATES):
+        p = PREDICATES[name]
+        kinds.setdefault((p.needs_target, p.value_kind), []).append(name)
+    alternatives = []
+    for (needs_target, kind), names in sorted(kinds.items()):
+        props: dict[str, Any] = {"object": _selector(types, ids, with_count=True),
+                                 "predicate": {"type": "string", "enum": names}}
+        required = ["object", "predicate"]
+        if needs_target:
+            props["target"] = _selector(types, ids, with_count=False)
+            required.append("target")
+        props["value"] = _value_schema(kind)
+        if kind == "room":
+            required.append("value")
+        alternatives.append({"type": "object", "properties": props, "required": required,
+                             "additionalProperties": False})
+    return alternatives[0] if len(alternatives) == 1 else {"anyOf": alternatives}
 
 
 def _goal(types: list[str], ids: list[str], goal_id: dict[str, Any]) -> dict[str, Any]:
@@ -84,9 +120,10 @@ def _goal(types: list[str], ids: list[str], goal_id: dict[str, Any]) -> dict[str
         "type": "object",
         "properties": {
             "id": goal_id,
-            "text": {"type": "string", "minLength": 1},
-            "items": {"type": "array", "minItems": 1, "items": _item(types, ids)},
-            "hints": {"type": "object", "additionalProperties": {"type": "string"}},
+            "text": {"type": "string", "minLength": 1, "maxLength": MAX_TEXT_CHARS},
+            "items": {"type": "array", "minItems": 1, "maxItems": MAX_ITEMS_PER_GOAL, "items": _item(types, ids)},
+            "hints": {"type": "object", "maxProperties": MAX_HINTS,
+                      "additionalProperties": {"type": "string", "maxLength": MAX_TEXT_CHARS}},
         },
         "required": ["id", "text", "items"],
         "additionalProperties": False,
@@ -94,7 +131,7 @@ def _goal(types: list[str], ids: list[str], goal_id: dict[str, Any]) -> dict[str
 
 
 def _subgoal(types: list[str], ids: list[str]) -> dict[str, Any]:
-    args: dict[str, Any] = {"object_type": _string_enum(types), "room": {"type": "string", "minLength": 1},
+    args: dict[str, Any] = {"object_type": _string_enum(types), "room": _name(),
                             "liquid": {"type": "string", "enum": list(LIQUIDS)}}
     if ids:
         args["object_id"] = {"type": "string", "enum": ids}
@@ -118,7 +155,8 @@ def decompose_schema(context: PlannerContext) -> dict[str, Any]:
     types, ids = object_types(context), known_ids(context)
     return {
         "type": "object",
-        "properties": {"goals": {"type": "array", "minItems": 1, "items": _goal(types, ids, _GOAL_ID)}},
+        "properties": {"goals": {"type": "array", "minItems": 1, "maxItems": MAX_GOALS,
+                                 "items": _goal(types, ids, _GOAL_ID)}},
         "required": ["goals"],
         "additionalProperties": False,
     }
@@ -173,7 +211,7 @@ def translate_schema(context: PlannerContext) -> dict[str, Any]:
     types, ids = object_types(context), known_ids(context)
     return {
         "type": "object",
-        "properties": {"subgoals": {"type": "array", "items": _subgoal(types, ids)}},
+        "properties": {"subgoals": {"type": "array", "maxItems": MAX_SUBGOALS, "items": _subgoal(types, ids)}},
         "required": ["subgoals"],
         "additionalProperties": False,
     }
@@ -186,8 +224,8 @@ def critique_schema(context: PlannerContext) -> dict[str, Any]:
         "type": "object",
         "properties": {
             "verdict": {"type": "string", "enum": list(VERDICTS)},
-            "diagnosis": {"type": "string", "minLength": 1},
-            "fix": {"type": "array", "items": _subgoal(types, ids)},
+            "diagnosis": {"type": "string", "minLength": 1, "maxLength": MAX_TEXT_CHARS},
+            "fix": {"type": "array", "maxItems": MAX_SUBGOALS, "items": _subgoal(types, ids)},
             "replan_level": {"type": "string", "enum": list(REPLAN_LEVELS)},
         },
         "required": ["verdict", "diagnosis"],
@@ -199,7 +237,8 @@ def critique_schema(context: PlannerContext) -> dict[str, Any]:
 
 
 def item_problems(items: Any, where: str) -> list[str]:
-    """Checklist rules the JSON schema cannot state (target needed, value kind, id vs count)."""
+    """The checklist rules, for answers no decoder held to the schema (which states the target and
+    value rules too, but not id vs count), with messages a repair prompt can quote."""
     out: list[str] = []
     for i, raw in enumerate(items or ()):
         try:
