@@ -183,3 +183,24 @@ def test_escape_codes_in_ids_and_instructions_are_not_echoed_raw(tmp_path, capsy
     for stream in (captured.out, captured.err):
         assert "\x1b" not in stream and "\x07" not in stream
     assert "id\\x1b]0;pwned\\x07" in captured.out and "Toaster\\x1b" in captured.err
+
+
+def test_a_report_written_before_resume_keys_is_reused_only_for_the_checklist_it_scored(tmp_path, capsys):
+    src = tmp_path / "eps"
+    src.mkdir()
+    write(src / "a.json", episode("tiny-a"))
+    out = tmp_path / "out"
+    argv = ["eval", "longact", "--episodes", str(src), "--out", str(out), "--no-render"]
+    assert cli.main(argv) == 0
+    path = out / "tiny-a" / "report.json"
+    old = json.loads(path.read_text())
+    del old["extra"]["resume_key"]  # as written before the key existed
+    path.write_text(json.dumps(old))
+    capsys.readouterr()
+    assert cli.main(argv) == 0  # same checklist: reused, not run again (a rerun would write a key)
+    assert json.loads(path.read_text()) == old
+    write(src / "a.json", episode("tiny-a", [{"object": {"type": "FloorLamp", "count": 2}, "predicate": "isToggled"}]))
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert "written before resume keys" in err and str(path) in err
+    assert json.loads(path.read_text()) == old  # never overwritten

@@ -11,7 +11,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Sequence, TextIO
 
 from household.errors import InputError as CliError  # bad input from any layer: one line each, exit 2
 from household.text import printable  # noqa: F401 - the CLI's name for it (one definition)
@@ -229,11 +229,13 @@ class DamagedReport:
 
 
 def existing_result(report: Path, planner: str, instruction: str, sensors: str = "ideal",
-                    key: dict[str, Any] | None = None) -> Any | None:
+                    key: dict[str, Any] | None = None, checklist: Sequence[str] | None = None) -> Any | None:
     """The stored result of an earlier (interrupted) run, or None when there is none. A report
     from another planner or instruction kind, or whose resume key (worldmind/resume_key.py:
     episode content, simulator options, LLM config) differs from ``key``, is refused naming the
-    fields, never reused and never overwritten."""
+    fields, never reused and never overwritten. A report written before resume keys existed has
+    no key: it is reused only when the checklist it scored (its item descriptions) is the
+    episode's ``checklist``, the one part of the episode such a report records."""
     from evaluation.report import EpisodeResult
 
     if not report.is_file():
@@ -253,7 +255,13 @@ def existing_result(report: Path, planner: str, instruction: str, sensors: str =
     if key is not None:
         from worldmind.resume_key import RESUME_KEY, key_mismatch
 
-        differ = key_mismatch((result.extra or {}).get(RESUME_KEY), key)
+        stored_key = (result.extra or {}).get(RESUME_KEY)
+        differ = key_mismatch(stored_key, key)
+        if stored_key is None and checklist is not None:
+            scored = [i.description for i in result.checklist.items]
+            if scored != list(checklist):
+                differ = [f"written before resume keys, and the checklist it scored ({len(scored)} items) is not "
+                          f"this episode's ({len(checklist)} items)"]
         if differ:
             raise CliError(f"{report}: made for other inputs ({'; '.join(differ)}); not reusing it: use another "
                            "--out, or move the report away to rerun the episode")

@@ -97,7 +97,7 @@ def _run_longact_eval(args: argparse.Namespace, episodes: Sequence[Any]) -> int:
     options = job_options(args)
     refuse_folder_collisions(episodes)
     done = {ep.id: existing_result(out / safe_dir_name(ep.id) / "report.json", label, args.instruction, sensors,
-                                   resume_key(options, ep))
+                                   resume_key(options, ep), [item.describe() for item in ep.checklist])
             for ep in episodes}
     # Left out of the run and named in the summary with the reason: a damaged earlier report (never
     # overwritten), an invalid episode or house, a task that failed.

@@ -5,7 +5,8 @@ issue 32 only the planner label, the instruction kind and the sensor profile wer
 rerun with an edited episode file (another checklist, another house), another simulator or move
 step, or another LLM config reused the old report and exited 0 with a result that was not the
 run's own. Each report now carries ``extra["resume_key"]``; a rerun whose key differs is refused
-naming the fields that differ. Reports written before the key existed are compared as before.
+naming the fields that differ. A report written before the key existed is reused only when the
+checklist it scored is the episode's (cli_common.existing_result).
 """
 
 from __future__ import annotations
