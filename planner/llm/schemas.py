@@ -58,9 +58,10 @@ def _string_enum(values: list[str]) -> dict[str, Any]:
 
 # Bounds on what a role may write. A constrained decoder (llama.cpp's grammar) only stops a small
 # model that loops when the schema makes the loop impossible: on the GPU benchmark of the 0.5B model
-# (README "A local model") 32 of 90 decompositions ran inside one string or list until the token
-# cap and were cut off. Bounded strings and arrays force the JSON closed; the bounds are far above
-# what a household instruction needs (the longest checklist in our sets has 12 items).
+# (README "A local model") 32 of 90 decompositions ran on inside one string until the token cap and
+# were cut off. Bounded strings and arrays (llama.cpp's grammar honours maxLength and maxItems) make
+# every string and list end; the bounds are far above what a household instruction needs (the
+# longest checklist in our sets has 12 items).
 MAX_GOALS = 24
 MAX_ITEMS_PER_GOAL = 8
 MAX_TEXT_CHARS = 200
