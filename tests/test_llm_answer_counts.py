@@ -116,3 +116,15 @@ def test_every_predicate_has_an_item_alternative() -> None:
     item = schemas.decompose_schema(_context())["properties"]["goals"]["items"]["properties"]["items"]["items"]
     names = [n for alt in item["anyOf"] for n in alt["properties"]["predicate"]["enum"]]
     assert sorted(names) == sorted(PREDICATES)
+
+
+def test_the_bounds_admit_what_the_parser_and_the_agent_write() -> None:
+    """A refined goal echoes its hints and a null value: the bounds must not refuse them."""
+    schema = schemas.decompose_schema(_context())
+    hints = {"object_room": "Kitchen", "quantifier": "all", "all_of": "Plate,Bowl,Mug,Cup,Pan,Pot",
+             "category": "dishes", "count_of": "1/all", "distinct_group": "g1",
+             "other_goal_types": ",".join(["SomeLongTypeName"] * 20)}
+    goal = {"id": "g1", "text": "wash the dishes", "hints": hints, "items": [
+        {"object": {"type": "Mug"}, "predicate": "isDirty", "value": None},
+        {"object": {"type": "Mug"}, "predicate": "isFilledWithLiquid", "value": None}]}
+    assert schema_errors({"goals": [goal]}, schema) == []

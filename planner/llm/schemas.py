@@ -66,7 +66,8 @@ MAX_GOALS = 24
 MAX_ITEMS_PER_GOAL = 8
 MAX_TEXT_CHARS = 200
 MAX_NAME_CHARS = 48  # a room type or room id
-MAX_HINTS = 6
+MAX_HINTS = 16  # the parser writes at most 4 a goal; the agent adds count_of, distinct_group, ...
+MAX_HINT_CHARS = 500  # other_goal_types lists every other goal's type
 MAX_COUNT = 50
 MAX_SUBGOALS = 16
 
@@ -85,11 +86,12 @@ def _selector(types: list[str], ids: list[str], with_count: bool) -> dict[str, A
 
 
 def _value_schema(kind: str) -> dict[str, Any]:
+    """An item's value by its predicate's kind; null (omitted) means true, except for a room."""
     if kind == "liquid":
-        return {"enum": [True, False, *LIQUIDS]}
+        return {"enum": [True, False, *LIQUIDS, None]}
     if kind == "room":
         return _name()
-    return {"type": "boolean"}
+    return {"type": ["boolean", "null"]}
 
 
 def _item(types: list[str], ids: list[str]) -> dict[str, Any]:
@@ -124,7 +126,7 @@ def _goal(types: list[str], ids: list[str], goal_id: dict[str, Any]) -> dict[str
             "text": {"type": "string", "minLength": 1, "maxLength": MAX_TEXT_CHARS},
             "items": {"type": "array", "minItems": 1, "maxItems": MAX_ITEMS_PER_GOAL, "items": _item(types, ids)},
             "hints": {"type": "object", "maxProperties": MAX_HINTS,
-                      "additionalProperties": {"type": "string", "maxLength": MAX_TEXT_CHARS}},
+                      "additionalProperties": {"type": "string", "maxLength": MAX_HINT_CHARS}},
         },
         "required": ["id", "text", "items"],
         "additionalProperties": False,
