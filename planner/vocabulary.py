@@ -149,6 +149,43 @@ AMBIGUOUS: dict[str, tuple[str, ...]] = {
     "soap": ("SoapBottle", "SoapBar"),
 }
 
+# Collective nouns: everyday words for a group of object types ("wash the dishes", "put away the
+# toys", "slice the veg"). Written from common English usage and the asset database's types, not
+# from any instruction set. A category reads as every object of each member type that the clause's
+# action applies to ("open the gadgets": the laptops), each member a plural noun joined by "and".
+CATEGORIES: dict[str, tuple[str, ...]] = {
+    "dishes": ("Plate", "Bowl", "Mug", "Cup", "Pan", "Pot"),
+    "crockery": ("Plate", "Bowl", "Mug", "Cup"),
+    "cookware": ("Pan", "Pot", "Kettle"),
+    "pots and pans": ("Pot", "Pan"),
+    "cutlery": ("Fork", "Knife", "ButterKnife", "Spoon"),
+    "silverware": ("Fork", "Knife", "ButterKnife", "Spoon"),
+    "utensils": ("Fork", "Knife", "ButterKnife", "Spoon", "Spatula", "Ladle"),
+    "fruit": ("Apple",),
+    "fruits": ("Apple",),
+    "veg": ("Potato", "Lettuce", "Tomato"),
+    "veggies": ("Potato", "Lettuce", "Tomato"),
+    "vegetables": ("Potato", "Lettuce", "Tomato"),
+    "produce": ("Apple", "Potato", "Lettuce", "Tomato"),
+    "groceries": ("Apple", "Bread", "Egg", "Lettuce", "Potato", "Tomato"),
+    "toys": ("TeddyBear", "BasketBall"),
+    "sports gear": ("BasketBall", "BaseballBat", "TennisRacket", "Dumbbell"),
+    "sports equipment": ("BasketBall", "BaseballBat", "TennisRacket", "Dumbbell"),
+    "gadgets": ("CellPhone", "Laptop", "RemoteControl", "Watch", "AlarmClock"),
+    "electronics": ("CellPhone", "Laptop", "RemoteControl", "AlarmClock", "Television"),
+    "devices": ("CellPhone", "Laptop", "RemoteControl"),
+    "stationery": ("Pen", "Pencil"),
+    "writing things": ("Pen", "Pencil"),
+    "reading": ("Book", "Newspaper"),
+    "reading material": ("Book", "Newspaper"),
+    "decor": ("Vase", "Statue", "RoomDecor", "TableTopDecor"),
+    "decorations": ("Vase", "Statue", "RoomDecor", "TableTopDecor"),
+    "ornaments": ("Vase", "Statue", "TableTopDecor"),
+    "toiletries": ("SoapBar", "SoapBottle", "ToiletPaper"),
+    "cleaning supplies": ("SprayBottle", "DishSponge", "Cloth", "ScrubBrush"),
+}
+# Not a category: "the lights" stays the room's light switch (SYNONYMS); lamps are named as lamps.
+
 # Liquids THOR fills with, by phrase.
 LIQUID_PHRASES: dict[str, str] = {"water": "water", "coffee": "coffee", "wine": "wine", "espresso": "coffee",
                                   "red wine": "wine", "white wine": "wine"}

@@ -61,6 +61,10 @@ class NounPhrases:
             add_noun(phrase, (t,), force=True)
         for phrase, ts in V.AMBIGUOUS.items():
             add_noun(phrase, ts, force=True)
+        for phrase, ts in V.CATEGORIES.items():
+            known = tuple(t for t in ts if t in self.flags)
+            if known:
+                add(phrase, "category", known, True, force=True)
         for base, st in self.sliced.items():
             for w in V.type_phrases(base):
                 if " " in w or w.endswith("s"):
@@ -109,6 +113,22 @@ class NounPhrases:
                 if kind == "type" and values == ("WineBottle",) and length == 1 and (
                         prev_prep in ("with", "of") or verb_class in ("fill", "pour", "make")):
                     kind, values = "liquid", ("wine",)
+                if kind == "category":  # "the dishes": the plates and the bowls and ... (each plural)
+                    taken = _take_mods(mods, True)
+                    # "the dirty dishes": the checklist has no state selector, and an adjective on a
+                    # conjunction of nouns reads as a goal for the first one (as "dirty plates and bowls" does)
+                    taken.pop("adjective", None)
+                    if chunks and chunks[-1].kind == "state" and i > 0 and chunks[-1].raw == words[i - 1]:
+                        chunks.pop()  # a leading "dirty" is that adjective too, not a goal of its own
+                    for k, t in enumerate(values):
+                        if k:
+                            chunks.append(_Chunk("and", "and", start, end))
+                        m = Mention((t,), start, end, **dict(taken))
+                        m.plural = True
+                        m.hints["category"] = " ".join(words[i:i + length])
+                        chunks.append(_Chunk("np", m, start, end))
+                    i += length
+                    continue
                 if kind == "type":
                     m = Mention(tuple(values), start, end, **_take_mods(mods, plural))
                     m.plural = plural and words[i + length - 1] not in V.ONE_OBJECT_PLURALS

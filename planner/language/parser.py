@@ -46,7 +46,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from household.checklist import ChecklistItem, ObjectSelector
+from household.checklist import PREDICATES, ChecklistItem, ObjectSelector
 from planner.language.clauses import ClauseSplitting
 from planner.language.goals import GoalBuilding
 from planner.language.nouns import NounPhrases, _affordances
@@ -414,12 +414,36 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
             return
         goals.append(([self._item(m, "isHeld", True) for m in pending.mentions], text, dict(pending.hints)))
 
+    def _category_members(self, items: list[ChecklistItem], text: str,
+                          hints: dict[str, str]) -> tuple[list[ChecklistItem], dict[str, str]]:
+        """A collective noun ("open the gadgets") keeps the member types the action applies to
+        (the laptops: a phone cannot be opened; a television cannot be carried); none left is an
+        unparsed clause that says so."""
+        def affords(item: ChecklistItem) -> bool:
+            pred = PREDICATES[item.predicate]
+            needs = _FLAG_OF_PROPERTY.get(pred.requires or ("CanPickup" if pred.moves else ""))
+            return needs is None or self.affords(item.object.type, needs)
+
+        kept = [i for i in items if affords(i)]
+        if not kept:
+            what = ", ".join(sorted({i.object.type for i in items}))
+            self.unparsed.append(UnparsedClause(text, f"{hints['category']} ({what}): none of them can be "
+                                                f"{items[0].predicate if items else 'acted on'}"))
+            return [], hints
+        types = [t for t in hints.get("all_of", "").split(",") if t]
+        if types:
+            left = {i.object.type for i in kept}
+            hints = {**hints, "all_of": ",".join(t for t in types if t in left)}
+        return kept, hints
+
     def _finish(self, raw: list[tuple[list[ChecklistItem], str, dict[str, str]]]) -> list[Goal]:
         """Add implied slicing, drop repeats, number the goals."""
         seen: set[ChecklistItem] = set()
         sliced_bases = {i.object.type for items, _, _ in raw for i in items if i.predicate == "isSliced"}
         out: list[Goal] = []
         for items, text, hints in raw:
+            if "category" in hints:
+                items, hints = self._category_members(items, text, hints)
             kept: list[ChecklistItem] = []
             for item in items:
                 base = self.base_of.get(item.object.type)
@@ -433,6 +457,13 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
             if kept:
                 out.append(Goal(f"g{len(out) + 1}", tuple(kept), text, dict(hints)))
         return out
+
+
+# A checklist predicate's required asset property (household.checklist.Predicate.requires) as
+# the parser's affordance flag (planner.language.types._FLAGS); a property without a flag is not checked.
+_FLAG_OF_PROPERTY = {"CanPickup": "pickupable", "Receptacle": "receptacle", "CanOpen": "openable",
+                     "CanToggleOnOff": "toggleable", "CanBeSliced": "sliceable", "CanBeCooked": "cookable",
+                     "CanBeFilled": "fillable", "CanBeDirty": "dirtyable"}
 
 
 @dataclass
