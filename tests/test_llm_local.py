@@ -118,3 +118,67 @@ def test_serve_runs_a_named_llama_server_binary_with_slots_and_gpu_layers(tmp_pa
 def test_serve_names_a_missing_llama_server_binary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["llm", "serve", "--llama-server", str(tmp_path / "nope")]) == 2
     assert f"no executable at {tmp_path / 'nope'}" in capsys.readouterr().err
+
+
+def _raw_server(send: object) -> tuple[str, object]:
+    """A loopback socket that answers one connection with ``send(conn)`` (a bounded drip or flood)."""
+    import socket
+    import threading
+
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+
+    def serve() -> None:
+        conn, _ = srv.accept()
+        try:
+            conn.recv(4096)
+            send(conn)  # type: ignore[operator]
+        except OSError:
+            pass
+        finally:
+            conn.close()
+            srv.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return f"http://127.0.0.1:{srv.getsockname()[1]}/v1", srv
+
+
+def test_check_waits_a_bounded_time_for_a_server_that_drips() -> None:
+    import time
+
+    def drip(conn: object) -> None:
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n")  # type: ignore[attr-defined]
+        for _ in range(40):  # 8 s at most, one byte every 0.2 s (each read returns before the per-read timeout)
+            conn.sendall(b" ")  # type: ignore[attr-defined]
+            time.sleep(0.2)
+
+    base, _ = _raw_server(drip)
+    start = time.monotonic()
+    problem = cli_llm.probe(base, timeout=1.0)
+    assert problem == "no complete answer within 1 s" and time.monotonic() - start < 3.0
+
+
+def test_check_refuses_an_answer_over_the_cap() -> None:
+    def flood(conn: object) -> None:
+        size = 4 * cli_llm.PROBE_MAX_BYTES
+        conn.sendall(f"HTTP/1.1 200 OK\r\nContent-Length: {size}\r\n\r\n".encode())  # type: ignore[attr-defined]
+        conn.sendall(b"x" * size)  # type: ignore[attr-defined]
+
+    base, _ = _raw_server(flood)
+    assert cli_llm.probe(base, timeout=5.0) == f"the answer is over {cli_llm.PROBE_MAX_BYTES} bytes: not a model list"
+
+
+def test_check_waits_a_bounded_time_for_headers_that_drip() -> None:
+    import time
+
+    def drip_headers(conn: object) -> None:
+        conn.sendall(b"HTTP/1.1 200 OK\r\n")  # type: ignore[attr-defined]
+        for _ in range(40):  # a header line that never ends, one byte every 0.2 s (8 s at most)
+            conn.sendall(b"x")  # type: ignore[attr-defined]
+            time.sleep(0.2)
+
+    base, _ = _raw_server(drip_headers)
+    start = time.monotonic()
+    assert cli_llm.probe(base, timeout=1.0) == "no complete answer within 1 s"
+    assert time.monotonic() - start < 2.0

@@ -25,6 +25,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import urllib.error
 import urllib.request
 import zipfile
@@ -92,16 +93,38 @@ def serve(args: argparse.Namespace) -> int:
         signal.signal(signal.SIGTERM, previous)
 
 
+PROBE_MAX_BYTES = 1 << 20  # a model list is a few hundred bytes
+
+
 def probe(base: str, timeout: float = 3.0) -> str | None:
-    """None when ``base``/models answers with a model list, else why not (one line)."""
-    try:
-        with urllib.request.urlopen(base.rstrip("/") + "/models", timeout=timeout) as resp:
-            data = json.loads(resp.read(1 << 20))
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        return f"{type(exc).__name__}: {getattr(exc, 'reason', exc)}"
-    if not isinstance(data, dict) or not isinstance(data.get("data"), list):
-        return "the answer is not an OpenAI model list"
-    return None
+    """None when ``base``/models answers with a model list, else why not (one line). The whole
+    exchange, headers included, must end within ``timeout`` seconds and ``PROBE_MAX_BYTES``: a server
+    that drips or streams forever gets a bounded wait, not one timeout per read (the reader runs
+    in a daemon thread that is left to its socket timeout)."""
+    outcome: dict[str, str | None] = {}
+
+    def fetch() -> None:
+        try:
+            with urllib.request.urlopen(base.rstrip("/") + "/models", timeout=timeout) as resp:
+                body = bytearray()
+                while chunk := resp.read1(1 << 16):
+                    body += chunk
+                    if len(body) > PROBE_MAX_BYTES:
+                        outcome["problem"] = f"the answer is over {PROBE_MAX_BYTES} bytes: not a model list"
+                        return
+                data = json.loads(bytes(body))
+        except (urllib.error.URLError, OSError, ValueError) as exc:
+            outcome["problem"] = f"{type(exc).__name__}: {getattr(exc, 'reason', exc)}"
+            return
+        ok = isinstance(data, dict) and isinstance(data.get("data"), list)
+        outcome["problem"] = None if ok else "the answer is not an OpenAI model list"
+
+    reader = threading.Thread(target=fetch, name="llm-probe", daemon=True)
+    reader.start()
+    reader.join(timeout)
+    if reader.is_alive() or "problem" not in outcome:
+        return f"no complete answer within {timeout:g} s"
+    return outcome["problem"]
 
 
 def check(args: argparse.Namespace) -> int:
