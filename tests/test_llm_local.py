@@ -44,6 +44,7 @@ def test_llm_local_roles_reach_the_server_and_cost_nothing(monkeypatch: pytest.M
     assert value == {"bindings": {"object": None}}
     assert server.requests[0]["response_format"]["type"] == "json_object"
     assert "schema" in server.requests[0]["response_format"]
+    assert server.requests[0]["cache_prompt"] is True  # llama.cpp reuses the role's fixed system prompt
     assert roles["grounder"].client.usage()["cost_status"] == "known"
 
 

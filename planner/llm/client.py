@@ -437,6 +437,12 @@ class LLMClient:
         response_format = self._response_format(role, schema)
         if response_format is not None:
             kwargs["response_format"] = response_format
+        if self.config.response_format == "llama_cpp":
+            # llama.cpp's servers keep a slot's evaluated prompt and reuse its longest common prefix;
+            # each role's system prompt (vocabulary, rules, example) is the same call after call, so
+            # only the memory summary and the goal are evaluated again. Said explicitly: the
+            # default differs between server versions.
+            kwargs["extra_body"] = {"cache_prompt": True}
         mocked = self.config.mock_responses is not None
         if mocked:
             kwargs["mock_response"] = self._next_mock()
