@@ -658,6 +658,13 @@ def _split_slots(chunks: list[_Chunk], movable: Callable[[Mention], bool] = lamb
         elif c.kind != "np":
             rest.append(c)
         i += 1
+    # "place the mug in the kitchen on the dining table": a room right after the object, with a
+    # receptacle to put it on or in after that, says which mug (the kitchen's), not where it goes
+    if objects and len(groups) >= 2 and groups[0][0] in ("in", "at") and isinstance(groups[0][2], str) \
+            and groups[0][2] not in ("there", "me") and groups[0][1] not in ("into", "in to") \
+            and objects[-1].room is None and not objects[-1].pronoun \
+            and any(isinstance(g[2], Mention) and g[0] in ("in", "on") for g in groups[1:]):
+        objects[-1].room = groups.pop(0)[2]
     return objects, groups, rest
 
 
