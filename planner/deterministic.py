@@ -132,6 +132,39 @@ def ambiguous_description(goal: Goal, context: PlannerContext) -> str | None:
     return None
 
 
+def unobserved_description(goal: Goal, bindings: dict[str, str | None], context: PlannerContext,
+                           roles_checked: tuple[str, ...] = ("object", "target")) -> str | None:
+    """Why what the agent saw does not show the instruction's relation for the instance it took:
+    "the candle in the trash can" done with a candle seen 0.9 m from a trash can (near one, the
+    grounder's first cut, but not in it), "on the side table by the dresser" with a side table
+    whose nearest furniture is a bed, or the furniture named never seen at all. Done on it, the
+    goal is unverified with this reason (the one meant may be another, never seen); None where
+    the relation was seen to hold (``fits_relation``) or the goal names none. ``roles_checked``:
+    the roles whose relation to read now (an object put elsewhere since was chosen where it was)."""
+    item = goal.items[0]
+    known = {o.object_id: o for o in context.known_objects}
+    roles = [("object", ("object_near", "object_source")), ("target", ("target_near", "target_location"))]
+    if item.predicate not in ("inReceptacle",):
+        roles = roles[:1]  # a target named by a relation is an inReceptacle goal's only
+    for role, keys in roles:
+        chosen = known.get(bindings.get(role) or "") if role in roles_checked else None
+        if chosen is None or chosen.object_id == context.held_object_id:
+            continue  # (in hand: where it stood is not where it is now)
+        for key in keys:
+            anchor = goal.hints.get(key)
+            if not anchor:
+                continue
+            relation = "object_near" if key in ("object_near", "target_near") else "object_source"
+            word = "by" if relation == "object_near" else "on or in"
+            ranked = _by_gap_to([chosen], anchor, context)
+            if ranked is None:
+                return f"no {anchor} was seen, so {chosen.object_id} was not seen {word} one"
+            if not fits_relation(chosen, relation, anchor, context):
+                return (f"{chosen.object_id} was seen {ranked[0][0]:.2f} m from a {anchor}, not {word} one "
+                        "as the instruction says")
+    return None
+
+
 # How typical of a room a surface must be to go first for an inRoom goal (P(room | its type)).
 TYPICAL_OF_ROOM = 0.5
 
