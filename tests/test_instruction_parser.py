@@ -364,3 +364,11 @@ def test_a_room_after_the_object_with_a_receptacle_after_it_says_which_object(pa
     assert items(parser, "Put the mug in the kitchen.") == [
         {"object": {"type": "Mug"}, "predicate": "inRoom", "value": "Kitchen"}]
     assert items(parser, "Put the apple in the fridge in the kitchen.")[0]["target"] == {"type": "Fridge", "room": "Kitchen"}
+
+
+def test_a_count_of_pieces_in_brackets_says_how_many(parser: InstructionParser) -> None:
+    # "make some toast (two slices)": two slices toasted (one was, and the goal was verified)
+    assert items(parser, "Make some toast (two slices).")[1] == {
+        "object": {"type": "BreadSliced", "count": 2}, "predicate": "isCooked"}
+    assert items(parser, "Put the mug (the blue one) in the sink.") == [
+        {"object": {"type": "Mug"}, "predicate": "inReceptacle", "target": {"type": "Sink"}}]
