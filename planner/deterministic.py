@@ -109,11 +109,14 @@ def by_relation_fit(near: list[KnownObject], key: str, anchor_type: str, context
 def ambiguous_description(goal: Goal, context: PlannerContext) -> str | None:
     """Why the instruction's description may not single out what the agent chose: more than one
     known instance of the object's (or the target's) type stands by the furniture it is related
-    to ("the book by the bed" with two books by beds). The agent cannot tell which one was meant,
-    so a goal done on its choice is unverified with this reason, never claimed."""
+    to ("the book by the bed" with two books by beds), or, where no relation is named, stands
+    where the agent's map names the room the instruction names ("the plate in the living room"
+    with two there). The agent cannot tell which one was meant, so a goal done on its choice is
+    unverified with this reason, never claimed."""
     item = goal.items[0]
     roles = [(item.object.type, ("object_near", "object_source"))]
-    if any(k in goal.hints for k in ("count_of", "quantifier", "distinct_group")):
+    counted = any(k in goal.hints for k in ("count_of", "quantifier", "distinct_group"))
+    if counted:
         roles = []  # "both mugs from the table": the description is meant to fit several
     if item.target is not None:
         roles.append((item.target.type, ("target_near", "target_location")))
@@ -129,6 +132,20 @@ def ambiguous_description(goal: Goal, context: PlannerContext) -> str | None:
             if len(near) > 1:
                 word = "by" if relation == "object_near" else "on"
                 return f"{len(near)} {object_type}s the agent saw fit '{word} the {anchor}'; it took the nearest to it"
+    # "the plate in the living room" with two plates where the agent's map names the living room
+    # (and no relation to tell them apart)
+    rooms: list[tuple[str, str | None]] = []
+    if not counted and not any(goal.hints.get(k) for k in ("object_near", "object_source")):
+        rooms.append((item.object.type, item.object.room or goal.hints.get("object_room")))
+    if item.target is not None and not any(goal.hints.get(k) for k in ("target_near", "target_location")):
+        rooms.append((item.target.type, item.target.room))
+    for object_type, room in rooms:
+        if not room:
+            continue
+        fits = [o for o in context.known_objects if o.object_type == object_type and o.room == room]
+        if len(fits) > 1:
+            return (f"{len(fits)} {object_type}s the agent saw stand where its map names the {room}; "
+                    "it took the nearest")
     return None
 
 

@@ -17,6 +17,12 @@ predicate names:
   goal's last action: the expected value verifies, another contradicts; no close look since (or a
   backend with no classifier) leaves the goal done but unverified, with that reason.
 
+After the goal, a verified check is read again: after the agent's own later actions
+(``recheck_after_own_actions``: a later goal may undo an earlier one), with the room names of the
+map at the end (``recheck_rooms``), and against what the instruction's description names of the
+instance taken (``qualify_choice`` with ``planner.deterministic.unobserved_description`` and
+``ambiguous_description``).
+
 The result is one of ``verified``, ``unverified`` (with why) or ``contradicted`` (with what was
 seen instead). It is reported per goal, so a goal the report calls done and a checklist item that
 is unmet never disagree without a stated reason.

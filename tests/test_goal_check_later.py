@@ -147,3 +147,28 @@ def test_a_target_by_the_wrong_furniture_is_said_and_only_the_asked_roles_are_re
     why = unobserved_description(goal, {"object": "Book|1", "target": "Dresser|2"}, _ctx(*objs), ("target",))
     assert why is not None and "Dresser|2" in why and "by" in why
     assert unobserved_description(goal, {"object": "Book|1", "target": "Dresser|1"}, _ctx(*objs), ("target",)) is None
+
+
+def test_a_room_that_holds_several_of_the_type_is_a_guess() -> None:
+    """'Put a slice on the plate in the living room' with two plates where the agent's map names the
+    living room: whichever it took, it cannot tell it was the one meant. One there, a counted goal,
+    or a relation that tells them apart: nothing to say."""
+    from planner.deterministic import ambiguous_description
+
+    slice_ = KnownObject("LettuceSliced|1", "LettuceSliced", "Kitchen", (0.0, 0.0, 0.9))
+    plate1 = KnownObject("Plate|1", "Plate", "LivingRoom", (5.0, 0.0, 0.5))
+    plate2 = KnownObject("Plate|2", "Plate", "LivingRoom", (7.0, 1.0, 0.5))
+    kitchen_plate = KnownObject("Plate|3", "Plate", "Kitchen", (0.5, 0.0, 0.9))
+    goal = _goal("inReceptacle", "LettuceSliced", target="Plate", target_room="LivingRoom")
+    assert ambiguous_description(goal, _ctx(slice_, plate1, kitchen_plate)) is None
+    why = ambiguous_description(goal, _ctx(slice_, plate1, plate2, kitchen_plate))
+    assert why is not None and "2 Plates" in why and "LivingRoom" in why
+    by_sofa = _goal("inReceptacle", "LettuceSliced", target="Plate", target_room="LivingRoom",
+                    hints={"target_near": "Sofa"})
+    assert ambiguous_description(by_sofa, _ctx(slice_, plate1, plate2)) is None  # the relation decides
+    # the object's room: "the mug from the kitchen" with two mugs there, unless counted
+    mugs = (KnownObject("Mug|1", "Mug", "Kitchen", (0.0, 0.0, 0.9)), KnownObject("Mug|2", "Mug", "Kitchen", (1.0, 0.0, 0.9)))
+    from_kitchen = _goal("inRoom", "Mug", "Bedroom", hints={"object_room": "Kitchen"})
+    assert ambiguous_description(from_kitchen, _ctx(*mugs)) is not None
+    both = _goal("inRoom", "Mug", "Bedroom", hints={"object_room": "Kitchen", "count_of": "1/2"})
+    assert ambiguous_description(both, _ctx(*mugs)) is None
