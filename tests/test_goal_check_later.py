@@ -172,3 +172,21 @@ def test_a_room_that_holds_several_of_the_type_is_a_guess() -> None:
     assert ambiguous_description(from_kitchen, _ctx(*mugs)) is not None
     both = _goal("inRoom", "Mug", "Bedroom", hints={"object_room": "Kitchen", "count_of": "1/2"})
     assert ambiguous_description(both, _ctx(*mugs)) is None
+
+
+def test_near_is_seen_close_by_or_as_the_nearest_furniture_never_standing_on_it() -> None:
+    """'The credit card near the couch' 0.36 m from the sofa, with a coffee table nearer still, is
+    seen near it; 'the book by the chest of drawers' standing on the chest of drawers is not the one
+    by it (dev-032-1 took that one); 0.9 m away with other furniture nearer is not seen by it."""
+    sofa = KnownObject("Sofa|1", "Sofa", None, (0.0, 0.0, 0.4), half_extent=(0.5, 1.0))
+    table = KnownObject("CoffeeTable|1", "CoffeeTable", None, (0.86, 0.0, 0.3), half_extent=(0.1, 0.3))
+    card = KnownObject("CreditCard|1", "CreditCard", None, (0.91, 0.0, 0.5), half_extent=(0.05, 0.05))
+    near_couch = _goal("inReceptacle", "CreditCard", target="Bed", hints={"object_near": "Sofa"})
+    assert unobserved_description(near_couch, {"object": "CreditCard|1"}, _ctx(sofa, table, card)) is None
+    far = KnownObject("CreditCard|2", "CreditCard", None, (1.45, 0.0, 0.5), half_extent=(0.05, 0.05))
+    assert unobserved_description(near_couch, {"object": "CreditCard|2"}, _ctx(sofa, table, far)) is not None
+    dresser = KnownObject("Dresser|1", "Dresser", None, (0.0, 0.0, 0.4), half_extent=(0.3, 0.6))
+    book_on = KnownObject("Book|1", "Book", None, (0.1, 0.2, 0.9), half_extent=(0.1, 0.1))
+    by_dresser = _goal("inRoom", "Book", "Kitchen", hints={"object_near": "Dresser"})
+    why = unobserved_description(by_dresser, {"object": "Book|1"}, _ctx(dresser, book_on))
+    assert why is not None and "standing on it" in why
