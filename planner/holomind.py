@@ -209,7 +209,7 @@ class HoloMindAgent:
             if goal is None or gid in self.state.redone:
                 continue
             self.state.redone.add(gid)
-            self.note(f"{gid}: a later goal undid it; doing it again")
+            self.note(f"{gid}: its check at the end says it no longer holds; doing it again")
             own = self.state.goal_outcome.get(gid, {}).get("bindings", {}).get("object")
             if own:
                 self.state.used_ids.discard(own)  # its own object is not "used by another goal"

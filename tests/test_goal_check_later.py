@@ -190,3 +190,32 @@ def test_near_is_seen_close_by_or_as_the_nearest_furniture_never_standing_on_it(
     by_dresser = _goal("inRoom", "Book", "Kitchen", hints={"object_near": "Dresser"})
     why = unobserved_description(by_dresser, {"object": "Book|1"}, _ctx(dresser, book_on))
     assert why is not None and "standing on it" in why
+
+
+def test_a_goal_undone_by_a_later_one_is_done_again_once() -> None:
+    """Once every goal ran, the agent checks the done ones again; one its check now contradicts is
+    done again (its own object is not 'used by another goal'), once, and its status follows."""
+    from planner.holomind import HoloMindAgent
+
+    agent = HoloMindAgent()
+    goal = _goal("inRoom", "Mug", "Bathroom")
+    agent.goals = [goal]
+    agent.history, agent.notes_log = [], []
+    agent.state.goal_status[goal.id] = "done"
+    agent.state.used_ids.add("Mug|1")
+    agent.state.goal_outcome[goal.id] = {"reason": "done", "bindings": {"object": "Mug|1"}, "at_step": 5}
+    runs: list[str] = []
+
+    def redo(g: Goal):  # stands in for the goal loop's attempt
+        runs.append(g.id)
+        assert "Mug|1" not in agent.state.used_ids
+        yield from ()
+        return False
+
+    agent._recheck_own_actions = lambda: [goal.id]  # type: ignore[method-assign]
+    agent._do_goal = redo  # type: ignore[method-assign]
+    agent._emit_plan = lambda: None  # type: ignore[method-assign]
+    agent.note = lambda text: None  # type: ignore[method-assign]
+    list(agent._redo_undone())
+    list(agent._redo_undone())
+    assert runs == ["g1"] and agent.state.goal_status["g1"] == "failed"
