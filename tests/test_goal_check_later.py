@@ -219,3 +219,12 @@ def test_a_goal_undone_by_a_later_one_is_done_again_once() -> None:
     list(agent._redo_undone())
     list(agent._redo_undone())
     assert runs == ["g1"] and agent.state.goal_status["g1"] == "failed"
+
+
+def test_furniture_against_the_furniture_named_is_beside_it() -> None:
+    """'The bed near the armchair' with the armchair's box touching the bed's: beside it, not on it."""
+    chair = KnownObject("ArmChair|1", "ArmChair", None, (0.0, 0.0, 0.4), half_extent=(0.4, 0.4))
+    bed = KnownObject("Bed|1", "Bed", None, (1.4, 0.0, 0.3), half_extent=(1.0, 0.8))
+    pen = KnownObject("Pen|1", "Pen", None, (5.0, 5.0, 0.8), half_extent=(0.05, 0.05))
+    goal = _goal("inReceptacle", "Pen", target="Bed", hints={"target_near": "ArmChair"})
+    assert unobserved_description(goal, {"object": "Pen|1", "target": "Bed|1"}, _ctx(chair, bed, pen)) is None
