@@ -372,3 +372,9 @@ def test_a_count_of_pieces_in_brackets_says_how_many(parser: InstructionParser) 
         "object": {"type": "BreadSliced", "count": 2}, "predicate": "isCooked"}
     assert items(parser, "Put the mug (the blue one) in the sink.") == [
         {"object": {"type": "Mug"}, "predicate": "inReceptacle", "target": {"type": "Sink"}}]
+
+
+def test_bring_me_the_one_by_the_furniture_keeps_which_one(parser: InstructionParser) -> None:
+    # "by the chest of drawers" was dropped after "bring me", and the nearest spray bottle taken
+    (goal,) = parser.decompose("Bring me the spray bottle by the chest of drawers and keep it in your hand.", None)
+    assert goal.items[0].predicate == "isHeld" and goal.hints.get("object_near") == "Dresser"

@@ -369,6 +369,8 @@ class GoalBuilding:
                     hints["object_room"] = what.room
         if any(c.kind == "me" for c in chunks) and verb in ("bring", "pick", "place", "find"):
             if not dests or all(g[2] in (None, "me") for g in dests):
+                if near_what:  # "bring me the spray bottle by the chest of drawers": which one
+                    hints.setdefault("object_near", near_what[0].type)
                 r.hints.update(hints)
                 return self._emit(r, [(m, "isHeld", True, None) for m in objs], "hold", [])
         target: Mention | str | None = None
