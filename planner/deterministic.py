@@ -191,7 +191,7 @@ def unobserved_description(goal: Goal, bindings: dict[str, str | None], context:
             beside = relation == "object_near" and gap <= NEAR_SEEN and (gap > SUPPORT_GAP or furniture)
             if not (beside or fits_relation(chosen, relation, anchor, context)):
                 return (f"{chosen.object_id} was seen {gap:.2f} m from a {anchor}"
-                        + (", standing on it," if relation == "object_near" and gap <= SUPPORT_GAP else "")
+                        + (", standing on it," if relation == "object_near" and gap <= SUPPORT_GAP else ",")
                         + f" not {word} one as the instruction says")
     return None
 
