@@ -165,7 +165,12 @@ def classify_report(report: dict[str, Any], episode: dict[str, Any] | None = Non
         gids = tuple(sorted(serving))
         candidates = set(item.get("candidate_ids") or ())
         done = [g for g in serving.values() if g.get("status") == "done"]
-        if done:
+        # "a couple of phones" half done: the unit met is the done goal's, the one missed is the
+        # goal that did not finish (its reason below), not a done goal's condition undone
+        met_by = set(item.get("object_ids") or ())
+        undone_copies = bool(done) and len(done) < len(serving) and all(
+            (g.get("bindings") or {}).get("object") in met_by for g in done)
+        if done and not undone_copies:
             checks = {str((g.get("check") or {}).get("status", "")) for g in done} - {""}
             # the weakest claim among the goals that served it: any doubt stated counts as stated
             check = next((c for c in ("contradicted", "unverified", "verified") if c in checks), "")
@@ -183,6 +188,8 @@ def classify_report(report: dict[str, Any], episode: dict[str, Any] | None = Non
             else:
                 out.append(unit("done_but_unmet", gids, "goal done; the condition does not hold at the end", check))
             continue
+        if undone_copies:
+            gids = tuple(sorted(gid for gid, g in serving.items() if g.get("status") != "done"))
         failed = [g for g in serving.values() if g.get("status") == "failed"]
         if failed:
             reason = str(failed[0].get("reason", ""))

@@ -33,3 +33,9 @@ class EpisodeState:
     goal_steps: Counter = field(default_factory=Counter)  # steps spent in each goal's attempts
     goal_checks: dict[str, GoalCheck] = field(default_factory=dict)  # the latest observation check of each goal
     rechecked: set[str] = field(default_factory=set)  # goals retried once after a contradicted check
+    # object id -> (step, action) of the agent's latest successful interaction with it (a later
+    # goal may undo an earlier one: planner.goal_check.recheck_after_own_actions)
+    touched: dict[str, tuple[int, str]] = field(default_factory=dict)
+    # goal -> (object, why its description may name another) as an attempt chose it
+    choice_doubts: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
+    redone: set[str] = field(default_factory=set)  # goals done again once after a later goal undid them

@@ -17,6 +17,12 @@ predicate names:
   goal's last action: the expected value verifies, another contradicts; no close look since (or a
   backend with no classifier) leaves the goal done but unverified, with that reason.
 
+After the goal, a verified check is read again: after the agent's own later actions
+(``recheck_after_own_actions``: a later goal may undo an earlier one), with the room names of the
+map at the end (``recheck_rooms``), and against what the instruction's description names of the
+instance taken (``qualify_choice`` with ``planner.deterministic.unobserved_description`` and
+``ambiguous_description``).
+
 The result is one of ``verified``, ``unverified`` (with why) or ``contradicted`` (with what was
 seen instead). It is reported per goal, so a goal the report calls done and a checklist item that
 is unmet never disagree without a stated reason.
@@ -182,6 +188,88 @@ def recheck_descriptions(goals: list[Goal], checks: dict[str, GoalCheck], contex
         if ambiguity:
             out[goal.id] = qualify_choice(check, goal, False, False, f"by the end, {ambiguity}")
     return out
+
+
+# Predicates whose condition is where the object is: a later pick-up of it (or of the receptacle
+# it is in) may undo it; the flags are undone only by what changes the flag itself.
+_WHERE = ("inReceptacle", "inRoom")
+
+
+def recheck_after_own_actions(goal: Goal, check: GoalCheck, bindings: dict[str, str | None], done_at: int,
+                              touched: dict[str, tuple[int, str]], held_id: str | None,
+                              tracker: ObjectMemory, rooms: RoomNamer) -> GoalCheck | None:
+    """A goal verified when it was done, checked again after the agent's own later actions: a
+    later goal may undo it (the coffee maker switched on, then off again by the goal that made the
+    coffee; the pen put on the bed, then picked up again). ``touched``: object id -> (step, action)
+    of the agent's latest successful interaction with it. The check is the goal's own, from what
+    the agent saw since that action; a flag not looked at since is what the agent's own action
+    left it (its episodic status: ``tracker`` state). Returns the new check where it changes."""
+    if check.status != "verified":
+        return None
+    item = goal.items[0]
+    pred, expected = item.predicate, item.expected
+    oid = bindings.get("object")
+    if pred == "isHeld":
+        holds = held_id is not None and (oid is None or held_id == oid)
+        if bool(expected) == holds:
+            return None
+        return GoalCheck("contradicted", "by the end, " + (f"holding {held_id}" if held_id else "nothing in hand"))
+    roles = ("object", "target") if pred == "inReceptacle" else ("object",)
+    later = [(touched[b][0], touched[b][1], b) for r in roles if (b := bindings.get(r)) and b in touched
+             and touched[b][0] > done_at]
+    if not later:
+        return None
+    step, action, what = max(later)
+    after = f"after its own later {action} of {what} (step {step})"
+    if pred in FLAGS_BY_LOOK and oid:
+        seen, value = tracker.seen_state(oid, pred, step)
+        obj = tracker.get(oid)
+        if not seen and obj is not None and pred in obj.state:
+            seen, value = True, obj.state[pred]  # what its own action left it, not looked at since
+        if not seen or _shows(value, expected):
+            return None  # nothing says the action changed it
+        return GoalCheck("contradicted", f"{after}, {oid} is {_word(pred, value)}")
+    if pred not in _WHERE:
+        return None
+    again = check_goal(goal, bindings, step, held_id, tracker, rooms)
+    if again.status == "verified":
+        return None
+    return GoalCheck(again.status, f"{after}: {again.reason}")
+
+
+def recheck_rooms(goal: Goal, check: GoalCheck, bindings: dict[str, str | None], tracker: ObjectMemory,
+                  rooms: RoomNamer) -> GoalCheck | None:
+    """A goal verified on the agent's room names, checked again with the map it has at the end:
+    the names of regions change as more of the house is seen (a region seen from its doorway,
+    named Bathroom at step 58, is a Bedroom once seen whole). ``inRoom``: the object where the map
+    now names another room contradicts (it can be carried again); a receptacle (or, for a goal
+    that leaves the object where it stands, the object) chosen for the room the instruction names
+    that now stands in a region named otherwise leaves the goal unverified. Returns the new check
+    where it changes."""
+    if check.status != "verified":
+        return None
+    item = goal.items[0]
+    pred = item.predicate
+    wanted: list[tuple[str, str]] = []  # (role, room)
+    if pred == "inRoom":
+        wanted.append(("object", str(item.expected)))
+    elif pred == "inReceptacle" and item.target is not None and item.target.room:
+        wanted.append(("target", item.target.room))
+    if pred in FLAGS_BY_LOOK and (item.object.room or goal.hints.get("object_room")):
+        wanted.append(("object", str(item.object.room or goal.hints.get("object_room"))))
+    for role, room in wanted:
+        oid = bindings.get(role)
+        obj = tracker.get(oid) if oid else None
+        if obj is None:
+            continue
+        seen_in = rooms.room_type_at(float(obj.centroid[0]), float(obj.centroid[2]))
+        if seen_in == room:
+            continue
+        where = f"by the end, the agent's map names the region where {oid} stands {seen_in or 'no room'}, not {room}"
+        if pred == "inRoom":
+            return GoalCheck("contradicted" if seen_in else "unverified", where)
+        return GoalCheck("unverified", f"{check.reason}, but {where}")
+    return None
 
 
 def check_report(status: str, check: dict[str, Any] | None) -> str:

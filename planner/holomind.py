@@ -31,10 +31,11 @@ from planner.ablations import AgentParts, parts_for
 from planner.agent_config import AgentConfig
 from planner.critic import ExperienceStore, RuleCritic
 from planner.deterministic import (NearestGrounder, RecipeTranslator, RuleRefiner, ambiguous_description,
-                                   required_roles)
+                                   required_roles, unobserved_description)
 from planner.episode_state import EpisodeState
 from planner.all_of import MAX_COPIES, next_of_all
-from planner.goal_check import check_goal, qualify_choice, recheck_descriptions
+from planner.goal_check import (GoalCheck, check_goal, qualify_choice, recheck_after_own_actions,
+                                recheck_descriptions, recheck_rooms)
 from planner.goal_dag import (build_goal_dag, copy_for_next_of_all, dag_to_dict, note_other_goal_types,
                               single_item_goals)
 from planner.navigation import Navigator, Pose
@@ -164,6 +165,7 @@ class HoloMindAgent:
         return out
 
     def report_extra(self) -> dict[str, Any]:
+        self._recheck_own_actions()
         self._recheck_descriptions()
         return {"goals": {g.id: self._goal_report(g) for g in self.goals},
                 "goals_parsed": self.goals_parsed,
@@ -176,13 +178,62 @@ class HoloMindAgent:
                 **({"llm": self.llm_client.usage()} if self.llm_client is not None else {}),
                 "agent_notes": self.notes_log[-60:]}
 
+    def _recheck_own_actions(self) -> list[str]:
+        """Done goals checked again after the agent's own later actions
+        (``planner.goal_check.recheck_after_own_actions``) and with the room names of its map as it
+        is now (``recheck_rooms``); returns the ids now contradicted."""
+        self.context()  # brings the room names up to date with everything seen
+        out = []
+        for g in self.goals:
+            check = self.state.goal_checks.get(g.id)
+            outcome = self.state.goal_outcome.get(g.id, {})
+            if self.state.goal_status.get(g.id) != "done" or check is None or outcome.get("reason") != "done":
+                continue
+            bindings = dict(outcome.get("bindings", {}))
+            again = (recheck_after_own_actions(g, check, bindings, int(outcome.get("at_step", 0)),
+                                               self.state.touched, self.held_id, self.tracker, self.rooms)
+                     or recheck_rooms(g, check, bindings, self.tracker, self.rooms))
+            if again is not None:
+                self.state.goal_checks[g.id] = again
+                self.note(f"{g.id}: checked again at the end: {again.status}: {again.reason}")
+                if again.status == "contradicted":
+                    out.append(g.id)
+        return out
+
+    def _redo_undone(self) -> Generator[Action, Observation, None]:
+        """Once every goal has run: a goal that a later goal undid (the agent's own check says so:
+        ``_recheck_own_actions``: undone by a later goal, or put where the map no longer names the
+        room) is done again, once."""
+        for gid in self._recheck_own_actions():
+            goal = next((g for g in self.goals if g.id == gid), None)
+            if goal is None or gid in self.state.redone:
+                continue
+            self.state.redone.add(gid)
+            self.note(f"{gid}: its check at the end says it no longer holds; doing it again")
+            own = self.state.goal_outcome.get(gid, {}).get("bindings", {}).get("object")
+            if own:
+                self.state.used_ids.discard(own)  # its own object is not "used by another goal"
+            self.state.rechecked.discard(gid)
+            ok = yield from self._do_goal(goal)
+            self.state.goal_status[gid] = "done" if ok else "failed"
+            self._emit_plan()
+            self.history.append(f"{goal.text} (again) -> {'done' if ok else 'failed'}")
+
     def _recheck_descriptions(self) -> None:
         """At the end, with everything the agent saw (``planner.goal_check.recheck_descriptions``)."""
         done = [g for g in self.goals if self.state.goal_status.get(g.id) == "done"
                 and getattr(self.state.goal_checks.get(g.id), "status", None) == "verified"]
         if done:
             self.state.goal_checks.update(recheck_descriptions(done, self.state.goal_checks, self.context(),
-                                                               ambiguous_description))
+                                                               self._doubt))
+
+    def _doubt(self, goal: Goal, context: PlannerContext) -> str | None:
+        """Why the instance a done goal took may not be the one its description names: the
+        description fits several the agent saw (``ambiguous_description``), or the relation it
+        names was not seen to hold for the receptacle taken (``unobserved_description``)."""
+        bindings = self.state.goal_outcome.get(goal.id, {}).get("bindings", {})
+        # the object may have moved since (put where the goal wanted it): only the target's relation
+        return ambiguous_description(goal, context) or unobserved_description(goal, bindings, context, ("target",))
 
     def _goal_report(self, goal: Goal) -> dict[str, Any]:
         """A goal as the report shows it: what it asked for (so an unmet checklist item can be
@@ -306,6 +357,11 @@ class HoloMindAgent:
         self.obs = obs  # act() has integrated the frame already
         if obs.feedback.success:
             self._acted_at = int(obs.step)  # a goal's flags count from looks after its last action
+            # what the action changed: the object it names, except a put's (the receptacle takes
+            # what was in hand: that object moved)
+            moved = self._last_held if name == "PutObject" else object_id
+            if moved:
+                self.state.touched[moved] = (int(obs.step), name)
         self.beliefs.record(int(obs.step), name, object_id, obs.feedback.success, obs.feedback.error,
                             held_before=self._last_held, failure=obs.feedback.failure)
         for oid in cast("set[str]", {object_id, self._last_held} - {None}):
@@ -370,6 +426,7 @@ class HoloMindAgent:
                 self._queue_next_of_all(goal)
             self._emit_plan()
             self.history.append(f"{goal.text} -> {'done' if ok else 'failed'}")
+        yield from self._redo_undone()
         self.experience.save()
 
     def _queue_next_of_all(self, goal: Goal) -> None:
@@ -379,6 +436,12 @@ class HoloMindAgent:
         other = next_of_all(goal, self.context(), self.state.group_used.get(goal.hints.get("distinct_group", ""), set()))
         if other is None:
             self.note(f"{goal.id}: no other {goal.items[0].object.type} known for 'all' ({n} done)")
+            check = self.state.goal_checks.get(goal.id)
+            if n == 1 and check is not None and check.status == "verified":
+                # "all the watches" speaks of several: one found is not the phrase verified
+                self.state.goal_checks[goal.id] = GoalCheck(
+                    "unverified", f"{check.reason}, but 'all' of {goal.items[0].object.type} found only this one; "
+                                  "the others the instruction speaks of were not seen")
             return
         if n >= MAX_COPIES:
             self.note(f"{goal.id}: 'all' stops at {MAX_COPIES} copies")
@@ -453,7 +516,15 @@ class HoloMindAgent:
                         t + (f" in the {room}" if room else "") for _, t, room in missing), ground.bindings)
                     return False
                 continue
-            ambiguity = ambiguous_description(goal, self.context())  # as the choice was made
+            # as the choice was made (the object's relation to where it stands: before it moves)
+            chosen_in = self.context()
+            ambiguity = (ambiguous_description(goal, chosen_in)
+                         or unobserved_description(goal, ground.bindings, chosen_in))
+            chosen = ground.bindings.get("object")
+            before = self.state.choice_doubts.get(goal.id)
+            if ambiguity is None and before and chosen and before[0] == chosen == self.held_id:
+                ambiguity = before[1]  # picked up by an earlier attempt: the doubt of where it stood
+            self.state.choice_doubts[goal.id] = (chosen, ambiguity)
             subgoals = self.translator.translate(goal, ground, self.context())
             if not subgoals:
                 # No silent success: a goal nothing was done for is not done.

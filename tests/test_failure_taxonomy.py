@@ -76,6 +76,23 @@ def test_a_done_goal_with_the_wrong_receptacle_or_room() -> None:
     assert unmet[5].cause == "wrong_room"
 
 
+def test_a_count_half_done_is_the_unfinished_copys_miss() -> None:
+    """'A couple of phones on the bed': the first copy done (its phone is the unit met), the second
+    not reached when the budget ran out. The unit missed is the second copy's (budget_spent), not
+    the done copy's condition undone; a done copy whose object is not the one met stays its own."""
+    report = _report("budget")
+    report["checklist"][5] = dict(_item(5, "inRoom", False, ["Vase|1", "Vase|2"], units=2),
+                                  satisfied_units=1, object_ids=["Vase|1"])
+    goals = report["extra"]["goals"]
+    goals["g6"] = {"status": "done", "predicate": "inRoom", "object_type": "Vase", "reason": "done",
+                   "bindings": {"object": "Vase|1", "target": "T|1"}, "check": {"status": "verified", "reason": ""}}
+    goals["g6.2"] = {"status": "pending", "predicate": "inRoom", "object_type": "Vase", "steps_spent": 0}
+    unmet = {u.item_index: u for u in classify_report(report, EPISODE)}
+    assert unmet[5].cause == "budget_spent" and unmet[5].goal_ids == ("g6.2",) and unmet[5].units == 1
+    goals["g6"]["bindings"] = {"object": "Vase|3", "target": "T|1"}  # not the vase that is met
+    assert {u.item_index: u for u in classify_report(report, EPISODE)}[5].cause == "wrong_object"
+
+
 def test_an_agent_error_and_a_report_without_goals() -> None:
     assert {u.cause for u in classify_report(_report("agent error: KeyError: 'x'"), EPISODE)} == {"agent_error"}
     assert {u.cause for u in classify_report(_report(goals={}), EPISODE)} == {"unknown"}

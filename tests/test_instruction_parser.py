@@ -336,3 +336,45 @@ def test_informal_plural_of_a_y_noun_is_read(parser: InstructionParser) -> None:
         (item,) = goal.items
         assert (item.object.type, item.object.count, item.predicate) == ("TeddyBear", 2, "inReceptacle")
         assert item.target == ObjectSelector("DiningTable", "LivingRoom")
+
+
+@pytest.mark.parametrize("text,type_", [("Take both pens from the kitchen and put them on a bed.", "Pen"),
+                                        ("Put both tomatoes on the dining table.", "Tomato"),
+                                        ("Put both potatoes in the bowl.", "Potato"),
+                                        ("Put both mugs in the sink.", "Mug")])
+def test_both_counts_two_whatever_the_plural_is_spelled_as(parser: InstructionParser, text: str, type_: str) -> None:
+    # "pens", "tomatoes", "potatoes" are synonym entries of their own: "both" still counts two
+    # (it counted one, and the agent did one pen and called "both pens" done)
+    assert items(parser, text)[0]["object"] == {"type": type_, "count": 2}
+    assert "count" not in items(parser, "Pour some water into both the pot and the kettle.")[0]["object"]
+
+
+def test_a_room_after_the_object_with_a_receptacle_after_it_says_which_object(parser: InstructionParser) -> None:
+    # "the mug in the kitchen on the dining table": the kitchen's mug, put on a dining table (the
+    # room was dropped, and the agent took the nearest mug of any room)
+    for text, obj, target, room in [("Put the mobile in the kitchen on the bed.", "CellPhone", "Bed", "Kitchen"),
+                                    ("Place the laptop in the living room on a bed.", "Laptop", "Bed", "LivingRoom"),
+                                    ("Place the mug in the kitchen on the dining table near the television.", "Mug",
+                                     "DiningTable", "Kitchen")]:
+        (goal,) = parser.decompose(text, None)
+        item = goal.items[0]
+        assert (item.object.type, item.target.type if item.target else None) == (obj, target)
+        assert goal.hints["object_room"] == room and item.target is not None and item.target.room is None
+    # with no receptacle after it, the room is where it goes; after a receptacle, the receptacle's
+    assert items(parser, "Put the mug in the kitchen.") == [
+        {"object": {"type": "Mug"}, "predicate": "inRoom", "value": "Kitchen"}]
+    assert items(parser, "Put the apple in the fridge in the kitchen.")[0]["target"] == {"type": "Fridge", "room": "Kitchen"}
+
+
+def test_a_count_of_pieces_in_brackets_says_how_many(parser: InstructionParser) -> None:
+    # "make some toast (two slices)": two slices toasted (one was, and the goal was verified)
+    assert items(parser, "Make some toast (two slices).")[1] == {
+        "object": {"type": "BreadSliced", "count": 2}, "predicate": "isCooked"}
+    assert items(parser, "Put the mug (the blue one) in the sink.") == [
+        {"object": {"type": "Mug"}, "predicate": "inReceptacle", "target": {"type": "Sink"}}]
+
+
+def test_bring_me_the_one_by_the_furniture_keeps_which_one(parser: InstructionParser) -> None:
+    # "by the chest of drawers" was dropped after "bring me", and the nearest spray bottle taken
+    (goal,) = parser.decompose("Bring me the spray bottle by the chest of drawers and keep it in your hand.", None)
+    assert goal.items[0].predicate == "isHeld" and goal.hints.get("object_near") == "Dresser"

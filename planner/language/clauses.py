@@ -38,7 +38,7 @@ class ClauseSplitting:
                 w = DASH  # a clause break that, unlike a comma, never continues an object list
             for part in _CONTRACTIONS.get(w, (w,)):
                 toks.append((part, m.start(), m.end()))
-        toks = _verb_from_noun(_mark_purpose(_join_hyphens(toks)))
+        toks = _verb_from_noun(_mark_purpose(_join_hyphens(_parenthetical_count(toks))))
         toks = _drop_phrases(toks, V.POLITE_PHRASES)
         sentences: list[_Clause] = []
         cur: list[tuple[str, int, int]] = []
@@ -163,6 +163,29 @@ DASH = "—"
 # "so could you ..." and "so please ..." are filler and stay so.
 _PURPOSE_SUBJECTS = frozenset({"i", "i'm", "i've", "i'll", "i'd", "it", "they", "we", "you", "that", "he", "she",
                                "there", "nothing", "everything", "the", "my", "our", "everyone", "nobody"})
+
+
+_PIECES = frozenset({"slices", "pieces"})
+
+
+def _parenthetical_count(toks: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    """"make some toast (two slices)" reads as "make two slices of toast": a count of pieces in
+    brackets after a noun says how many (the brackets were dropped, and one slice toasted)."""
+    out: list[tuple[str, int, int]] = []
+    k = 0
+    while k < len(toks):
+        t = toks[k]
+        if t[0] == "(" and out and out[-1][0].isalpha() and k + 3 < len(toks) and toks[k + 3][0] == ")" \
+                and (toks[k + 1][0] in V.NUMBERS or toks[k + 1][0].isdigit()) and toks[k + 2][0] in _PIECES:
+            noun = out.pop()
+            if out and out[-1][0] in ("some", "a", "an", "the"):
+                out.pop()
+            out.extend([toks[k + 1], toks[k + 2], ("of", toks[k + 2][2], toks[k + 2][2]), noun])
+            k += 4
+            continue
+        out.append(t)
+        k += 1
+    return out
 
 
 def _join_hyphens(toks: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:

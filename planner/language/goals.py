@@ -369,6 +369,8 @@ class GoalBuilding:
                     hints["object_room"] = what.room
         if any(c.kind == "me" for c in chunks) and verb in ("bring", "pick", "place", "find"):
             if not dests or all(g[2] in (None, "me") for g in dests):
+                if near_what:  # "bring me the spray bottle by the chest of drawers": which one
+                    hints.setdefault("object_near", near_what[0].type)
                 r.hints.update(hints)
                 return self._emit(r, [(m, "isHeld", True, None) for m in objs], "hold", [])
         target: Mention | str | None = None
@@ -658,6 +660,13 @@ def _split_slots(chunks: list[_Chunk], movable: Callable[[Mention], bool] = lamb
         elif c.kind != "np":
             rest.append(c)
         i += 1
+    # "place the mug in the kitchen on the dining table": a room right after the object, with a
+    # receptacle to put it on or in after that, says which mug (the kitchen's), not where it goes
+    if objects and len(groups) >= 2 and groups[0][0] in ("in", "at") and isinstance(groups[0][2], str) \
+            and groups[0][2] not in ("there", "me") and groups[0][1] not in ("into", "in to") \
+            and objects[-1].room is None and not objects[-1].pronoun \
+            and any(isinstance(g[2], Mention) and g[0] in ("in", "on") for g in groups[1:]):
+        objects[-1].room = groups.pop(0)[2]
     return objects, groups, rest
 
 

@@ -31,16 +31,22 @@ class NounPhrases:
     sliced: dict[str, str]  # base type -> sliced type
     base_of: dict[str, str]  # sliced type -> base type
     lexicon: dict[tuple[str, ...], tuple[str, tuple[str, ...], bool]]
+    # Plural forms a synonym entry took over as a name of its own ("pens", "tomatoes"): still
+    # plural for "both" ("both pens" is two pens, "both the pot and the kettle" is no count).
+    plural_forms: frozenset[tuple[str, ...]] = frozenset()
     max_phrase: int
     grounding_notes: dict[str, Grounding]
 
     def _build_lexicon(self) -> dict[tuple[str, ...], tuple[str, tuple[str, ...], bool]]:
         """phrase tokens -> (kind "type"|"room"|"prep"|"liquid", values, plural)."""
         lex: dict[tuple[str, ...], tuple[str, tuple[str, ...], bool]] = {}
+        plural_forms: set[tuple[str, ...]] = set()
 
         def add(phrase: str, kind: str, values: tuple[str, ...], plural: bool = False, force: bool = False) -> None:
             key = tuple(phrase.replace("-", " ").split())
             if key and (force or key not in lex):
+                if key in lex and lex[key] == (kind, values, True) and not plural:
+                    plural_forms.add(key)  # "pens" as a synonym of Pen: the plural of "pen" still
                 lex[key] = (kind, values, plural)
 
         def add_noun(phrase: str, types: tuple[str, ...], force: bool = False) -> None:
@@ -82,6 +88,7 @@ class NounPhrases:
             add(phrase, "prep", (role, phrase), force=len(phrase.split()) > 1)
         for phrase, liquid in V.LIQUID_PHRASES.items():
             add(phrase, "liquid", (liquid,), force=False)
+        self.plural_forms = frozenset(plural_forms)
         return lex
 
     def affords(self, type_name: str, flag: str) -> bool:
@@ -130,7 +137,8 @@ class NounPhrases:
                     i += length
                     continue
                 if kind == "type":
-                    m = Mention(tuple(values), start, end, **_take_mods(mods, plural))
+                    m = Mention(tuple(values), start, end, **_take_mods(
+                        mods, plural or tuple(words[i:i + length]) in self.plural_forms))
                     m.plural = plural and words[i + length - 1] not in V.ONE_OBJECT_PLURALS
                     j = i + length
                     if j + 1 < n and words[j] == "of":
