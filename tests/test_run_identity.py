@@ -16,6 +16,7 @@ from worldmind.cli_common import safe_dir_name
 
 ROOT = Path(__file__).resolve().parents[1]
 ONE_LAMP = [{"object": {"type": "FloorLamp"}, "predicate": "isToggled"}]
+TWO_LAMPS = [{"object": {"type": "FloorLamp", "count": 2}, "predicate": "isToggled"}]
 
 _HOLD_RUN = r"""
 import sys, time
@@ -118,26 +119,32 @@ def test_duplicate_ids_in_a_selection_are_refused(tmp_path, capsys):
     src = tmp_path / "eps"
     src.mkdir()
     write(src / "a.json", episode("same"))
-    write(src / "b.json", episode("same", [{"object": {"type": "FloorLamp", "count": 2}, "predicate": "isToggled"}]))
+    write(src / "b.json", episode("same", TWO_LAMPS))
     assert cli.main(["eval", "longact", "--episodes", str(src), "--out", str(tmp_path / "o"), "--no-render"]) == 2
     err = capsys.readouterr().err
     assert "duplicate episode id" in err and "b.json" in err
     assert not (tmp_path / "o" / "summary.json").exists()
 
 
-def test_a_rerun_with_an_edited_episode_or_other_options_does_not_reuse_reports(tmp_path, capsys):
+def _evaluated_once(tmp_path: Path) -> tuple[Path, Path, list[str]]:
+    """One episode "tiny-a" evaluated into ``out``: (episodes folder, out, the command's argv)."""
     src = tmp_path / "eps"
     src.mkdir()
     write(src / "a.json", episode("tiny-a"))
     out = tmp_path / "out"
     argv = ["eval", "longact", "--episodes", str(src), "--out", str(out), "--no-render"]
     assert cli.main(argv) == 0
+    return src, out, argv
+
+
+def test_a_rerun_with_an_edited_episode_or_other_options_does_not_reuse_reports(tmp_path, capsys):
+    src, out, argv = _evaluated_once(tmp_path)
     report = (out / "tiny-a" / "report.json").read_text()
     assert json.loads(report)["extra"]["resume_key"]["episode_sha256"]
     capsys.readouterr()
     assert cli.main(argv + ["--move-step", "0.5"]) == 2
     assert "move_step: stored None, this run 0.5" in capsys.readouterr().err
-    write(src / "a.json", episode("tiny-a", [{"object": {"type": "FloorLamp", "count": 2}, "predicate": "isToggled"}]))
+    write(src / "a.json", episode("tiny-a", TWO_LAMPS))
     assert cli.main(argv) == 2
     err = capsys.readouterr().err
     assert "episode_sha256" in err and str(out / "tiny-a" / "report.json") in err
@@ -186,12 +193,7 @@ def test_escape_codes_in_ids_and_instructions_are_not_echoed_raw(tmp_path, capsy
 
 
 def test_a_report_written_before_resume_keys_is_reused_only_for_the_checklist_it_scored(tmp_path, capsys):
-    src = tmp_path / "eps"
-    src.mkdir()
-    write(src / "a.json", episode("tiny-a"))
-    out = tmp_path / "out"
-    argv = ["eval", "longact", "--episodes", str(src), "--out", str(out), "--no-render"]
-    assert cli.main(argv) == 0
+    src, out, argv = _evaluated_once(tmp_path)
     path = out / "tiny-a" / "report.json"
     old = json.loads(path.read_text())
     del old["extra"]["resume_key"]  # as written before the key existed
@@ -199,7 +201,7 @@ def test_a_report_written_before_resume_keys_is_reused_only_for_the_checklist_it
     capsys.readouterr()
     assert cli.main(argv) == 0  # same checklist: reused, not run again (a rerun would write a key)
     assert json.loads(path.read_text()) == old
-    write(src / "a.json", episode("tiny-a", [{"object": {"type": "FloorLamp", "count": 2}, "predicate": "isToggled"}]))
+    write(src / "a.json", episode("tiny-a", TWO_LAMPS))
     assert cli.main(argv) == 2
     err = capsys.readouterr().err
     assert "written before resume keys" in err and str(path) in err
