@@ -116,12 +116,13 @@ class Decomposition:
         usage = client.usage()
         u = usage["by_role"].get("decompose", {})
         by_model = usage["decisions"]["by_model"] == 1
+        gold = list(t.gold)
         used = goal_items(goals)
+        used_matched = match_count(used, gold)
         try:
             alone = goal_items(self.parser().decompose(t.text, None))
         except ValueError:
             alone = []
-        gold = list(t.gold)
         return {
             "id": t.id, "style": t.style, "part": t.part, "chars": len(t.text),
             "by_model": by_model, "error": error,
@@ -132,8 +133,8 @@ class Decomposition:
             "latencies": [round(x, 4) for x in client.call_latencies("decompose")],
             "prompt_tokens": u.get("prompt_tokens", 0), "completion_tokens": u.get("completion_tokens", 0),
             "wall_s": round(wall, 3), "gold": len(gold),
-            "used": {"parsed": len(used), "matched": match_count(used, gold)},
-            "model": {"parsed": len(used) if by_model else 0, "matched": match_count(used, gold) if by_model else 0},
+            "used": {"parsed": len(used), "matched": used_matched},
+            "model": {"parsed": len(used) if by_model else 0, "matched": used_matched if by_model else 0},
             "parser": {"parsed": len(alone), "matched": match_count(alone, gold)},
         }
 

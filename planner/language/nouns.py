@@ -38,7 +38,7 @@ class NounPhrases:
     grounding_notes: dict[str, Grounding]
 
     def _build_lexicon(self) -> dict[tuple[str, ...], tuple[str, tuple[str, ...], bool]]:
-        """phrase tokens -> (kind "type"|"room"|"prep"|"liquid", values, plural)."""
+        """phrase tokens -> (kind "type"|"category"|"room"|"prep"|"liquid", values, plural)."""
         lex: dict[tuple[str, ...], tuple[str, tuple[str, ...], bool]] = {}
         plural_forms: set[tuple[str, ...]] = set()
 
