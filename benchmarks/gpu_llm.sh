@@ -5,6 +5,7 @@
 #
 #   bash benchmarks/gpu_llm.sh build SRC BUILD        # llama.cpp source -> BUILD/bin/llama-server (CUDA)
 #   bash benchmarks/gpu_llm.sh run BUILD MODEL OUT [SLOTS] [BUDGET_S]
+#   bash benchmarks/gpu_llm.sh episodes BUILD MODEL OUT [BUDGET_S] [EVERY]   # whole episodes (issue 33)
 #
 # SRC: llama.cpp's source, e.g. vendor/llama.cpp of llama-cpp-python's source distribution (the
 # version the extra `local-llm` pins: pip download --no-deps --no-binary :all: llama-cpp-python==0.3.36).
@@ -47,28 +48,75 @@ build() {
   ls -la "$out/bin/llama-server"
 }
 
-run() {
-  local build="$1" model="$2" out="$3" slots="${4:-8}" budget="${5:-0}" port=8080 ok=0
+PORT=8080
+
+serve() {  # BUILD MODEL OUT SLOTS CTX: the server in the background, stopped on exit; waits for it
+  local build="$1" model="$2" out="$3" slots="$4" ctx="${5:-4096}" ok=0
   mkdir -p "$out"
   (nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || true) > "$out/gpu.txt"
   cd "$ROOT"
-  "${WM[@]}" llm serve --llama-server "$build/bin/llama-server" --model "$model" --port "$port" \
-    --gpu-layers 99 --parallel "$slots" --ctx 4096 --threads 4 > "$out/server.log" 2>&1 &
+  "${WM[@]}" llm serve --llama-server "$build/bin/llama-server" --model "$model" --port "$PORT" \
+    --gpu-layers 99 --parallel "$slots" --ctx "$ctx" --threads 4 > "$out/server.log" 2>&1 &
   SERVER_PID=$!  # global: the EXIT trap runs after this function has returned
   trap 'kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true' EXIT
   for _ in $(seq 1 120); do  # loading a 0.5B model takes seconds; a build without CUDA, longer
-    if "${WM[@]}" llm check --base "http://127.0.0.1:$port/v1" >/dev/null 2>&1; then ok=1; break; fi
+    if "${WM[@]}" llm check --base "http://127.0.0.1:$PORT/v1" >/dev/null 2>&1; then ok=1; break; fi
     kill -0 "$SERVER_PID" 2>/dev/null || break
     sleep 1
   done
   if [ "$ok" != 1 ]; then echo "the server did not come up; see $out/server.log"; tail -20 "$out/server.log"; return 1; fi
-  WORLDMIND_LLM_LOCAL_BASE="http://127.0.0.1:$port/v1" "$PY" benchmarks/bench_llm_decomposer.py \
-    --planner llm:local --workers "$slots" --time-budget "$budget" ${FREEFORM:+--freeform "$FREEFORM"} \
-    --out "$out/decomposer.jsonl" --summary "$out/decomposer-summary.json"
+  export WORLDMIND_LLM_LOCAL_BASE="http://127.0.0.1:$PORT/v1"
+}
+
+decomposer() {  # OUT SLOTS BUDGET_S: the decomposer benchmark against the running server
+  "$PY" benchmarks/bench_llm_decomposer.py \
+    --planner llm:local --workers "$2" --time-budget "$3" ${FREEFORM:+--freeform "$FREEFORM"} \
+    --out "$1/decomposer.jsonl" --summary "$1/decomposer-summary.json"
+}
+
+run() {
+  local build="$1" model="$2" out="$3" slots="${4:-8}" budget="${5:-0}"
+  serve "$build" "$model" "$out" "$slots" 4096 || return 1
+  decomposer "$out" "$slots" "$budget"
+}
+
+one_episode() {  # PLANNER KIND EPISODE OUT BUDGET_S: one `eval longact` process, stopped after BUDGET_S
+  local tag="${1#llm:}"; tag="${tag%%/*}"
+  timeout "$5" "$PY" -c "import sys; from worldmind.cli import main; sys.exit(main())" eval longact \
+    --episodes "$3" --planner "$1" --instruction "$2" --out "$4/$tag-$2/$(basename "$3" .json)" \
+    > "$4/$tag-$2-$(basename "$3" .json).log" 2>&1 || true
+}
+
+episodes() {
+  # Every EVERY-th v2 dev episode (the demo episode is the first), detailed and concise, each as its
+  # own `eval longact` process against one server (no Ray on that machine): the LLM planner all at
+  # once, the deterministic one beside it on DET_JOBS cores (nice), and the decomposer benchmark on
+  # 4 slots. An episode still running after BUDGET_S is stopped (it then has no report: the
+  # figures script counts it apart). OUT/<local|deterministic>-<kind>/<episode>/report.json.
+  local build="$1" model="$2" out="$3" budget="${4:-420}" every="${5:-10}" det_jobs="${DET_JOBS:-4}"
+  local eps kind ep n pids=()
+  cd "$ROOT"
+  eps=$("$PY" -c "import glob,sys; print(' '.join(sorted(glob.glob('evaluation/data/episodes_dev_v2/*.json'))[::int(sys.argv[1])]))" "$every")
+  n=$(( $(wc -w <<<"$eps") * 2 ))
+  serve "$build" "$model" "$out" "$(( n + 4 ))" 6144 || return 1
+  for kind in detailed concise; do
+    for ep in $eps; do one_episode llm:local "$kind" "$ep" "$out" "$budget" & pids+=($!); done
+  done
+  export -f one_episode; export PY
+  for kind in detailed concise; do for ep in $eps; do echo "$kind $ep"; done; done \
+    | nice -n 10 timeout "$budget" xargs -P "$det_jobs" -L 1 bash -c 'one_episode deterministic "$0" "$1" "'"$out"'" "'"$budget"'"' &
+  pids+=($!)
+  timeout "$budget" "$PY" benchmarks/bench_llm_decomposer.py --planner llm:local --workers 4 \
+    --time-budget "$(( budget - 60 ))" ${FREEFORM:+--freeform "$FREEFORM"} --out "$out/decomposer.jsonl" \
+    --summary "$out/decomposer-summary.json" > "$out/decomposer.log" 2>&1 &
+  pids+=($!)
+  wait "${pids[@]}" || true  # not the server's: it runs until the EXIT trap
+  "$PY" benchmarks/llm_episode_figures.py "$out" --json "$out/figures.json" || true
 }
 
 case "${1:-}" in
   build) shift; build "$@" ;;
   run) shift; run "$@" ;;
-  *) sed -n '2,16p' "$0"; exit 2 ;;
+  episodes) shift; episodes "$@" ;;
+  *) sed -n '2,17p' "$0"; exit 2 ;;
 esac

@@ -44,6 +44,7 @@ def test_answers_schema_valid_and_accepted_are_counted_per_answer() -> None:
     assert (u["calls"], u["answers"], u["schema_valid"], u["accepted"]) == (3, 3, 2, 1)
     assert u["latency_p50_s"] is not None and u["latency_p95_s"] >= u["latency_p50_s"]
     assert len(c.call_latencies("decompose")) == 3
+    assert u["call_latencies_s"] == [round(x, 3) for x in c.call_latencies("decompose")]  # poolable over episodes
     assert c.usage()["answers"] == 3  # the episode total sums the roles
 
 

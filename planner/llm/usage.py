@@ -79,6 +79,9 @@ def _usage_dict(u: RoleUsage) -> dict[str, Any]:
         "accepted": u.accepted,
         "latency_p50_s": _rounded(latency_quantile(u.call_latencies, 0.5)),
         "latency_p95_s": _rounded(latency_quantile(u.call_latencies, 0.95)),
+        # Each call's seconds, so that medians and tails can be pooled over episodes (a median of
+        # per-episode medians is not the median of the calls).
+        "call_latencies_s": [round(x, 3) for x in u.call_latencies],
     }
 
 
