@@ -56,7 +56,7 @@ serve() {  # BUILD MODEL OUT SLOTS CTX: the server in the background, stopped on
   (nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || true) > "$out/gpu.txt"
   cd "$ROOT"
   "${WM[@]}" llm serve --llama-server "$build/bin/llama-server" --model "$model" --port "$PORT" \
-    --gpu-layers 99 --parallel "$slots" --ctx "$ctx" --threads 4 > "$out/server.log" 2>&1 &
+    --gpu-layers 99 --parallel "$slots" --ctx "$ctx" --threads "${SERVER_THREADS:-4}" > "$out/server.log" 2>&1 &
   SERVER_PID=$!  # global: the EXIT trap runs after this function has returned
   trap 'kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true' EXIT
   for _ in $(seq 1 120); do  # loading a 0.5B model takes seconds; a build without CUDA, longer
@@ -89,23 +89,25 @@ one_episode() {  # PLANNER KIND EPISODE OUT BUDGET_S: one `eval longact` process
 
 episodes() {
   # Every EVERY-th v2 dev episode (the demo episode is the first), detailed and concise, each as its
-  # own `eval longact` process against one server (no Ray on that machine): the LLM planner all at
-  # once, the deterministic one beside it on DET_JOBS cores (nice), and the decomposer benchmark on
-  # 4 slots. An episode still running after BUDGET_S is stopped (it then has no report: the
-  # figures script counts it apart). OUT/<local|deterministic>-<kind>/<episode>/report.json.
-  local build="$1" model="$2" out="$3" budget="${4:-420}" every="${5:-10}" det_jobs="${DET_JOBS:-4}"
-  local eps kind ep n pids=()
+  # own `eval longact` process against one server (no Ray on that machine): LLM_JOBS LLM-planner
+  # episodes at a time (default 8), the deterministic planner beside them on DET_JOBS cores (default
+  # 2), all niced below the server, and the decomposer benchmark on 4 slots. Why so few at once:
+  # on a 16-core H100 machine, 38 episodes at once with 42 slots starved the server's CPU side
+  # (JSON-schema grammar sampling runs on its threads): about 10 tokens/s a slot, and no episode
+  # finished in 160 s. An episode still running after BUDGET_S is stopped (it then has no report:
+  # the figures script counts it apart). OUT/<local|deterministic>-<kind>/<episode>/report.json.
+  local build="$1" model="$2" out="$3" budget="${4:-420}" every="${5:-10}"
+  local llm_jobs="${LLM_JOBS:-8}" det_jobs="${DET_JOBS:-2}" eps kind ep pids=()
   cd "$ROOT"
   eps=$("$PY" -c "import glob,sys; print(' '.join(sorted(glob.glob('evaluation/data/episodes_dev_v2/*.json'))[::int(sys.argv[1])]))" "$every")
-  n=$(( $(wc -w <<<"$eps") * 2 ))
-  serve "$build" "$model" "$out" "$(( n + 4 ))" 6144 || return 1
-  for kind in detailed concise; do
-    for ep in $eps; do one_episode llm:local "$kind" "$ep" "$out" "$budget" & pids+=($!); done
-  done
+  SERVER_THREADS="${SERVER_THREADS:-8}" serve "$build" "$model" "$out" "$(( llm_jobs + 4 ))" 6144 || return 1
   export -f one_episode; export PY
-  for kind in detailed concise; do for ep in $eps; do echo "$kind $ep"; done; done \
-    | nice -n 10 timeout "$budget" xargs -P "$det_jobs" -L 1 bash -c 'one_episode deterministic "$0" "$1" "'"$out"'" "'"$budget"'"' &
-  pids+=($!)
+  for planner_jobs in "llm:local $llm_jobs 5" "deterministic $det_jobs 15"; do
+    set -- $planner_jobs
+    for kind in detailed concise; do for ep in $eps; do echo "$kind $ep"; done; done \
+      | nice -n "$3" timeout "$budget" xargs -P "$2" -L 1 bash -c 'one_episode '"$1"' "$0" "$1" "'"$out"'" "'"$budget"'"' &
+    pids+=($!)
+  done
   timeout "$budget" "$PY" benchmarks/bench_llm_decomposer.py --planner llm:local --workers 4 \
     --time-budget "$(( budget - 60 ))" ${FREEFORM:+--freeform "$FREEFORM"} --out "$out/decomposer.jsonl" \
     --summary "$out/decomposer-summary.json" > "$out/decomposer.log" 2>&1 &
