@@ -33,11 +33,11 @@ def next_of_all(goal: Goal, context: PlannerContext, done: Iterable[str]) -> Kno
     if context.held_object_id:
         skip.add(context.held_object_id)
     cands = [o for o in context.known_objects if o.object_type == item.object.type and o.object_id not in skip]
-    for room in (item.object.room, goal.hints.get("object_room")):
+    hints = goal.typed_hints
+    for room in (item.object.room, hints.object_room):
         if room:  # an object in a region the agent has not named yet may be in that room
             cands = [o for o in cands if o.room in (room, None)]
-    for key in ("object_source", "object_near"):
-        anchor_type = goal.hints.get(key)
+    for anchor_type in (hints.object_source, hints.object_near):
         if anchor_type:  # the grounder's own radius test, here as a filter rather than a ranking
             cands = near_anchor(cands, anchor_type, context)
     if item.predicate in _STATE_PREDICATES:  # "turn off all the lamps": not those already off

@@ -121,20 +121,16 @@ def ambiguous_description(goal: Goal, context: PlannerContext) -> str | None:
     with two there). The agent cannot tell which one was meant, so a goal done on its choice is
     unverified with this reason, never claimed."""
     item = goal.items[0]
-    roles = [(item.object.type, ("object_near", "object_source"))]
-    counted = any(k in goal.hints for k in ("count_of", "quantifier", "distinct_group"))
-    if counted:
+    hints = goal.typed_hints
+    roles = [(item.object.type, hints.relations("object"))]
+    if hints.counted:
         roles = []  # "both mugs from the table": the description is meant to fit several
     if item.target is not None:
-        roles.append((item.target.type, ("target_near", "target_location")))
-    for object_type, keys in roles:
+        roles.append((item.target.type, hints.relations("target")))
+    for object_type, relations in roles:
         fits = [o for o in context.known_objects if o.object_type == object_type]
-        for key in keys:
-            anchor = goal.hints.get(key)
-            if not anchor:
-                continue
+        for relation, anchor in relations:
             near = near_anchor(fits, anchor, context)
-            relation = "object_near" if key in ("object_near", "target_near") else "object_source"
             near = [o for o in near if fits_relation(o, relation, anchor, context)] or near  # those it names
             if len(near) > 1:
                 word = "by" if relation == "object_near" else "on"
@@ -142,9 +138,9 @@ def ambiguous_description(goal: Goal, context: PlannerContext) -> str | None:
     # "the plate in the living room" with two plates where the agent's map names the living room
     # (and no relation to tell them apart)
     rooms: list[tuple[str, str | None]] = []
-    if not counted and not any(goal.hints.get(k) for k in ("object_near", "object_source")):
-        rooms.append((item.object.type, item.object.room or goal.hints.get("object_room")))
-    if item.target is not None and not any(goal.hints.get(k) for k in ("target_near", "target_location")):
+    if not hints.counted and not hints.relations("object"):
+        rooms.append((item.object.type, item.object.room or hints.object_room))
+    if item.target is not None and not hints.relations("target"):
         rooms.append((item.target.type, item.target.room))
     for object_type, room in rooms:
         if not room:
@@ -168,18 +164,14 @@ def unobserved_description(goal: Goal, bindings: dict[str, str | None], context:
     the roles whose relation to read now (an object put elsewhere since was chosen where it was)."""
     item = goal.items[0]
     known = {o.object_id: o for o in context.known_objects}
-    roles = [("object", ("object_near", "object_source")), ("target", ("target_near", "target_location"))]
+    roles = [("object", goal.typed_hints.relations("object")), ("target", goal.typed_hints.relations("target"))]
     if item.predicate not in ("inReceptacle",):
         roles = roles[:1]  # a target named by a relation is an inReceptacle goal's only
-    for role, keys in roles:
+    for role, relations in roles:
         chosen = known.get(bindings.get(role) or "") if role in roles_checked else None
         if chosen is None or chosen.object_id == context.held_object_id:
             continue  # (in hand: where it stood is not where it is now)
-        for key in keys:
-            anchor = goal.hints.get(key)
-            if not anchor:
-                continue
-            relation = "object_near" if key in ("object_near", "target_near") else "object_source"
+        for relation, anchor in relations:
             word = "by" if relation == "object_near" else "on or in"
             ranked = _by_gap_to([chosen], anchor, context)
             if ranked is None:
@@ -243,7 +235,7 @@ class NearestGrounder:
             b["object"] = held
         else:
             cands = self.candidates(item.object.type, context, item.object.room)
-            for alt in filter(None, goal.hints.get("object_alternatives", "").split(",")):
+            for alt in goal.typed_hints.object_alternatives:
                 if cands:
                     break
                 # "the lamp in the bedroom": a desk lamp first, else the other kind of lamp
@@ -278,7 +270,7 @@ class NearestGrounder:
             b["tool"] = self._tool(WINE_SOURCES, context, exclude=b["object"])
         elif item.predicate == "isFilledWithLiquid" and not pickupable_type(item.object.type, self.catalog):
             # Watering a plant: it cannot go under the faucet, so a vessel goes, full, to it.
-            busy = set(filter(None, goal.hints.get("other_goal_types", "").split(",")))
+            busy = set(goal.typed_hints.other_goal_types)
             b["tool"] = self._tool(VESSELS, context, exclude=b["object"], avoid=busy)
             vessel = next((o for o in context.known_objects if o.object_id == b["tool"]), None)
             b.update(self._station(station_type(item.predicate, item.expected), context,
@@ -301,7 +293,7 @@ class NearestGrounder:
         (``by_anchor_gap``). Taking the nearest
         look-alike at once was the largest cause of missed goals (wrong_object)."""
         relaxed = context.relax_rooms or context.relax_relations
-        hint_room = goal.hints.get("object_room")
+        hint_room = goal.typed_hints.object_room
         if hint_room:
             inside = [o for o in cands if o.room == hint_room]
             if inside:
@@ -310,17 +302,16 @@ class NearestGrounder:
                 cands = sorted(cands, key=lambda o: -o.room_scores.get(hint_room, -1e9))  # stable: nearest next
             elif not relaxed:
                 return None
-        for key in ("object_near", "object_source"):
-            anchor_type = goal.hints.get(key)
-            if anchor_type:  # "the apple on the dining table", "the lamp by the sofa"
-                near = by_relation_fit(near_anchor(cands, anchor_type, context), key, anchor_type, context)
-                if near:
-                    cands = near + [o for o in cands if o not in near]
-                elif not relaxed:
-                    return None
-                else:  # closest to what it is related to, the named room's first (a stable sort)
-                    cands = sorted(by_anchor_gap(cands, anchor_type, context),
-                                   key=lambda o: bool(hint_room) and o.room != hint_room)
+        for relation, anchor_type in goal.typed_hints.relations("object"):
+            # "the apple on the dining table", "the lamp by the sofa"
+            near = by_relation_fit(near_anchor(cands, anchor_type, context), relation, anchor_type, context)
+            if near:
+                cands = near + [o for o in cands if o not in near]
+            elif not relaxed:
+                return None
+            else:  # closest to what it is related to, the named room's first (a stable sort)
+                cands = sorted(by_anchor_gap(cands, anchor_type, context),
+                               key=lambda o: bool(hint_room) and o.room != hint_room)
         return cands[0].object_id if cands else None
 
     @staticmethod
@@ -330,11 +321,11 @@ class NearestGrounder:
         candidate is near a known anchor, the one meant may not have been seen yet: None, so the
         agent searches on; once the house is explored (``relax_relations``), the one closest to an
         anchor (the dresser closest to a bed, wherever the agent stands)."""
-        key = "object_near" if goal.hints.get("target_near") else "object_source"  # by it / on it
-        anchor_type = goal.hints.get("target_near") or goal.hints.get("target_location")
-        if not cands or not anchor_type:
+        relations = goal.typed_hints.relations("target")  # by it, else on it
+        if not cands or not relations:
             return cands[0].object_id if cands else None
-        near = by_relation_fit(near_anchor(cands, anchor_type, context), key, anchor_type, context)
+        relation, anchor_type = relations[0]
+        near = by_relation_fit(near_anchor(cands, anchor_type, context), relation, anchor_type, context)
         if near:
             return near[0].object_id
         return by_anchor_gap(cands, anchor_type, context)[0].object_id if context.relax_relations else None

@@ -39,3 +39,7 @@ class EpisodeState:
     # goal -> (object, why its description may name another) as an attempt chose it
     choice_doubts: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
     redone: set[str] = field(default_factory=set)  # goals done again once after a later goal undid them
+    # planner.end_checks: the own-action recheck is due until it runs, and again once a goal is
+    # redone after it; the description recheck runs once
+    end_recheck_due: bool = True
+    descriptions_rechecked: bool = False

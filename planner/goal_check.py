@@ -158,16 +158,16 @@ def qualify_choice(check: GoalCheck, goal: Goal, relaxed_rooms: bool, relaxed_re
         return check
     if ambiguity and not (relaxed_rooms or relaxed_relations):
         return GoalCheck("unverified", f"{check.reason}, but which one was meant is a guess: {ambiguity}")
-    hints = goal.hints
+    hints = goal.typed_hints
     if relaxed_rooms:
-        room = next((r for r in (goal.items[0].object.room, hints.get("object_room"),
+        room = next((r for r in (goal.items[0].object.room, hints.object_room,
                                  getattr(goal.items[0].target, "room", None),
                                  goal.items[0].expected if goal.items[0].predicate == "inRoom" else None) if r),
                     "named room")
         why = f"nothing fitting was seen where the agent's map puts the {room}; the likeliest region's was taken"
     else:
-        anchors = " or ".join(dict.fromkeys(hints[k] for k in ("object_source", "object_near", "target_near",
-                                                                "target_location") if hints.get(k))) or "furniture"
+        anchors = " or ".join(dict.fromkeys(a for a in (hints.object_source, hints.object_near, hints.target_near,
+                                                         hints.target_location) if a)) or "furniture"
         why = f"none was seen by the {anchors} the instruction names; the one closest to it was taken"
     return GoalCheck("unverified", f"{check.reason}, but a guess: {why}")
 
@@ -255,8 +255,8 @@ def recheck_rooms(goal: Goal, check: GoalCheck, bindings: dict[str, str | None],
         wanted.append(("object", str(item.expected)))
     elif pred == "inReceptacle" and item.target is not None and item.target.room:
         wanted.append(("target", item.target.room))
-    if pred in FLAGS_BY_LOOK and (item.object.room or goal.hints.get("object_room")):
-        wanted.append(("object", str(item.object.room or goal.hints.get("object_room"))))
+    if pred in FLAGS_BY_LOOK and (item.object.room or goal.typed_hints.object_room):
+        wanted.append(("object", str(item.object.room or goal.typed_hints.object_room)))
     for role, room in wanted:
         oid = bindings.get(role)
         obj = tracker.get(oid) if oid else None

@@ -49,7 +49,7 @@ def single_item_goals(goals: Iterable[Goal]) -> list[Goal]:
     out: list[Goal] = []
     for goal in goals:
         parts: list[tuple] = []
-        all_of = set(filter(None, goal.hints.get("all_of", "").split(",")))
+        all_of = set(goal.typed_hints.all_of)
         for k, item in enumerate(goal.items):
             n = item.object.count or 1
             if n <= 1 and item.object.type in all_of and not item.object.id and item.predicate != "isHeld":
@@ -88,17 +88,18 @@ def copy_for_next_of_all(dag: nx.DiGraph, goal: Goal) -> Goal:
     return copy
 
 
-def note_other_goal_types(goals: list[Goal]) -> None:
-    """Give each goal that borrows a vessel (watering a plant) the types the other goals are
-    about, as the hint ``other_goal_types``: the grounder then prefers a vessel no other goal
-    needs (watering with the mug a later goal fills with wine spoils that goal)."""
+def note_other_goal_types(goals: list[Goal]) -> list[Goal]:
+    """``goals``, each goal that borrows a vessel (watering a plant) made anew with the types the
+    other goals are about as the hint ``other_goal_types``: the grounder then prefers a vessel no
+    other goal needs (watering with the mug a later goal fills with wine spoils that goal)."""
+    out = []
     for goal in goals:
-        if not any(i.predicate == "isFilledWithLiquid" for i in goal.items):
-            continue
         others = {t for o in goals if o.id != goal.id for i in o.items
                   for t in (i.object.type, i.target.type if i.target else None) if t}
-        if others:
-            goal.hints["other_goal_types"] = ",".join(sorted(others))
+        if others and any(i.predicate == "isFilledWithLiquid" for i in goal.items):
+            goal = replace(goal, hints={**goal.hints, "other_goal_types": ",".join(sorted(others))})
+        out.append(goal)
+    return out
 
 
 def build_goal_dag(goals: list[Goal]) -> nx.DiGraph:

@@ -9,6 +9,9 @@ for the next ready goal of the DAG it refines, grounds (searching for what is no
 frontier exploration, then opening containers that could hold it), translates into skills and
 runs them. Failures go to the critic: Refine fixes run in the skill, Replan goes back to
 grounding (low) or to the DAG (high: the goal is set aside and retried once after the others).
+Two parts live in modules of their own: the search for what a goal needs and the agent has not
+seen (``planner.goal_search``), and the checks once every goal has run, with each goal as the
+report shows it (``planner.end_checks``).
 
 Injected parts: the object memory (``planner.object_memory.ObjectMemory``, made per episode by
 the ``object_memory`` factory; the object tracker by default) and the components the ablations
@@ -32,23 +35,22 @@ from planner.agent_config import AgentConfig
 from planner.critic import ExperienceStore, RuleCritic
 from planner.deterministic import (NearestGrounder, RecipeTranslator, RuleRefiner, ambiguous_description,
                                    required_roles, unobserved_description)
+from planner import end_checks
 from planner.episode_state import EpisodeState
 from planner.all_of import MAX_COPIES, next_of_all
-from planner.goal_check import (GoalCheck, check_goal, qualify_choice, recheck_after_own_actions,
-                                recheck_descriptions, recheck_rooms)
+from planner.goal_check import GoalCheck, check_goal, qualify_choice
+from planner.goal_search import search
 from planner.goal_dag import (build_goal_dag, copy_for_next_of_all, dag_to_dict, note_other_goal_types,
                               single_item_goals)
 from planner.navigation import Navigator, Pose
 from planner.object_memory import ObjectMemory, ObjectMemoryFactory
-from planner.object_tracker import TrackedObject, tracker_memory
+from planner.object_tracker import tracker_memory
 from planner.refusals import REFUSED_SITUATIONS, ReceptacleRefusals
 from planner.occupancy import OccupancyConfig, OccupancyMap
 from planner.roles import CriticDecision, CriticEvent, Goal, KnownObject, PlannerContext
-from planner.placement_prior import PlacementPrior, dev_placement_prior
 from planner.rooms import RoomSegmenter
 from planner.skills import NOT_AS_DESCRIBED, SKILL_FAILED, UNREACHABLE, Replan, Skills
-from household.assets import AssetInfo, default_catalog
-from household.receptacle_filters import FIXED_RECEPTACLE
+from household.assets import default_catalog
 from household.frames import ros_to_thor_points, ros_yaw_to_thor, thor_to_ros_points
 from household.outcomes import Failure
 from household.types import Action, Observation
@@ -139,8 +141,7 @@ class HoloMindAgent:
         if self.llm_client is not None:
             self.llm_client.reset_usage()
         self._integrate(observation)
-        goals = single_item_goals(self.decomposer.decompose(self.instruction, self.context()))
-        note_other_goal_types(goals)
+        goals = note_other_goal_types(single_item_goals(self.decomposer.decompose(self.instruction, self.context())))
         self.goals = goals
         self.goals_parsed = len(goals)  # self.goals also gets the copies "all the X" adds
         self.dag = build_goal_dag(goals)
@@ -165,9 +166,8 @@ class HoloMindAgent:
         return out
 
     def report_extra(self) -> dict[str, Any]:
-        self._recheck_own_actions()
-        self._recheck_descriptions()
-        return {"goals": {g.id: self._goal_report(g) for g in self.goals},
+        end_checks.final_checks(self)
+        return {"goals": {g.id: end_checks.goal_report(g, self.state) for g in self.goals},
                 "goals_parsed": self.goals_parsed,
                 "critic_interventions": int(self.stats["critic_refine"] + self.stats["critic_replan"]),
                 "critic_refine": int(self.stats["critic_refine"]), "critic_replan": int(self.stats["critic_replan"]),
@@ -178,76 +178,12 @@ class HoloMindAgent:
                 **({"llm": self.llm_client.usage()} if self.llm_client is not None else {}),
                 "agent_notes": self.notes_log[-60:]}
 
+    # ---- the end checks (planner.end_checks) ------------------------------------------------------
     def _recheck_own_actions(self) -> list[str]:
-        """Done goals checked again after the agent's own later actions
-        (``planner.goal_check.recheck_after_own_actions``) and with the room names of its map as it
-        is now (``recheck_rooms``); returns the ids now contradicted."""
-        self.context()  # brings the room names up to date with everything seen
-        out = []
-        for g in self.goals:
-            check = self.state.goal_checks.get(g.id)
-            outcome = self.state.goal_outcome.get(g.id, {})
-            if self.state.goal_status.get(g.id) != "done" or check is None or outcome.get("reason") != "done":
-                continue
-            bindings = dict(outcome.get("bindings", {}))
-            again = (recheck_after_own_actions(g, check, bindings, int(outcome.get("at_step", 0)),
-                                               self.state.touched, self.held_id, self.tracker, self.rooms)
-                     or recheck_rooms(g, check, bindings, self.tracker, self.rooms))
-            if again is not None:
-                self.state.goal_checks[g.id] = again
-                self.note(f"{g.id}: checked again at the end: {again.status}: {again.reason}")
-                if again.status == "contradicted":
-                    out.append(g.id)
-        return out
+        return end_checks.recheck_own_actions(self)
 
     def _redo_undone(self) -> Generator[Action, Observation, None]:
-        """Once every goal has run: a goal that a later goal undid (the agent's own check says so:
-        ``_recheck_own_actions``: undone by a later goal, or put where the map no longer names the
-        room) is done again, once."""
-        for gid in self._recheck_own_actions():
-            goal = next((g for g in self.goals if g.id == gid), None)
-            if goal is None or gid in self.state.redone:
-                continue
-            self.state.redone.add(gid)
-            self.note(f"{gid}: its check at the end says it no longer holds; doing it again")
-            own = self.state.goal_outcome.get(gid, {}).get("bindings", {}).get("object")
-            if own:
-                self.state.used_ids.discard(own)  # its own object is not "used by another goal"
-            self.state.rechecked.discard(gid)
-            ok = yield from self._do_goal(goal)
-            self.state.goal_status[gid] = "done" if ok else "failed"
-            self._emit_plan()
-            self.history.append(f"{goal.text} (again) -> {'done' if ok else 'failed'}")
-
-    def _recheck_descriptions(self) -> None:
-        """At the end, with everything the agent saw (``planner.goal_check.recheck_descriptions``)."""
-        done = [g for g in self.goals if self.state.goal_status.get(g.id) == "done"
-                and getattr(self.state.goal_checks.get(g.id), "status", None) == "verified"]
-        if done:
-            self.state.goal_checks.update(recheck_descriptions(done, self.state.goal_checks, self.context(),
-                                                               self._doubt))
-
-    def _doubt(self, goal: Goal, context: PlannerContext) -> str | None:
-        """Why the instance a done goal took may not be the one its description names: the
-        description fits several the agent saw (``ambiguous_description``), or the relation it
-        names was not seen to hold for the receptacle taken (``unobserved_description``)."""
-        bindings = self.state.goal_outcome.get(goal.id, {}).get("bindings", {})
-        # the object may have moved since (put where the goal wanted it): only the target's relation
-        return ambiguous_description(goal, context) or unobserved_description(goal, bindings, context, ("target",))
-
-    def _goal_report(self, goal: Goal) -> dict[str, Any]:
-        """A goal as the report shows it: what it asked for (so an unmet checklist item can be
-        traced to the goal that served it), its status, and why it ended so."""
-        item = goal.items[0]
-        out: dict[str, Any] = {"text": goal.text, "status": self.state.goal_status.get(goal.id, "not reached"),
-                               "predicate": item.predicate, "object_type": item.object.type}
-        if item.target is not None:
-            out["target_type"] = item.target.type
-        out.update(self.state.goal_outcome.get(goal.id, {}))
-        out["steps_spent"] = int(self.state.goal_steps.get(goal.id, 0))
-        if goal.id in self.state.goal_checks and out["status"] == "done":
-            out["check"] = self.state.goal_checks[goal.id].to_dict()
-        return out
+        return end_checks.redo_undone(self)
 
     def _outcome(self, goal: Goal, reason: str, detail: str = "", bindings: dict[str, str | None] | None = None) -> None:
         """Record why this goal attempt ended (``GOAL_REASONS``); the last attempt's stands."""
@@ -433,7 +369,7 @@ class HoloMindAgent:
         """"All the eggs from the fridge": another copy of the goal while the agent knows of
         another egg the phrase covers (``planner.all_of``); none, and the phrase is done."""
         n = goal.count_of.index if goal.count_of is not None else 1
-        other = next_of_all(goal, self.context(), self.state.group_used.get(goal.hints.get("distinct_group", ""), set()))
+        other = next_of_all(goal, self.context(), self.state.group_used.get(goal.typed_hints.distinct_group or "", set()))
         if other is None:
             self.note(f"{goal.id}: no other {goal.items[0].object.type} known for 'all' ({n} done)")
             check = self.state.goal_checks.get(goal.id)
@@ -487,7 +423,7 @@ class HoloMindAgent:
         self.state.excluded_now = set(self.state.rejected_ids | self.state.unreachable)
         obj_type = goal.items[0].object.type
         self.state.excluded_now |= self.refusals.refused_here(obj_type)
-        group = goal.hints.get("distinct_group")
+        group = goal.typed_hints.distinct_group
         if group:  # "two pencils": not the pencil an earlier copy of this item already used
             self.state.excluded_now |= self.state.group_used.get(group, set())
         retried_unreachable = False
@@ -502,7 +438,7 @@ class HoloMindAgent:
             ground = self._avoid_known_misfits(goal, ground)
             missing = [(role, t, room) for role, t, room in required_roles(goal) if ground.bindings.get(role) is None]
             if missing:
-                found = yield from self._search(goal, missing)
+                found = yield from search(self, goal, missing)
                 if not found:
                     if not retried_unreachable and self.state.excluded_now & self.state.unreachable:
                         # Nothing else fits: the map has grown since those were out of reach.
@@ -609,14 +545,15 @@ class HoloMindAgent:
     def _note_choice(self, goal: Goal, ground: Any) -> None:
         """Say which object a counted, "one of" or relation-qualified goal was done with."""
         chosen = ground.bindings.get("object")
-        group = goal.hints.get("distinct_group")
-        if group and chosen:
-            before = sorted(self.state.group_used.get(group, set()))
-            self.state.group_used.setdefault(group, set()).add(chosen)
-            self.note(f"{goal.id}: {goal.hints.get('count_of')} of {goal.items[0].object.type} -> {chosen}"
+        hints = goal.typed_hints
+        if hints.distinct_group and chosen:
+            before = sorted(self.state.group_used.get(hints.distinct_group, set()))
+            self.state.group_used.setdefault(hints.distinct_group, set()).add(chosen)
+            self.note(f"{goal.id}: {hints.count_of} of {goal.items[0].object.type} -> {chosen}"
                       + (f" (distinct from {', '.join(before)})" if before else ""))
-        relation = [f"{k}={goal.hints[k]}" for k in ("object_source", "object_near", "object_room", "quantifier")
-                    if k in goal.hints]
+        relation = [f"{k}={v}" for k, v in (("object_source", hints.object_source), ("object_near", hints.object_near),
+                                            ("object_room", hints.object_room), ("quantifier", hints.quantifier))
+                    if v is not None]
         if relation and chosen:
             self.note(f"{goal.id}: chose {chosen} for {goal.items[0].object.type} ({'; '.join(relation)})")
 
@@ -636,91 +573,3 @@ class HoloMindAgent:
             self.note(f"experience: {obj_type} does not go on {rec.object_type}; not {target}")
             ground = self.ground_role.ground(goal, self.context())
         return ground
-
-    @staticmethod
-    def _binds_all(ground: Any, missing: list[tuple[str, str, str | None]]) -> bool:
-        return all(ground.bindings.get(role) is not None for role, _, _ in missing)
-
-    def _search(self, goal: Goal, missing: list[tuple[str, str, str | None]]) -> Generator[Action, Observation, bool]:
-        """Explore until every missing role has a candidate; then visit the receptacles that could
-        hold what is still unseen; then, for room-bound roles, distrust the agent's room names."""
-        start = self.obs.step
-        self.stats["searches"] += 1
-        while self.obs.step - start < self.config.search_step_cap:
-            if self._binds_all(self.ground_role.ground(goal, self.context()), missing):
-                return True
-            progressed = yield from self.skills.explore_once()
-            if not progressed:
-                break
-        # Explored everything reachable: what is small or lies flat on a high surface shows only
-        # from close by, and what is in a closed container not at all. Visit the receptacles that
-        # could hold it (the named or hinted room's first, then by distance over how often a
-        # household keeps the type there, ``planner.placement_prior``): look closely at the
-        # open ones, open the closed ones.
-        excluded = self.state.used_ids | (self.state.excluded_now - self.state.unreachable)
-
-        def known(object_type: str) -> bool:
-            return any(o.object_id not in excluded for o in self.tracker.of_type(object_type))
-
-        hinted = {k: goal.hints[k] for k in ("object_room", "object_near", "object_source") if goal.hints.get(k)}
-
-        def found(role: str, object_type: str) -> bool:
-            """An instance that can fill the role: for an object the instruction places ("the mug
-            from the dining table"), one where it says, not any of the type."""
-            if role != "object" or not hinted:
-                return known(object_type)
-            ctx = self.context()
-            cands = [o for o in ctx.known_objects if o.object_type == object_type and o.object_id not in excluded]
-            return NearestGrounder._by_object_hints(cands, goal, ctx) is not None
-
-        anchor = hinted.get("object_source") or hinted.get("object_near")
-        for role, t, room in missing:
-            if not t or found(role, t):
-                # known elsewhere (a room-bound role: see relax_rooms below), or seen but out of
-                # reach so far (the goal retries it: the map has grown since)
-                continue
-            want_room = room or goal.hints.get("object_room")
-            p = self.pose
-            boxes = [o for o in self.tracker.objects.values() if not o.gone and o.object_id not in self.state.inspected
-                     and FIXED_RECEPTACLE.admits_info(self.catalog.type_info(o.object_type), t, self.catalog)]
-            # the furniture the instruction names first ("from the dining table": the dining tables),
-            # then the named room's, then by the walk per find: distance over how often a
-            # household keeps this type there (an apple: the fridge before the sofa beside it)
-            prior = dev_placement_prior()
-
-            def still_hidden(o: TrackedObject, prior: PlacementPrior = prior, wanted: str = t) -> float:
-                openable = cast(AssetInfo, self.catalog.type_info(o.object_type)).openable
-                return prior.still_there(o.object_type, wanted, closed=openable and o.state.get("isOpen") is not True)
-
-            boxes.sort(key=lambda o: (role != "object" or anchor is None or o.object_type != anchor,
-                                      want_room is not None
-                                      and self.rooms.room_type_at(float(o.centroid[0]), float(o.centroid[2])) != want_room,
-                                      math.hypot(o.centroid[0] - p.x, o.centroid[2] - p.z) / still_hidden(o)))
-            for box in boxes[:8]:
-                if self.obs.step - start > self.config.search_step_cap + self.config.inspect_step_cap:
-                    break
-                self.state.inspected.add(box.object_id)
-                openable = cast(AssetInfo, self.catalog.type_info(box.object_type)).openable  # a receptacle type: known
-                ok = yield from self.skills.navigate_to(box.object_id, closer=not openable)
-                if not ok:
-                    continue
-                if openable and box.state.get("isOpen") is not True:
-                    obs = yield Action("OpenObject", box.object_id)
-                    self.after_interaction("OpenObject", box.object_id, obs)
-                if found(role, t):
-                    self.note(f"{goal.id}: found a {t} by looking at {box.object_id}")
-                    break
-        if self._binds_all(self.ground_role.ground(goal, self.context()), missing):
-            return True
-        if any(room for _, _, room in missing) or "object_room" in hinted:
-            # Everything reachable is explored: the agent's room names may be what is wrong.
-            if self._binds_all(self.ground_role.ground(goal, self.context(relax_rooms=True)), missing):
-                self.state.relaxed_goals.add(goal.id)
-                self.note(f"{goal.id}: nothing where the named room seems to be; taking the likeliest region's")
-                return True
-        if self._binds_all(self.ground_role.ground(goal, self.context(relax_relations=True)), missing):
-            # "the side table by the dresser": no side table was seen near a dresser
-            self.state.relaxed_relations.add(goal.id)
-            self.note(f"{goal.id}: no instance near what the instruction relates it to; taking the nearest")
-            return True
-        return False

@@ -18,6 +18,7 @@ from typing import Any, Literal, Protocol
 
 from household.checklist import ChecklistItem
 from household.interactions import INTERACTION_SKILLS
+from planner.goal_hints import CountOf, GoalHints
 
 Verdict = Literal["pass", "refine", "replan"]
 ReplanLevel = Literal["low", "high"]
@@ -34,31 +35,6 @@ SKILLS = ("navigate_to", "search", "inspect", *INTERACTION_SKILLS, "put_down")
 
 
 @dataclass(frozen=True)
-class CountOf:
-    """Which object of a counted group a goal serves: ``index`` of ``total`` ("2/3"), or of
-    however many the agent finds (``total`` None: "2/all", "all the eggs")."""
-
-    index: int
-    total: int | None
-
-    @classmethod
-    def parse(cls, text: str) -> "CountOf":
-        """From the hint's text form ("2/3", "1/all"); ValueError naming the hint otherwise."""
-        head, _, tail = text.partition("/")
-        try:
-            index = int(head)
-            total = None if tail == "all" else int(tail)
-        except ValueError:
-            raise ValueError(f"goal hint count_of: expected 'k/n' or 'k/all', got {text!r}") from None
-        if index < 1 or (total is not None and index > total):
-            raise ValueError(f"goal hint count_of: {text!r} is out of range")
-        return cls(index, total)
-
-    def __str__(self) -> str:
-        return f"{self.index}/{'all' if self.total is None else self.total}"
-
-
-@dataclass(frozen=True)
 class Goal:
     """One node of the goal DAG: propositions to make true, from one clause of the instruction."""
 
@@ -67,17 +43,20 @@ class Goal:
     text: str  # the clause of the instruction it came from (for reports and LLM prompts)
     # Search hints that are not propositions, e.g. {"object_room": "Bathroom"} for "take a towel
     # from the bathroom ..." (where to look first; the final state does not depend on it).
+    # Text, as they travel to reports and LLM prompts; the planner reads ``typed_hints``. Not
+    # changed once the goal is made (a goal with other hints is a new Goal: dataclasses.replace).
     hints: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
+    # ``hints`` read once, typed (``planner.goal_hints``: the known keys, what each means)
+    typed_hints: GoalHints = field(init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "typed_hints", GoalHints.parse(self.hints))
 
     @property
     def count_of(self) -> CountOf | None:
-        """The ``count_of`` hint, typed (the hints stay text: they travel to reports and LLMs).
-        None when absent or unreadable: a hint an LLM role wrote wrongly is ignored, not fatal."""
-        text = self.hints.get("count_of")
-        try:
-            return CountOf.parse(text) if text else None
-        except ValueError:
-            return None
+        """The ``count_of`` hint, typed; None when absent or unreadable (an LLM's wrong hint is
+        ignored, not fatal)."""
+        return self.typed_hints.count_of
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "text": self.text, "items": [i.to_dict() for i in self.items]}

@@ -370,7 +370,7 @@ class Skills:
         """Explore, frontier by frontier, until an object of the type is known (in the room, when
         one is named and the agent has named a region so); False when the map has no frontier
         left or ``search_step_cap`` steps are spent. The goal loop's own search
-        (``HoloMindAgent._search``) also opens receptacles; this is the skill a role can ask for."""
+        (``planner.goal_search.search``) also opens receptacles; this is the skill a role can ask for."""
         a = self.a
         if not object_type:
             raise Replan("low", "search: no object_type given", NO_BINDING)

@@ -5,6 +5,8 @@ Synthetic tracker records and known objects, so each rule is exercised on its ow
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from household.checklist import ChecklistItem, ObjectSelector
@@ -228,3 +230,79 @@ def test_furniture_against_the_furniture_named_is_beside_it() -> None:
     pen = KnownObject("Pen|1", "Pen", None, (5.0, 5.0, 0.8), half_extent=(0.05, 0.05))
     goal = _goal("inReceptacle", "Pen", target="Bed", hints={"target_near": "ArmChair"})
     assert unobserved_description(goal, {"object": "Pen|1", "target": "Bed|1"}, _ctx(chair, bed, pen)) is None
+
+
+def _ended_agent(monkeypatch, goals: list[Goal], rooms: Rooms, tracker: ObjectTracker) -> tuple[Any, list[str]]:
+    """An agent whose goals have all run (done, verified), with what the end checks read; returns
+    it and the goal ids the own-action recheck (planner.end_checks) was asked about, in order."""
+    from collections import Counter
+    from types import SimpleNamespace
+
+    import planner.end_checks as end_checks
+    from planner.holomind import HoloMindAgent
+
+    agent = HoloMindAgent()
+    agent.goals, agent.goals_parsed = goals, len(goals)
+    agent.history, agent.notes_log, agent.stats, agent.beliefs = [], [], Counter(), []  # type: ignore[assignment]
+    agent.tracker, agent.rooms = tracker, rooms  # type: ignore[assignment]
+    agent.obs = SimpleNamespace(step=50, agent=SimpleNamespace(held_object_id=None, held_object_type=None))  # type: ignore[assignment]
+    agent.context = lambda relax_rooms=False, relax_relations=False: _ctx()  # type: ignore[method-assign]
+    agent._emit_plan = lambda: None  # type: ignore[method-assign]
+    for g in goals:
+        agent.state.goal_status[g.id] = "done"
+        agent.state.goal_checks[g.id] = VERIFIED
+        agent.state.goal_outcome[g.id] = {"reason": "done", "bindings": {"object": f"{g.items[0].object.type}|1"},
+                                          "at_step": 5}
+    asked: list[str] = []
+    recheck = end_checks.recheck_after_own_actions
+
+    def counted(goal, *args):
+        asked.append(goal.id)
+        return recheck(goal, *args)
+
+    monkeypatch.setattr(end_checks, "recheck_after_own_actions", counted)
+    return agent, asked
+
+
+def test_the_end_checks_run_once_and_the_notes_say_each_thing_once(monkeypatch) -> None:
+    """The goal loop's end (every goal ran) checks the done goals again; the report then finds
+    nothing changed since, so it does not check again: each goal is asked about once, the notes
+    hold each line once, and reporting twice gives the same goals."""
+    from dataclasses import replace
+
+    spatula = _goal("inReceptacle", "Spatula", target="GarbageCan", target_room="Bathroom")
+    mug = replace(_goal("inRoom", "Mug", "Bedroom"), id="g2")
+    tracker = _tracker(_rec("Spatula|1", [0, 0, 0], [0.1, 0.1, 0.1]), _rec("Mug|1", [1, 0, 1], [1.1, 0.1, 1.1]),
+                       _rec("GarbageCan|1", [0, 0, 0], [0.4, 0.5, 0.4]))
+    agent, asked = _ended_agent(monkeypatch, [spatula, mug], Rooms("Bedroom"), tracker)
+    agent.state.goal_outcome["g1"]["bindings"]["target"] = "GarbageCan|1"
+    assert list(agent._redo_undone()) == []  # nothing contradicted: nothing done again
+    first, second = agent.report_extra(), agent.report_extra()
+    assert asked == ["g1", "g2"]  # by the goal loop's end only
+    notes = first["agent_notes"]
+    assert len(notes) == len(set(notes)) == 1 and "g1: checked again at the end: unverified" in notes[0]
+    assert second == first
+    assert first["goals"]["g1"]["check"]["status"] == "unverified"
+    assert first["goals"]["g2"]["check"]["status"] == "verified"
+
+
+def test_a_goal_done_again_at_the_end_is_checked_again_for_the_report(monkeypatch) -> None:
+    """A redo acts after the end checks ran (and may undo another goal): the report checks again,
+    and its notes still say each line once."""
+    apple = _goal("isHeld", "Apple", True)  # verified when done; nothing is in hand by the end
+    agent, asked = _ended_agent(monkeypatch, [apple], Rooms(None), _tracker())
+
+    def redo(goal: Goal):  # the goal loop's attempt: some steps, seen held, then put down again
+        agent.obs.step += 7
+        agent.state.goal_checks[goal.id] = VERIFIED
+        agent.state.goal_outcome[goal.id]["at_step"] = agent.obs.step
+        yield from ()
+        return True
+
+    agent._do_goal = redo  # type: ignore[method-assign]
+    list(agent._redo_undone())
+    report = agent.report_extra()
+    notes = report["agent_notes"]
+    assert len(notes) == len(set(notes)) == 3, notes  # contradicted, done again, contradicted again (later)
+    assert report["goals"]["g1"]["status"] == "done" and report["goals"]["g1"]["check"]["status"] == "contradicted"
+    assert asked == ["g1", "g1"]

@@ -75,8 +75,9 @@ def test_the_vessel_is_not_of_a_type_another_goal_needs() -> None:
     goals = [goal("water", item("HousePlant", "isFilledWithLiquid", "water")),
              goal("wine", item("Cup", "isFilledWithLiquid", "wine")),
              goal("put", item("Book", "inReceptacle", target="Shelf"))]
-    note_other_goal_types(goals)
+    goals = note_other_goal_types(goals)
     assert goals[0].hints["other_goal_types"] == "Book,Cup,Shelf"
+    assert goals[0].typed_hints.other_goal_types == ("Book", "Cup", "Shelf")
     assert "other_goal_types" not in goals[2].hints
     g = NearestGrounder()
     assert g.ground(goals[0], ctx(HOUSE)).bindings["tool"] == "Mug|far"

@@ -34,7 +34,7 @@ def parse_report(text: str, routines: bool = False, embed: bool = True) -> dict[
     goals = parser.decompose(text, None)
     items: list[dict[str, Any]] = []
     for g in goals:
-        inferred = g.hints.get("inferred")
+        inferred = g.typed_hints.inferred
         for item in g.items:
             d = item.to_dict()
             d["goal"] = g.id

@@ -1,0 +1,133 @@
+"""The end of an episode: the agent's own account of each goal, read again once every goal has
+run, and the goal as the report shows it.
+
+Why a module: the goal loop (``planner.holomind``) checks a goal when it is done; by the end a
+later goal may have undone it, the map may name its room otherwise, and more instances of what
+the instruction described may have been seen. These checks read the agent's state, never act
+(except that a goal found undone is done again, once), and run once each per episode: the
+own-action recheck when every goal has run (``redo_undone``) and again for the report only if a
+goal was redone since (``final_checks``); the description recheck once, for the report. Run
+twice on an unchanged state they would say nothing new, so the report's notes hold each once.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Generator, Protocol
+
+from household.types import Action, Observation
+from planner.deterministic import ambiguous_description, unobserved_description
+from planner.episode_state import EpisodeState
+from planner.goal_check import RoomNamer, recheck_after_own_actions, recheck_descriptions, recheck_rooms
+from planner.object_memory import ObjectMemory
+from planner.roles import Goal, PlannerContext
+
+
+class EndCheckAgent(Protocol):
+    """What the end checks read and call on the agent (``planner.holomind.HoloMindAgent``)."""
+
+    state: EpisodeState
+    goals: list[Goal]
+    history: list[str]
+    tracker: ObjectMemory
+
+    @property
+    def rooms(self) -> RoomNamer: ...
+    @property
+    def held_id(self) -> str | None: ...
+    def context(self, relax_rooms: bool = False, relax_relations: bool = False) -> PlannerContext: ...
+    def note(self, text: str) -> None: ...
+    def _recheck_own_actions(self) -> list[str]: ...
+    def _do_goal(self, goal: Goal) -> Generator[Action, Observation, bool]: ...
+    def _emit_plan(self) -> None: ...
+
+
+def recheck_own_actions(agent: EndCheckAgent) -> list[str]:
+    """Done goals checked again after the agent's own later actions
+    (``planner.goal_check.recheck_after_own_actions``) and with the room names of its map as it
+    is now (``recheck_rooms``); returns the ids now contradicted."""
+    agent.context()  # brings the room names up to date with everything seen
+    state = agent.state
+    out = []
+    for g in agent.goals:
+        check = state.goal_checks.get(g.id)
+        outcome = state.goal_outcome.get(g.id, {})
+        if state.goal_status.get(g.id) != "done" or check is None or outcome.get("reason") != "done":
+            continue
+        bindings = dict(outcome.get("bindings", {}))
+        again = (recheck_after_own_actions(g, check, bindings, int(outcome.get("at_step", 0)),
+                                           state.touched, agent.held_id, agent.tracker, agent.rooms)
+                 or recheck_rooms(g, check, bindings, agent.tracker, agent.rooms))
+        if again is not None:
+            state.goal_checks[g.id] = again
+            agent.note(f"{g.id}: checked again at the end: {again.status}: {again.reason}")
+            if again.status == "contradicted":
+                out.append(g.id)
+    state.end_recheck_due = False
+    return out
+
+
+def redo_undone(agent: EndCheckAgent) -> Generator[Action, Observation, None]:
+    """Once every goal has run: a goal that a later goal undid (the agent's own check says so:
+    ``recheck_own_actions``: undone by a later goal, or put where the map no longer names the
+    room) is done again, once."""
+    state = agent.state
+    for gid in agent._recheck_own_actions():
+        goal = next((g for g in agent.goals if g.id == gid), None)
+        if goal is None or gid in state.redone:
+            continue
+        state.redone.add(gid)
+        state.end_recheck_due = True  # the redo may undo another: the report checks again
+        agent.note(f"{gid}: its check at the end says it no longer holds; doing it again")
+        own = state.goal_outcome.get(gid, {}).get("bindings", {}).get("object")
+        if own:
+            state.used_ids.discard(own)  # its own object is not "used by another goal"
+        state.rechecked.discard(gid)
+        ok = yield from agent._do_goal(goal)
+        state.goal_status[gid] = "done" if ok else "failed"
+        agent._emit_plan()
+        agent.history.append(f"{goal.text} (again) -> {'done' if ok else 'failed'}")
+
+
+def final_checks(agent: EndCheckAgent) -> None:
+    """What the report needs checked: the own-action recheck where it has not run since the last
+    action (the episode ended before every goal ran, or a goal was redone after it), then the
+    description recheck, once."""
+    if agent.state.end_recheck_due:
+        agent._recheck_own_actions()
+    if not agent.state.descriptions_rechecked:
+        agent.state.descriptions_rechecked = True
+        _recheck_descriptions(agent)
+
+
+def _recheck_descriptions(agent: EndCheckAgent) -> None:
+    """At the end, with everything the agent saw (``planner.goal_check.recheck_descriptions``)."""
+    state = agent.state
+    done = [g for g in agent.goals if state.goal_status.get(g.id) == "done"
+            and getattr(state.goal_checks.get(g.id), "status", None) == "verified"]
+    if done:
+        state.goal_checks.update(recheck_descriptions(done, state.goal_checks, agent.context(),
+                                                      lambda goal, context: doubt(state, goal, context)))
+
+
+def doubt(state: EpisodeState, goal: Goal, context: PlannerContext) -> str | None:
+    """Why the instance a done goal took may not be the one its description names: the
+    description fits several the agent saw (``ambiguous_description``), or the relation it
+    names was not seen to hold for the receptacle taken (``unobserved_description``)."""
+    bindings = state.goal_outcome.get(goal.id, {}).get("bindings", {})
+    # the object may have moved since (put where the goal wanted it): only the target's relation
+    return ambiguous_description(goal, context) or unobserved_description(goal, bindings, context, ("target",))
+
+
+def goal_report(goal: Goal, state: EpisodeState) -> dict[str, Any]:
+    """A goal as the report shows it: what it asked for (so an unmet checklist item can be
+    traced to the goal that served it), its status, and why it ended so."""
+    item = goal.items[0]
+    out: dict[str, Any] = {"text": goal.text, "status": state.goal_status.get(goal.id, "not reached"),
+                           "predicate": item.predicate, "object_type": item.object.type}
+    if item.target is not None:
+        out["target_type"] = item.target.type
+    out.update(state.goal_outcome.get(goal.id, {}))
+    out["steps_spent"] = int(state.goal_steps.get(goal.id, 0))
+    if goal.id in state.goal_checks and out["status"] == "done":
+        out["check"] = state.goal_checks[goal.id].to_dict()
+    return out

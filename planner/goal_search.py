@@ -1,0 +1,142 @@
+"""Finding what a goal needs that the agent has not seen: explore, look into the receptacles that
+could hold it, then doubt the agent's own room names and relations.
+
+Why a module: grounding (``planner.deterministic.NearestGrounder`` or an LLM role) binds only what
+the agent has seen; when a role stays unbound, the goal loop (``planner.holomind``) hands the goal
+here, and gets back whether a grounding now binds every missing role. It is the one place that
+decides where to look and in which order; the skills it calls (``planner.skills``) move the robot.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from typing import Any, Generator, Protocol, cast
+
+from household.assets import AssetCatalog, AssetInfo
+from household.receptacle_filters import FIXED_RECEPTACLE
+from household.types import Action, Observation
+from planner.agent_config import AgentConfig
+from planner.deterministic import NearestGrounder
+from planner.episode_state import EpisodeState
+from planner.goal_check import RoomNamer
+from planner.navigation import Pose
+from planner.object_memory import ObjectMemory
+from planner.object_tracker import TrackedObject
+from planner.placement_prior import PlacementPrior, dev_placement_prior
+from planner.roles import Goal, PlannerContext
+from planner.skills import Skills
+
+Missing = list[tuple[str, str, str | None]]  # (role, object type, room) a grounding left unbound
+
+
+class SearchAgent(Protocol):
+    """What the search reads and calls on the agent (``planner.holomind.HoloMindAgent``)."""
+
+    config: AgentConfig
+    obs: Observation
+    stats: Counter
+    state: EpisodeState
+    tracker: ObjectMemory
+    catalog: AssetCatalog
+    skills: Skills
+    ground_role: Any
+
+    @property
+    def rooms(self) -> RoomNamer: ...
+    @property
+    def pose(self) -> Pose: ...
+    def context(self, relax_rooms: bool = False, relax_relations: bool = False) -> PlannerContext: ...
+    def note(self, text: str) -> None: ...
+    def after_interaction(self, name: str, object_id: str, obs: Observation) -> None: ...
+
+
+def binds_all(ground: Any, missing: Missing) -> bool:
+    return all(ground.bindings.get(role) is not None for role, _, _ in missing)
+
+
+def search(agent: SearchAgent, goal: Goal, missing: Missing) -> Generator[Action, Observation, bool]:
+    """Explore until every missing role has a candidate; then visit the receptacles that could
+    hold what is still unseen; then, for room-bound roles, distrust the agent's room names."""
+    start = agent.obs.step
+    agent.stats["searches"] += 1
+    while agent.obs.step - start < agent.config.search_step_cap:
+        if binds_all(agent.ground_role.ground(goal, agent.context()), missing):
+            return True
+        progressed = yield from agent.skills.explore_once()
+        if not progressed:
+            break
+    # Explored everything reachable: what is small or lies flat on a high surface shows only
+    # from close by, and what is in a closed container not at all. Visit the receptacles that
+    # could hold it (the named or hinted room's first, then by distance over how often a
+    # household keeps the type there, ``planner.placement_prior``): look closely at the
+    # open ones, open the closed ones.
+    state = agent.state
+    excluded = state.used_ids | (state.excluded_now - state.unreachable)
+
+    def known(object_type: str) -> bool:
+        return any(o.object_id not in excluded for o in agent.tracker.of_type(object_type))
+
+    hints = goal.typed_hints
+    placed = bool(hints.object_room or hints.object_near or hints.object_source)  # "the mug from the table"
+
+    def found(role: str, object_type: str) -> bool:
+        """An instance that can fill the role: for an object the instruction places ("the mug
+        from the dining table"), one where it says, not any of the type."""
+        if role != "object" or not placed:
+            return known(object_type)
+        ctx = agent.context()
+        cands = [o for o in ctx.known_objects if o.object_type == object_type and o.object_id not in excluded]
+        return NearestGrounder._by_object_hints(cands, goal, ctx) is not None
+
+    anchor = hints.object_source or hints.object_near or None
+    for role, t, room in missing:
+        if not t or found(role, t):
+            # known elsewhere (a room-bound role: see relax_rooms below), or seen but out of
+            # reach so far (the goal retries it: the map has grown since)
+            continue
+        want_room = room or hints.object_room
+        p = agent.pose
+        boxes = [o for o in agent.tracker.objects.values() if not o.gone and o.object_id not in state.inspected
+                 and FIXED_RECEPTACLE.admits_info(agent.catalog.type_info(o.object_type), t, agent.catalog)]
+        # the furniture the instruction names first ("from the dining table": the dining tables),
+        # then the named room's, then by the walk per find: distance over how often a
+        # household keeps this type there (an apple: the fridge before the sofa beside it)
+        prior = dev_placement_prior()
+
+        def still_hidden(o: TrackedObject, prior: PlacementPrior = prior, wanted: str = t) -> float:
+            openable = cast(AssetInfo, agent.catalog.type_info(o.object_type)).openable
+            return prior.still_there(o.object_type, wanted, closed=openable and o.state.get("isOpen") is not True)
+
+        boxes.sort(key=lambda o: (role != "object" or anchor is None or o.object_type != anchor,
+                                  want_room is not None
+                                  and agent.rooms.room_type_at(float(o.centroid[0]), float(o.centroid[2])) != want_room,
+                                  math.hypot(o.centroid[0] - p.x, o.centroid[2] - p.z) / still_hidden(o)))
+        for box in boxes[:8]:
+            if agent.obs.step - start > agent.config.search_step_cap + agent.config.inspect_step_cap:
+                break
+            state.inspected.add(box.object_id)
+            openable = cast(AssetInfo, agent.catalog.type_info(box.object_type)).openable  # a receptacle type: known
+            ok = yield from agent.skills.navigate_to(box.object_id, closer=not openable)
+            if not ok:
+                continue
+            if openable and box.state.get("isOpen") is not True:
+                obs = yield Action("OpenObject", box.object_id)
+                agent.after_interaction("OpenObject", box.object_id, obs)
+            if found(role, t):
+                agent.note(f"{goal.id}: found a {t} by looking at {box.object_id}")
+                break
+    if binds_all(agent.ground_role.ground(goal, agent.context()), missing):
+        return True
+    if any(room for _, _, room in missing) or hints.object_room:
+        # Everything reachable is explored: the agent's room names may be what is wrong.
+        if binds_all(agent.ground_role.ground(goal, agent.context(relax_rooms=True)), missing):
+            state.relaxed_goals.add(goal.id)
+            agent.note(f"{goal.id}: nothing where the named room seems to be; taking the likeliest region's")
+            return True
+    if binds_all(agent.ground_role.ground(goal, agent.context(relax_relations=True)), missing):
+        # "the side table by the dresser": no side table was seen near a dresser
+        state.relaxed_relations.add(goal.id)
+        agent.note(f"{goal.id}: no instance near what the instruction relates it to; taking the nearest")
+        return True
+    return False
