@@ -71,8 +71,11 @@ $(LOCAL_MODEL): | setup
 	$(BIN)/worldmind llm weights --parts models/.parts --out $@
 	rm -rf models/.parts
 
+# Tests on TEST_WORKERS processes (pytest-xdist), a test file per worker at a time (module fixtures
+# are built once); TEST_WORKERS=0 runs them in this process.
+TEST_WORKERS ?= 2
 test: setup lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
 
 # ruff (pycodestyle, pyflakes, bugbear) on all Python code, mypy on the library packages; both
 # configured in pyproject.toml. mypy keeps its cache in .mypy_cache (about 40 s cold, 5 s warm).

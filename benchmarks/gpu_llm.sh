@@ -80,9 +80,11 @@ run() {
   decomposer "$out" "$slots" "$budget"
 }
 
-one_episode() {  # PLANNER KIND EPISODE OUT BUDGET_S: one `eval longact` process, stopped after BUDGET_S
+one_episode() {  # PLANNER KIND EPISODE OUT BUDGET_S: one `eval longact` process; the episode ends and is
+  # scored 60 s before BUDGET_S (--time-limit: its report says "time limit"), killed at BUDGET_S
   local tag="${1#llm:}"; tag="${tag%%/*}"
   timeout "$5" "$PY" -c "import sys; from worldmind.cli import main; sys.exit(main())" eval longact \
+    --time-limit "$(( $5 > 120 ? $5 - 60 : $5 / 2 ))" \
     --episodes "$3" --planner "$1" --instruction "$2" --out "$4/$tag-$2/$(basename "$3" .json)" \
     > "$4/$tag-$2-$(basename "$3" .json).log" 2>&1 || true
 }
@@ -94,8 +96,8 @@ episodes() {
   # 2), all niced below the server, and the decomposer benchmark on 4 slots. Why so few at once:
   # on a 16-core H100 machine, 38 episodes at once with 42 slots starved the server's CPU side
   # (JSON-schema grammar sampling runs on its threads): about 10 tokens/s a slot, and no episode
-  # finished in 160 s. An episode still running after BUDGET_S is stopped (it then has no report:
-  # the figures script counts it apart). OUT/<local|deterministic>-<kind>/<episode>/report.json.
+  # finished in 160 s. Each episode is scored as it stands 60 s before BUDGET_S (`--time-limit`; its
+  # report says so) and killed at BUDGET_S. OUT/<local|deterministic>-<kind>/<episode>/report.json.
   local build="$1" model="$2" out="$3" budget="${4:-420}" every="${5:-10}"
   local llm_jobs="${LLM_JOBS:-8}" det_jobs="${DET_JOBS:-2}" eps kind ep pids=()
   cd "$ROOT"

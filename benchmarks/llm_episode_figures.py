@@ -6,8 +6,8 @@ instruction kind, and prints per group: episodes, mean GC and SR; and for the LL
 and in total, the answers, the share that met the role's JSON schema, the share the role accepted,
 the decisions, the share the model took and the fallbacks (with why), and each call's latency
 pooled over the episodes (median, p95; from ``call_latencies_s``, written since this script
-exists). GC/SR are compared on the episodes both planners finished (an episode cut off by a time
-budget has no report and is counted apart).
+exists). GC/SR are compared on the episodes both planners finished: an episode stopped by
+``--time-limit`` (its ``stop_reason``) is counted apart, and one killed before its report has none.
 
     python benchmarks/llm_episode_figures.py RUN [RUN ...] [--json OUT]
 
@@ -80,6 +80,11 @@ def group_key(report: dict[str, Any]) -> tuple[str, str]:
     return str(report.get("planner")), str(report.get("instruction_kind"))
 
 
+def time_limited(report: dict[str, Any]) -> bool:
+    """Stopped by ``--time-limit`` (scored as it stood), not finished by the agent or its step budget."""
+    return str((report.get("extra") or {}).get("stop_reason", "")).startswith("time limit")
+
+
 def figures(reports: list[dict[str, Any]]) -> dict[str, Any]:
     groups: dict[tuple[str, str], dict[str, dict[str, Any]]] = defaultdict(dict)
     for r in reports:
@@ -90,6 +95,7 @@ def figures(reports: list[dict[str, Any]]) -> dict[str, Any]:
         entry: dict[str, Any] = {"planner": planner, "instruction": kind, "episodes": len(rows),
                                  "gc": sum(float(r["gc"]) for r in rows) / len(rows),
                                  "sr": sum(float(r["sr"]) for r in rows) / len(rows),
+                                 "time_limited": sorted(i for i, r in by_id.items() if time_limited(r)),
                                  "ids": sorted(by_id)}
         if planner.startswith("llm:"):
             roles = role_figures(rows)
@@ -113,7 +119,7 @@ def _paired(out: dict[str, Any], reports: list[dict[str, Any]]) -> list[str]:
         for other in out.values():
             if other["planner"].startswith("llm:") or other["instruction"] != e["instruction"]:
                 continue
-            both = sorted(set(e["ids"]) & set(other["ids"]))
+            both = sorted((set(e["ids"]) - set(e["time_limited"])) & (set(other["ids"]) - set(other["time_limited"])))
             if not both:
                 continue
             gl = [float(by[(e["planner"], e["instruction"], i)]["gc"]) for i in both]
@@ -129,7 +135,8 @@ def _paired(out: dict[str, Any], reports: list[dict[str, Any]]) -> list[str]:
 
 def print_figures(out: dict[str, Any], reports: list[dict[str, Any]]) -> None:
     for key, e in out.items():
-        print(f"{key}: {e['episodes']} episodes, GC {e['gc']:.3f}, SR {e['sr']:.3f}")
+        cut = f" ({len(e['time_limited'])} stopped by the time limit, scored as they stood)" if e["time_limited"] else ""
+        print(f"{key}: {e['episodes']} episodes{cut}, GC {e['gc']:.3f}, SR {e['sr']:.3f}")
         for role, a in (e.get("roles") or {}).items():
             p50, p95 = a["latency_p50_s"], a["latency_p95_s"]
             lat = f"latency p50 {p50:.2f} s, p95 {p95:.2f} s over {a['timed_calls']} calls" if p50 is not None else "no timed calls"

@@ -54,9 +54,15 @@ def run_episode(
     max_steps: int | None = None,
     ir_segments: int = DEFAULT_IR_SEGMENTS,
     progress: ProgressCallback | None = None,
+    time_limit_s: float | None = None,
 ) -> tuple[EpisodeResult, WorldState]:
-    """Run until the agent says Stop or the step budget is spent; returns the result and the
-    final ground truth (for the report's map)."""
+    """Run until the agent says Stop, the step budget is spent or, with ``time_limit_s``, that
+    many seconds of wall time have passed (checked between steps: a slow model's episode on a
+    lent machine is scored as it stands, with ``stop_reason`` "time limit", instead of being
+    killed with nothing written); returns the result and the final ground truth (for the
+    report's map)."""
+    if time_limit_s is not None and not time_limit_s > 0:
+        raise ValueError(f"time limit: expected a positive number of seconds, got {time_limit_s!r}")
     episode.instruction(instruction_kind)  # fail early on a missing instruction kind
     budget = max_steps if max_steps is not None else episode.max_steps
     started = time.perf_counter()
@@ -75,6 +81,9 @@ def run_episode(
     errors: list[str] = []
     stop_reason = "budget" if agent_error is None else agent_error
     for step in range(1, (budget if agent_error is None else 0) + 1):
+        if time_limit_s is not None and time.perf_counter() - started > time_limit_s:
+            stop_reason = f"time limit ({time_limit_s:g} s)"
+            break
         try:
             action = agent.act(obs)
         except Exception as exc:  # a planner bug must not lose the run's partial results
@@ -102,6 +111,8 @@ def run_episode(
     world = env.ground_truth()
     checklist = evaluate_checklist(episode.checklist, world)
     extra: dict[str, Any] = {"stop_reason": stop_reason, "errors": errors[-50:], "max_steps": budget}
+    if time_limit_s is not None:
+        extra["time_limit_s"] = time_limit_s
     agent_extra = getattr(agent, "report_extra", None)
     if callable(agent_extra):
         try:

@@ -12,10 +12,11 @@ import pytest
 from benchmarks import llm_episode_figures as figs
 
 
-def _report(folder: Path, eid: str, planner: str, kind: str, gc: float, llm: dict | None = None) -> None:
+def _report(folder: Path, eid: str, planner: str, kind: str, gc: float, llm: dict | None = None,
+            stop: str = "stop") -> None:
     d = folder / f"{planner.replace(':', '-')}-{kind}" / eid
     d.mkdir(parents=True)
-    extra = {"llm": llm} if llm is not None else {}
+    extra = {"stop_reason": stop, **({"llm": llm} if llm is not None else {})}
     (d / "report.json").write_text(json.dumps({"episode_id": eid, "planner": planner, "instruction_kind": kind,
                                                "gc": gc, "sr": float(gc == 1.0), "extra": extra}))
 
@@ -32,13 +33,15 @@ def test_shares_and_latency_pool_over_episodes(tmp_path: Path, capsys: pytest.Ca
     _report(tmp_path, "e1", "llm:local", "detailed", 1.0, _usage(4, 4, 3, [1.0, 2.0, 3.0, 4.0], 3, 3, {}))
     _report(tmp_path, "e2", "llm:local", "detailed", 0.5, _usage(2, 1, 1, [10.0, 20.0], 2, 1, {"invalid_json": 1}))
     _report(tmp_path, "e3", "llm:local", "detailed", 0.0, _usage(1, 1, 1, [5.0], 1, 1, {}))  # no deterministic run
+    _report(tmp_path, "e4", "llm:local", "detailed", 0.0, _usage(0, 0, 0, [], 0, 0, {}), stop="time limit (300 s)")
     _report(tmp_path, "e1", "deterministic", "detailed", 1.0)
     _report(tmp_path, "e2", "deterministic", "detailed", 1.0)
+    _report(tmp_path, "e4", "deterministic", "detailed", 1.0)
     out_json = tmp_path / "f.json"
     assert figs.main([str(tmp_path), "--json", str(out_json)]) == 0
     out = json.loads(out_json.read_text())
     llm = out["llm:local detailed"]
-    assert (llm["episodes"], llm["gc"]) == (3, 0.5)
+    assert (llm["episodes"], llm["gc"], llm["time_limited"]) == (4, 0.375, ["e4"])
     ground = llm["roles"]["ground"]
     assert (ground["answers"], ground["schema_valid"], ground["accepted"]) == (7, 6, 5)
     assert (ground["decisions"], ground["by_model"], ground["fell_back"]) == (6, 5, 1)
@@ -48,7 +51,8 @@ def test_shares_and_latency_pool_over_episodes(tmp_path: Path, capsys: pytest.Ca
     assert llm["roles"]["all"]["answers"] == 7
     printed = capsys.readouterr().out
     assert "schema-valid 6/7 (85.7%)" in printed and "fell back 1/6 (16.7%) (invalid_json 1)" in printed
-    # e3 has no deterministic report: the pair is over e1 and e2 only
+    assert "4 episodes (1 stopped by the time limit, scored as they stood), GC 0.375" in printed
+    # e3 has no deterministic report and e4 was cut short: the pair is over e1 and e2 only
     assert "detailed, 2 episodes both finished: GC 0.750 (llm:local) vs 1.000 (deterministic)" in printed
 
 

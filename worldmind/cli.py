@@ -71,7 +71,8 @@ def _run_locked(args: argparse.Namespace, episode: Any, path: Path, out: Path, r
     sys.stdout.flush()
     reporter = StepReporter()
     try:
-        result, world = runner.run_episode(env, agent, episode, instruction_kind=args.instruction, progress=reporter)
+        result, world = runner.run_episode(env, agent, episode, instruction_kind=args.instruction, progress=reporter,
+                                           time_limit_s=args.time_limit)
         result.extra["sensors"] = args.sensors
     finally:
         reporter.close()
@@ -138,6 +139,16 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 
 # --- worldmind eval longact ----------------------------------------------------------------------
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive, finite number of seconds, got {text!r}")
+    return value
+
 
 def _parse_shard(text: str) -> tuple[int, int]:
     try:
@@ -209,6 +220,9 @@ def _add_sim_options(p: argparse.ArgumentParser) -> None:
                         "~/.ai2thor; see sim_bridge/thor/README.md)")
     p.add_argument("--thor-platform", default=None, choices=("CloudRendering", "Linux64"),
                    help="--sim thor: the build ai2thor uses (default: CloudRendering without a display, else Linux64)")
+    p.add_argument("--time-limit", type=_positive_seconds, default=None, metavar="S",
+                   help="stop each episode after S seconds of wall time (checked between actions) and score it "
+                        "as it stands; its report says stop_reason 'time limit' (default: none)")
     p.add_argument("--habitat-dataset", default=None, metavar="PATH",
                    help="--sim habitat: a *.scene_dataset_config.json or its folder (see sim_bridge/habitat/README.md)")
 

@@ -30,6 +30,7 @@ DEFAULT_RAY_WAVE = 8
 ENV_OPTIONS = ("sim", "data_dir", "move_step", "no_render", "thor_build", "thor_platform", "habitat_dataset",
                "sensors")
 AGENT_OPTIONS = ("planner", "instruction", "ablate", "llm_config")
+RUN_OPTIONS = ("time_limit",)  # how the runner ends an episode
 
 _ENVS: dict[tuple[Any, ...], Any] = {}  # per process: one simulator per set of ENV_OPTIONS
 _ASSETS: list[Any] = []  # per process: the asset database, read once
@@ -60,7 +61,7 @@ class LongActOutput:
 
 def job_options(args: argparse.Namespace) -> dict[str, Any]:
     """The picklable subset of the parsed command line a worker needs."""
-    return {k: getattr(args, k, None) for k in ENV_OPTIONS + AGENT_OPTIONS}
+    return {k: getattr(args, k, None) for k in ENV_OPTIONS + AGENT_OPTIONS + RUN_OPTIONS}
 
 
 def _env_for(options: dict[str, Any]) -> Any:
@@ -103,7 +104,8 @@ def run_longact_job(job: LongActJob, progress: Any = None) -> LongActOutput:
         snapshot.save()
     try:
         agent = agent_for(args, env, pool_path)
-        result, world = runner.run_episode(env, agent, episode, instruction_kind=args.instruction, progress=progress)
+        result, world = runner.run_episode(env, agent, episode, instruction_kind=args.instruction, progress=progress,
+                                           time_limit_s=getattr(args, "time_limit", None))
         result.extra["sensors"] = args.sensors or "ideal"
         result.extra[RESUME_KEY] = resume_key(job.options, episode)  # what a rerun must match to reuse it
         save_experience(agent)
