@@ -197,6 +197,17 @@ def test_free_mask_agrees_with_is_free(house_map: CollisionMap, radius: float | 
     assert len(mismatches) == 0, [(xs[i], zs[i], bool(mask[i])) for i in mismatches[:5]]
 
 
+@pytest.mark.parametrize("radius", [None, 0.1, 0.35])
+def test_the_windowed_free_mask_is_the_reference_bit_for_bit(house_map: CollisionMap, radius: float | None) -> None:
+    """free_mask tests each wall and footprint only near it; on a whole-house grid and on random
+    points it answers exactly as the every-point-against-everything reference."""
+    x0, z0, x1, z1 = house_map.layout.bounds
+    gx, gz = np.meshgrid(np.arange(x0, x1, 0.05), np.arange(z0, z1, 0.05), indexing="ij")
+    assert np.array_equal(house_map.free_mask(gx, gz, radius), house_map.free_mask_everywhere(gx, gz, radius))
+    xs, zs = _random_points(house_map, 3000, seed=17)
+    assert np.array_equal(house_map.free_mask(xs, zs, radius), house_map.free_mask_everywhere(xs, zs, radius))
+
+
 def test_free_mask_keeps_input_shape(house_map: CollisionMap) -> None:
     gx, gz = np.meshgrid(np.linspace(1, 9, 7), np.linspace(1, 11, 5), indexing="ij")
     mask = house_map.free_mask(gx, gz)
