@@ -157,7 +157,9 @@ class Predicate:
     object stands: switching, opening, breaking; a room in scope narrows the object itself),
     ``before_moves`` (a state change made to an object before it is carried: "slice the bread and
     put it on a plate" slices first). A predicate that does not move its object is a state
-    predicate: "turn off all the lamps" skips those already off."""
+    predicate: "turn off all the lamps" skips those already off. ``by_position``: the test reads
+    where the object stands (not a state or a parent link), so carrying it about can change it.
+    """
 
     name: str
     value_kind: ValueKind
@@ -169,6 +171,7 @@ class Predicate:
     moves: bool = False
     in_place: bool = False
     before_moves: bool = False
+    by_position: bool = False
 
 
 PREDICATES: dict[str, Predicate] = {}
@@ -223,8 +226,22 @@ register(Predicate("isDirty", "bool", _flag("isDirty"), ("is dirty", "is clean")
                    before_moves=True))
 register(Predicate("isBroken", "bool", _flag("isBroken"), ("is broken", "is not broken"), requires="CanBreak",
                    in_place=True, before_moves=True))
-register(Predicate("inRoom", "room", _room, ("is in the {value}", "is in the {value}"), moves=True))
+register(Predicate("inRoom", "room", _room, ("is in the {value}", "is in the {value}"), moves=True, by_position=True))
 register(Predicate("isHeld", "bool", _held, ("is held", "is not held"), requires="CanPickup", moves=True))
+
+
+def depends_on_position(items: Sequence["ChecklistItem"]) -> bool:
+    """Can moving an object about (carrying it, nothing else) change these items' truth? Only
+    through a predicate that reads the object's position (``by_position``: inRoom) or a selector
+    that names a room ("the mug in the kitchen"). An unknown predicate counts as yes. The runner
+    skips scoring a navigation step when the answer is no (the score cannot have changed)."""
+    for item in items:
+        pred = PREDICATES.get(item.predicate)
+        if pred is None or pred.by_position or item.object.room is not None:
+            return True
+        if item.target is not None and item.target.room is not None:
+            return True
+    return False
 
 
 def predicates_where(**flags: bool) -> frozenset[str]:

@@ -8,6 +8,7 @@ import random
 import pytest
 
 from household.checklist import (
+    depends_on_position,
     PREDICATES,
     ChecklistItem,
     ChecklistSchemaError,
@@ -207,3 +208,16 @@ def test_round_trip_and_descriptions() -> None:
     assert item({"object": {"type": "Mug"}, "predicate": "isFilledWithLiquid"}).describe() == \
         "Mug is filled with liquid"
     assert ObjectSelector("Mug", id="small|1").describe() == "Mug small|1"
+
+
+@pytest.mark.parametrize("items, moves_matter", [
+    ([{"object": {"type": "Mug"}, "predicate": "isDirty", "value": False}], False),
+    ([{"object": {"type": "Mug"}, "predicate": "inReceptacle", "target": {"type": "Sink"}}], False),
+    ([{"object": {"type": "Mug"}, "predicate": "isHeld"}], False),
+    ([{"object": {"type": "Mug"}, "predicate": "inRoom", "value": "Kitchen"}], True),
+    ([{"object": {"type": "Mug", "room": "Kitchen"}, "predicate": "isDirty", "value": False}], True),
+    ([{"object": {"type": "Mug"}, "predicate": "inReceptacle", "target": {"type": "Table", "room": "Kitchen"}}], True),
+])
+def test_only_positions_and_rooms_make_carrying_change_the_score(items: list, moves_matter: bool) -> None:
+    """The runner skips scoring a navigation step unless carrying can change an item's truth."""
+    assert depends_on_position([ChecklistItem.from_dict(i) for i in items]) is moves_matter
