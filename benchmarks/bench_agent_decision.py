@@ -11,6 +11,11 @@ apart: it reads the instruction and builds the goal DAG). Prints per episode and
 max milliseconds per step, the share of steps over 50 ms, and (``--profile N``) the N functions
 with the most cumulative time under ``act`` (cProfile), to say where the time goes.
 
+``--slowest N`` (issue 27: which steps make the tail, and why) profiles every ``act`` on its own
+and prints, per episode, its N slowest steps: the step index, the milliseconds (under the
+profiler, so somewhat more than unprofiled), the agent's latest note, how many lattice searches
+ran in the step and the functions with the most cumulative time in it. Not with ``--profile``.
+
 ``--split`` (issue 27) also times, per action, what the evaluation does around the agent: the
 simulator's step (and inside it the render), and the ground-truth reads that score GC; and inside
 ``act`` the frame's integration (occupancy, rooms, tracker) apart from the decision. It prints the
@@ -27,6 +32,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUME
 
 import argparse  # noqa: E402
 import cProfile  # noqa: E402
+import heapq  # noqa: E402
 import io  # noqa: E402
 import pstats  # noqa: E402
 import sys  # noqa: E402
@@ -72,10 +78,13 @@ class TimedAgent:
     timer, also the frame integration inside ``act``."""
 
     def __init__(self, agent: Any, profiler: cProfile.Profile | None, timer: Timer | None = None,
-                 env: Any = None) -> None:
+                 env: Any = None, slowest: int = 0) -> None:
         self.agent, self.name, self.profiler, self.timer, self.env = agent, agent.name, profiler, timer, env
         self.act_ms: list[float] = []
         self.reset_ms = 0.0
+        self.slowest = slowest
+        # the N slowest steps so far: (ms, step, note, profile), a min-heap on ms
+        self.slow: list[tuple[float, int, str, cProfile.Profile]] = []
 
     def reset(self, episode: Any, observation: Any) -> None:
         t0 = time.perf_counter()
@@ -88,13 +97,22 @@ class TimedAgent:
             renderer.render = self.timer.wrap("render", renderer.render)
 
     def act(self, observation: Any) -> Any:
-        if self.profiler is not None:
-            self.profiler.enable()
+        profiler = cProfile.Profile() if self.slowest else self.profiler
+        if profiler is not None:
+            profiler.enable()
         t0 = time.perf_counter()
         action = self.agent.act(observation)
-        self.act_ms.append((time.perf_counter() - t0) * 1e3)
-        if self.profiler is not None:
-            self.profiler.disable()
+        ms = (time.perf_counter() - t0) * 1e3
+        self.act_ms.append(ms)
+        if profiler is not None:
+            profiler.disable()
+        if self.slowest and profiler is not None:
+            notes = getattr(self.agent, "notes_log", None) or [""]
+            entry = (ms, int(getattr(observation, "step", len(self.act_ms) - 1)), notes[-1], profiler)
+            if len(self.slow) < self.slowest:
+                heapq.heappush(self.slow, entry)
+            elif ms > self.slow[0][0]:
+                heapq.heapreplace(self.slow, entry)
         return action
 
     def __getattr__(self, name: str) -> Any:
@@ -105,6 +123,21 @@ def _row(label: str, ms: list[float]) -> str:
     a = np.asarray(ms)
     return (f"{label:<14} steps {a.size:>5}  median {np.median(a):6.2f} ms  p95 {np.percentile(a, 95):7.2f} ms  "
             f"p99 {np.percentile(a, 99):7.2f} ms  max {a.max():8.1f} ms  over 50 ms {100 * (a > 50).mean():5.1f}%")
+
+
+def _slow_step(episode: str, ms: float, step: int, note: str, prof: cProfile.Profile, top: int = 8) -> str:
+    """One slow step: where the episode was, what the agent last noted, the lattice searches run
+    and the project's functions with the most cumulative time in it (the wrapper's own frames and
+    the goal loop's generators, which hold everything, left out)."""
+    stats = pstats.Stats(prof)
+    raw: dict[Any, Any] = stats.stats  # type: ignore[attr-defined]
+    searches = sum(v[1] for (f, _, name), v in raw.items() if name == "plan_lattice")
+    skip = {"act", "_run", "_do_goal", "_search", "<genexpr>", "<listcomp>", "<lambda>"}
+    rows = sorted(((v[3], v[1], f"{Path(f).parent.name}/{Path(f).name}:{name}") for (f, _, name), v in raw.items()
+                   if ("planner" in f or "memory" in f or "household" in f) and name not in skip), reverse=True)
+    lines = [f"  slow {episode} step {step}: {ms:8.1f} ms, {searches} lattice search(es); last note: {note[:120]}"]
+    lines += [f"      {cum * 1e3:8.1f} ms cum  {calls:>7} calls  {where}" for cum, calls, where in rows[:top]]
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -118,9 +151,13 @@ def main(argv: list[str] | None = None) -> int:
                     help="sensor profile the agent sees (degrading a frame is not timed; with noisy depth the "
                          "agent's map and tracker take their noise-aware paths, which are)")
     ap.add_argument("--profile", type=int, default=0, help="print the N functions with most cumulative time")
+    ap.add_argument("--slowest", type=int, default=0,
+                    help="profile each step and print the N slowest steps of every episode (see above)")
     ap.add_argument("--split", action="store_true",
                     help="also time the simulator step, its render and the scoring per action (see above)")
     args = ap.parse_args(argv)
+    if args.slowest and args.profile:
+        ap.error("--slowest profiles each step on its own: not with --profile")
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
     loaded, problems = load_episodes(args.episodes)
@@ -141,11 +178,13 @@ def main(argv: list[str] | None = None) -> int:
     actions = 0
     for ep in episodes:
         agent = TimedAgent(make_agent(args.planner, env), profiler, timer,
-                           env.env if isinstance(env, SensorNoise) else env)
+                           env.env if isinstance(env, SensorNoise) else env, args.slowest)
         result, _ = run_episode(env, agent, ep)
         every.extend(agent.act_ms)
         actions += len(agent.act_ms)
         print(_row(ep.id, agent.act_ms) + f"  reset {agent.reset_ms:6.1f} ms  GC {result.gc:.3f}")
+        for ms, step, note, prof in sorted(agent.slow, key=lambda e: -e[0]):
+            print(_slow_step(ep.id, ms, step, note, prof))
     print(_row("all", every))
     if timer is not None and actions:
         ms = {k: v / actions for k, v in timer.ms.items()}

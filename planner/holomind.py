@@ -173,6 +173,7 @@ class HoloMindAgent:
                 "critic_refine": int(self.stats["critic_refine"]), "critic_replan": int(self.stats["critic_replan"]),
                 "failed_actions": int(self.stats["failed_actions"]), "experience_reused": int(self.stats["experience_reused"]),
                 "experience_rules": len(self.experience.rules()), "blocked_moves": int(self.stats["blocked_moves"]),
+                "searches_capped": int(getattr(getattr(self, "navigator", None), "capped_searches", 0)),
                 "episodic_events": len(self.beliefs),
                 "unparsed": [str(u) for u in getattr(self.decomposer, "unparsed", [])][:10],
                 **({"llm": self.llm_client.usage()} if self.llm_client is not None else {}),

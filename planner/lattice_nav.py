@@ -49,11 +49,14 @@ def plan_lattice(
     max_expansions: int = 200_000,
     allow_strafe: bool = True,
     weight: float = 1.0,
+    stats: dict[str, int] | None = None,
 ) -> LatticePlan | None:
     """Cheapest action sequence from start to a goal state, or None if none is found.
 
     ``weight`` > 1 runs weighted A*: the plan costs at most ``weight`` times the optimum and the
-    search expands far fewer states on the lattice's many equal-cost detours."""
+    search expands far fewer states on the lattice's many equal-cost detours. ``stats``, when
+    given, gets ``expanded`` (states expanded) and ``capped`` (1 when the search stopped at
+    ``max_expansions``, 0 when it found a plan or ran out of states: no plan exists)."""
     move_cost = move_step / 0.25
     rot_cost = rotate_step / 30.0
     q = move_step / 2.0
@@ -62,29 +65,26 @@ def plan_lattice(
 
     # Everything below computes exactly what the plain loop did (same expressions, same order of
     # pushes, so the same plan); what repeats is memoised: a state's key, the trigonometry of a
-    # move per heading, the free test per centimetre.
+    # move per heading, the turns and their keys per heading, the free test per centimetre. The
+    # successors are handled inline, in the order the plain loop listed them (moves, then
+    # RotateRight, RotateLeft): the order of pushes decides ties.
     yaw_key: dict[float, int] = {}
-    offsets: dict[float, list[tuple[str, float, float]]] = {}
-    turns: dict[float, tuple[float, float]] = {}
 
-    def key(s: LatticeState) -> tuple[int, int, int]:
-        yk = yaw_key.get(s.yaw)
+    def heading_key(yaw: float) -> int:
+        yk = yaw_key.get(yaw)
         if yk is None:
-            yk = yaw_key[s.yaw] = int(round(s.yaw / rotate_step)) % n_head
-        return (round(s.x / q), round(s.z / q), yk)
+            yk = yaw_key[yaw] = int(round(yaw / rotate_step)) % n_head
+        return yk
 
+    # per heading: (its key, the moves as (name, dx, dz), and each turn as (name, yaw, key))
+    headings: dict[float, tuple[int, list[tuple[str, float, float]], tuple[tuple[str, float, int], ...]]] = {}
     free_cache: dict[tuple[int, int], bool] = {}
-
-    def free(x: float, z: float) -> bool:
-        k = (round(x / 0.01), round(z / 0.01))
-        v = free_cache.get(k)
-        if v is None:
-            v = free_cache[k] = is_free(x, z)
-        return v
+    free_get = free_cache.get
 
     counter = itertools.count()
-    start_key = key(start)
+    start_key = (round(start.x / q), round(start.z / q), heading_key(start.yaw))
     best: dict[tuple[int, int, int], float] = {start_key: 0.0}
+    best_get = best.get
     parent: dict[tuple[int, int, int], tuple[tuple[int, int, int] | None, str | None, LatticeState]] = {
         start_key: (None, None, start)
     }
@@ -94,34 +94,55 @@ def plan_lattice(
     push, pop = heapq.heappush, heapq.heappop
     while heap:
         _, _, g, k, s = pop(heap)
-        if g > best.get(k, inf) + 1e-9:
+        if g > best_get(k, inf) + 1e-9:
             continue
         if is_goal(s):
+            if stats is not None:
+                stats.update(expanded=expanded, capped=0)
             return _unwind(parent, k, g, expanded)
         expanded += 1
         if expanded > max_expansions:
+            if stats is not None:
+                stats.update(expanded=expanded - 1, capped=1)
             return None
         sx, sz, syaw = s
-        steps = offsets.get(syaw)
-        if steps is None:
-            steps = offsets[syaw] = [(name, math.sin(math.radians(syaw + off)) * move_step,
-                                      math.cos(math.radians(syaw + off)) * move_step) for name, off in moves.items()]
-            turns[syaw] = ((syaw + rotate_step) % 360.0, (syaw - rotate_step) % 360.0)
-        succ: list[tuple[str, LatticeState, float]] = []
+        h = headings.get(syaw)
+        if h is None:
+            right, left = (syaw + rotate_step) % 360.0, (syaw - rotate_step) % 360.0
+            h = headings[syaw] = (
+                heading_key(syaw),
+                [(name, math.sin(math.radians(syaw + off)) * move_step,
+                  math.cos(math.radians(syaw + off)) * move_step) for name, off in moves.items()],
+                (("RotateRight", right, heading_key(right)), ("RotateLeft", left, heading_key(left))))
+        yk, steps, turns = h
         for name, dx, dz in steps:
             nx, nz = sx + dx, sz + dz
-            if free(0.5 * (sx + nx), 0.5 * (sz + nz)) and free(nx, nz):
-                succ.append((name, LatticeState(nx, nz, syaw), move_cost))
-        right, left = turns[syaw]
-        succ.append(("RotateRight", LatticeState(sx, sz, right), rot_cost))
-        succ.append(("RotateLeft", LatticeState(sx, sz, left), rot_cost))
-        for name, ns, c in succ:
-            nk = key(ns)
-            ng = g + c
-            if ng < best.get(nk, inf) - 1e-9:
+            for px, pz in ((0.5 * (sx + nx), 0.5 * (sz + nz)), (nx, nz)):  # the midpoint, then the end
+                ck = (round(px / 0.01), round(pz / 0.01))
+                v = free_get(ck)
+                if v is None:
+                    v = free_cache[ck] = is_free(px, pz)
+                if not v:
+                    break
+            if not v:
+                continue
+            nk = (round(nx / q), round(nz / q), yk)
+            ng = g + move_cost
+            if ng < best_get(nk, inf) - 1e-9:
+                ns = LatticeState(nx, nz, syaw)
                 best[nk] = ng
                 parent[nk] = (k, name, ns)
                 push(heap, (ng + weight * heuristic(ns), next(counter), ng, nk, ns))
+        ng = g + rot_cost
+        for name, nyaw, nyk in turns:
+            nk = (round(sx / q), round(sz / q), nyk)
+            if ng < best_get(nk, inf) - 1e-9:
+                ns = LatticeState(sx, sz, nyaw)
+                best[nk] = ng
+                parent[nk] = (k, name, ns)
+                push(heap, (ng + weight * heuristic(ns), next(counter), ng, nk, ns))
+    if stats is not None:
+        stats.update(expanded=expanded, capped=0)
     return None
 
 

@@ -123,6 +123,59 @@ class OpenPlanParts:
         return int(np.argmin(np.sum((self.xz - np.array([x, z])) ** 2, axis=1)))
 
 
+_NEIGHBOURS = [(di, dj) for di in (-1, 0, 1) for dj in (-1, 0, 1) if di or dj]
+
+
+def grow_labels(labels: np.ndarray, allowed: np.ndarray, steps: int) -> np.ndarray:
+    """Grow labels (in place) over the ``allowed`` unlabelled cells, one ring per step: a cell next
+    to labelled ones takes the largest label in its 3 x 3 neighbourhood; stops after ``steps``
+    or when nothing grows. The same as repeating ``labels[new] = grey_dilation(labels, 3)[new]``
+    for ``new = (labels == 0) & allowed & (grown > 0)``, but each step looks only at the cells
+    the step before labelled (the others' neighbourhoods did not change), not the whole window
+    (40 whole-window dilations were half of a re-segmentation, issue 27)."""
+    h, w = labels.shape
+    if h == 0 or w == 0:
+        return labels
+    # the first ring's neighbours: labelled cells next to an unlabelled one
+    fi, fj = np.nonzero((labels > 0) & ndimage.binary_dilation(labels == 0, structure=np.ones((3, 3), dtype=bool)))
+    for _ in range(steps):
+        ci = np.concatenate([fi + di for di, _ in _NEIGHBOURS])
+        cj = np.concatenate([fj + dj for _, dj in _NEIGHBOURS])
+        inside = (ci >= 0) & (ci < h) & (cj >= 0) & (cj < w)
+        ci, cj = ci[inside], cj[inside]
+        keep = (labels[ci, cj] == 0) & allowed[ci, cj]
+        flat = np.unique(ci[keep] * w + cj[keep])
+        if flat.size == 0:
+            break
+        ci, cj = flat // w, flat % w
+        # the largest label around each (grey_dilation's border mode repeats the edge cell,
+        # which is in the neighbourhood already: clipping the indices is the same)
+        best = labels[ci, cj].copy()
+        for di, dj in _NEIGHBOURS:
+            np.maximum(best, labels[np.clip(ci + di, 0, h - 1), np.clip(cj + dj, 0, w - 1)], out=best)
+        labels[ci, cj] = best
+        fi, fj = ci, cj
+    return labels
+
+
+def contacts(labels: np.ndarray) -> dict[tuple[int, int], int]:
+    """(smaller, larger) label pair -> how many side-by-side cell pairs join the two regions, in
+    the order the pairs are first met (rows of vertical neighbours, then of horizontal ones)."""
+    lows, highs = [], []
+    for a, b in ((labels[:-1, :], labels[1:, :]), (labels[:, :-1], labels[:, 1:])):
+        touch = (a > 0) & (b > 0) & (a != b)
+        x, y = a[touch], b[touch]
+        lows.append(np.minimum(x, y))
+        highs.append(np.maximum(x, y))
+    low, high = np.concatenate(lows).astype(np.int64), np.concatenate(highs).astype(np.int64)
+    if low.size == 0:
+        return {}
+    key = low * (int(high.max()) + 1) + high
+    uniq, first, counts = np.unique(key, return_index=True, return_counts=True)
+    order = np.argsort(first, kind="stable")
+    return {(int(low[first[k]]), int(high[first[k]])): int(counts[k]) for k in order}
+
+
 class RoomSegmenter:
     """Region per map cell, and a room type per region; recomputed when the map changed."""
 
@@ -133,6 +186,11 @@ class RoomSegmenter:
         self.regions: dict[int, Region] = {}
         self.contact: dict[tuple[int, int], int] = {}
         self._version = -1
+        self._segmentations = 0  # how many times the labels were made (a new labelling: a new count)
+        # What the regions were last named from: (labelling, objects). The naming reads nothing
+        # else, so the same labelling and objects name them the same: ``update`` keeps them
+        # (the agent asks for its context several times a step, each an update; issue 27).
+        self._named_from: tuple[int, tuple[tuple[str, float, float], ...]] | None = None
         self.every = 8  # map versions (frames) between re-segmentations
         self.erosion = 6  # cells (0.3 m)
         self.min_core_cells = 60
@@ -165,24 +223,13 @@ class RoomSegmenter:
             small = sizes < self.min_core_cells
             small[0] = False
             core_labels[small[core_labels]] = 0
-        labels = core_labels.astype(np.int32)
-        allowed = seen[i0:i1, j0:j1] & ~walls
-        for _ in range(self.grow_steps):
-            grown = ndimage.grey_dilation(labels, size=3)
-            new = (labels == 0) & allowed & (grown > 0)
-            if not new.any():
-                break
-            labels[new] = grown[new]
+        labels = grow_labels(core_labels.astype(np.int32), seen[i0:i1, j0:j1] & ~walls, self.grow_steps)
         self.labels = np.zeros((m.n, m.n), dtype=np.int32)
         self.labels[i0:i1, j0:j1] = labels
+        self._segmentations += 1
         # Which regions touch without a wall band between them (cut apart by the erosion only:
         # a doorway whose lintel was not seen, or a narrow passage between furniture).
-        contact: dict[tuple[int, int], int] = defaultdict(int)
-        for a, b in ((labels[:-1, :], labels[1:, :]), (labels[:, :-1], labels[:, 1:])):
-            touch = (a > 0) & (b > 0) & (a != b)
-            for x, y in zip(a[touch].tolist(), b[touch].tolist()):
-                contact[(min(x, y), max(x, y))] += 1
-        self.contact = dict(contact)
+        self.contact = contacts(labels)
 
     def update(self, objects: list[tuple[str, float, float]], force: bool = False) -> None:
         """Re-segment (if the map changed) and re-name regions from (type, x, z) of known objects."""
@@ -190,6 +237,10 @@ class RoomSegmenter:
                                                    or self._version < 0):
             self._segment()
             self._version = self.map.version
+        named_from = (self._segmentations, tuple(objects))
+        if named_from == self._named_from:
+            return  # named already from this labelling and these objects
+        self._named_from = named_from
         members: dict[int, list[str]] = defaultdict(list)
         labels = [self.label_at(x, z, search=12) for _, x, z in objects]
         for (t, _, _), lab in zip(objects, labels):

@@ -193,7 +193,8 @@ class Skills:
                     return False
                 continue
             if a.obs.step - start > a.config.approach_step_cap or idle >= 3:
-                a.note(f"no path to {object_id} after {a.obs.step - start} steps of exploring towards it")
+                a.note(f"no path to {object_id} after {a.obs.step - start} steps of exploring towards it"
+                       + (f" ({a.navigator.last_failure})" if a.navigator.last_failure else ""))
                 return False
             target = (float(obj.centroid[0]), float(obj.centroid[2]))
             # Seen from afar, but the floor near it is not mapped yet: walk towards it, which
@@ -422,7 +423,8 @@ class Skills:
                 plan = a.navigator.plan_to_point(p, x, z, radius)
                 if plan is not None:
                     break
-            a.note(f"frontier ({x:.2f}, {z:.2f}) size {size}: {'no plan' if plan is None else len(plan.actions)}")
+            a.note(f"frontier ({x:.2f}, {z:.2f}) size {size}: "
+                   + (f"no plan ({a.navigator.last_failure})" if plan is None else str(len(plan.actions))))
             if plan is None:
                 a.fail_frontier(x, z)
                 continue
