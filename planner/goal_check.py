@@ -271,8 +271,8 @@ def recheck_rooms(goal: Goal, check: GoalCheck, bindings: dict[str, str | None],
     the names of regions change as more of the house is seen (a region seen from its doorway,
     named Bathroom at step 58, is a Bedroom once seen whole). ``inRoom``: the object where the map
     now names another room, by at least ``ROOM_NAME_SURE``, contradicts (it can be carried again);
-    renamed by less, or unnamed, the goal is unverified (the object did not move: a weak renaming
-    is no reason to carry it off); a receptacle (or, for a goal
+    renamed by less, or unnamed, or still named the room but by less, the goal is unverified (the
+    object did not move: a weak renaming is no reason to carry it off); a receptacle (or, for a goal
     that leaves the object where it stands, the object) chosen for the room the instruction names
     that now stands in a region named otherwise leaves the goal unverified. Returns the new check
     where it changes."""
@@ -294,6 +294,10 @@ def recheck_rooms(goal: Goal, check: GoalCheck, bindings: dict[str, str | None],
             continue
         x, z = float(obj.centroid[0]), float(obj.centroid[2])
         seen_in = rooms.room_type_at(x, z)
+        if seen_in == room and pred == "inRoom" and (margin := room_margin(rooms, x, z, room)) < ROOM_NAME_SURE:
+            # named so when it was checked, by a clear margin; by the end the evidence is thin
+            return GoalCheck("unverified", f"by the end, the agent's map names the region where {oid} stands "
+                                           f"{room} only barely (log odds {margin:.1f} over the next room type)")
         if seen_in == room:
             continue
         where = f"by the end, the agent's map names the region where {oid} stands {seen_in or 'no room'}, not {room}"

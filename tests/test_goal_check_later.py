@@ -309,6 +309,10 @@ def test_a_weak_renaming_at_the_end_leaves_an_in_room_goal_unverified_not_redone
     assert weak is not None and weak.status == "unverified" and "small margin" in weak.reason
     sure = recheck_rooms(goal, VERIFIED, b, _tracker(ball), Rooms("Bedroom", margin=8.0))
     assert sure is not None and sure.status == "contradicted"
+    # still named the room at the end, but by a small margin (a merged region seen whole): unverified
+    thin = recheck_rooms(goal, VERIFIED, b, _tracker(ball), Rooms("Kitchen", margin=1.2))
+    assert thin is not None and thin.status == "unverified" and "only barely" in thin.reason
+    assert recheck_rooms(goal, VERIFIED, b, _tracker(ball), Rooms("Kitchen", margin=6.0)) is None
 
 
 def test_an_in_room_goal_is_verified_only_where_the_map_names_the_room_clearly() -> None:
