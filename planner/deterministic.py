@@ -188,6 +188,34 @@ def unobserved_description(goal: Goal, bindings: dict[str, str | None], context:
     return None
 
 
+def unexplored_description(goal: Goal, bindings: dict[str, str | None], context: PlannerContext,
+                           explored: Callable[[], bool]) -> str | None:
+    """Why the relation the instruction names does not single out the instance taken, though it
+    was seen to hold for it: the house holds several of the type (the agent saw more than one),
+    the relation is what told them apart, and part of the house was never explored, so another
+    one the relation fits better may stand where the agent did not look ("the chest of drawers by
+    the bed": a dresser seen by a bed in one bedroom, a second dresser seen elsewhere, a third
+    bedroom never entered, dev-037-0). ``explored``: whether the agent's map has no frontier
+    left (asked only when the rest holds). None when the relation was the only possible choice
+    (one of the type known) or the whole house was seen."""
+    item = goal.items[0]
+    roles = [("object", item.object.type, goal.typed_hints.relations("object"))]
+    if item.predicate == "inReceptacle" and item.target is not None:
+        roles.append(("target", item.target.type, goal.typed_hints.relations("target")))
+    for role, object_type, relations in roles:
+        chosen = bindings.get(role)
+        if not relations or not chosen:
+            continue
+        seen = [o for o in context.known_objects if o.object_type == object_type]
+        if len(seen) < 2 or explored():
+            continue
+        relation, anchor = relations[0]
+        word = "by" if relation == "object_near" else "on"
+        return (f"{len(seen)} {object_type}s were seen and part of the house was never explored: "
+                f"the one '{word} the {anchor}' may be another than {chosen}")
+    return None
+
+
 # How typical of a room a surface must be to go first for an inRoom goal (P(room | its type)).
 TYPICAL_OF_ROOM = 0.5
 

@@ -4,7 +4,8 @@ run, and the goal as the report shows it.
 Why a module: the goal loop (``planner.holomind``) checks a goal when it is done; by the end a
 later goal may have undone it, the map may name its room otherwise, and more instances of what
 the instruction described may have been seen. These checks read the agent's state, never act
-(except that a goal found undone is done again, once), and run once each per episode: the
+(except that a goal found undone is done again, once, and its object put back where the goal had
+put it when doing it again fails: ``redo_undone``), and run once each per episode: the
 own-action recheck when every goal has run (``redo_undone``) and again for the report only if a
 goal was redone since (``final_checks``); the description recheck once, for the report. Run
 twice on an unchanged state they would say nothing new, so the report's notes hold each once.
@@ -12,14 +13,16 @@ twice on an unchanged state they would say nothing new, so the report's notes ho
 
 from __future__ import annotations
 
-from typing import Any, Generator, Protocol
+from typing import Any, Callable, Generator, Protocol
 
 from household.types import Action, Observation
-from planner.deterministic import ambiguous_description, unobserved_description
+from planner.deterministic import ambiguous_description, unexplored_description, unobserved_description
 from planner.episode_state import EpisodeState
-from planner.goal_check import RoomNamer, recheck_after_own_actions, recheck_descriptions, recheck_rooms
+from planner.goal_check import GoalCheck, RoomNamer, recheck_after_own_actions, recheck_descriptions, recheck_rooms
 from planner.object_memory import ObjectMemory
-from planner.roles import Goal, PlannerContext
+from planner.occupancy import OccupancyMap
+from planner.roles import Goal, PlannerContext, Subgoal
+from planner.skills import Replan, Skills
 
 
 class EndCheckAgent(Protocol):
@@ -29,6 +32,9 @@ class EndCheckAgent(Protocol):
     goals: list[Goal]
     history: list[str]
     tracker: ObjectMemory
+    skills: Skills
+    obs: Observation
+    occupancy: OccupancyMap
 
     @property
     def rooms(self) -> RoomNamer: ...
@@ -39,6 +45,7 @@ class EndCheckAgent(Protocol):
     def _recheck_own_actions(self) -> list[str]: ...
     def _do_goal(self, goal: Goal) -> Generator[Action, Observation, bool]: ...
     def _emit_plan(self) -> None: ...
+    def frontier_failed(self, x: float, z: float) -> bool: ...
 
 
 def recheck_own_actions(agent: EndCheckAgent) -> list[str]:
@@ -82,10 +89,47 @@ def redo_undone(agent: EndCheckAgent) -> Generator[Action, Observation, None]:
         if own:
             state.used_ids.discard(own)  # its own object is not "used by another goal"
         state.rechecked.discard(gid)
+        before, doubt_at_end, redo_from = dict(state.goal_outcome.get(gid, {})), state.goal_checks.get(gid), agent.obs.step
         ok = yield from agent._do_goal(goal)
         state.goal_status[gid] = "done" if ok else "failed"
+        if not ok:
+            yield from _put_back(agent, goal, before, doubt_at_end, int(redo_from))
         agent._emit_plan()
-        agent.history.append(f"{goal.text} (again) -> {'done' if ok else 'failed'}")
+        agent.history.append(f"{goal.text} (again) -> {state.goal_status[gid]}")
+
+
+def _put_back(agent: EndCheckAgent, goal: Goal, before: dict[str, Any], doubt_at_end: GoalCheck | None,
+              redo_from: int) -> Generator[Action, Observation, None]:
+    """A redo that failed must not leave things worse than before it: its object, picked up
+    again and then refused everywhere else (dev-072-0: the ball carried out of a kitchen the final
+    map had renamed, then no room on any counter), goes back where the goal had put it; a redo
+    that never moved it left it there. Either way the goal is as it was before the redo (done,
+    with the end check that sent it back, and that doing it again failed). The object put down
+    somewhere else by the redo, or putting it back failed: the goal stays failed."""
+    state = agent.state
+    own = before.get("bindings", {}).get("object")
+    where = before.get("bindings", {}).get("target")
+    if not own or before.get("reason") != "done":
+        return
+    failed = state.goal_outcome.get(goal.id, {})
+    why = f"{failed.get('reason', 'failed')}: {failed.get('detail', '')}".rstrip(": ")
+    if agent.held_id == own and where:
+        try:
+            yield from agent.skills.run(Subgoal("place", {"receptacle_id": where}, goal.id))
+        except Replan as exc:
+            agent.note(f"{goal.id}: could not put {own} back on {where}: {exc.diagnosis}")
+        if agent.held_id == own:
+            return
+        how = f"put back on {where}, where the goal had put it"
+    elif state.touched.get(own, (-1, ""))[0] >= redo_from:
+        return  # moved by the redo and not in hand: somewhere else now
+    else:
+        how = f"{own} was not moved by it"
+    state.goal_status[goal.id] = "done"
+    state.goal_outcome[goal.id] = before
+    doubt = doubt_at_end or GoalCheck("unverified", "its check at the end doubted it")
+    state.goal_checks[goal.id] = GoalCheck(doubt.status, f"{doubt.reason}; doing it again failed ({why}), {how}")
+    agent.note(f"{goal.id}: doing it again failed; {how}")
 
 
 def final_checks(agent: EndCheckAgent) -> None:
@@ -105,17 +149,34 @@ def _recheck_descriptions(agent: EndCheckAgent) -> None:
     done = [g for g in agent.goals if state.goal_status.get(g.id) == "done"
             and getattr(state.goal_checks.get(g.id), "status", None) == "verified"]
     if done:
+        seen_all: list[bool] = []  # the frontiers, computed once and only when a goal asks
+
+        def house_explored() -> bool:
+            if not seen_all:
+                seen_all.append(explored(agent))
+            return seen_all[0]
+
         state.goal_checks.update(recheck_descriptions(done, state.goal_checks, agent.context(),
-                                                      lambda goal, context: doubt(state, goal, context)))
+                                                      lambda goal, context: doubt(state, goal, context, house_explored)))
 
 
-def doubt(state: EpisodeState, goal: Goal, context: PlannerContext) -> str | None:
+def doubt(state: EpisodeState, goal: Goal, context: PlannerContext,
+          explored: Callable[[], bool] = lambda: True) -> str | None:
     """Why the instance a done goal took may not be the one its description names: the
-    description fits several the agent saw (``ambiguous_description``), or the relation it
-    names was not seen to hold for the receptacle taken (``unobserved_description``)."""
+    description fits several the agent saw (``ambiguous_description``), the relation it
+    names was not seen to hold for the receptacle taken (``unobserved_description``), or it told
+    apart several of the type while part of the house was never explored
+    (``unexplored_description``; ``explored``: whether the agent's map has no frontier left)."""
     bindings = state.goal_outcome.get(goal.id, {}).get("bindings", {})
     # the object may have moved since (put where the goal wanted it): only the target's relation
-    return ambiguous_description(goal, context) or unobserved_description(goal, bindings, context, ("target",))
+    return (ambiguous_description(goal, context) or unobserved_description(goal, bindings, context, ("target",))
+            or unexplored_description(goal, bindings, context, explored))
+
+
+def explored(agent: EndCheckAgent) -> bool:
+    """Whether the agent's map has no frontier left that it has not given up on (the search's
+    own test, ``planner.skills.Skills.explore_once``): every reachable part of the house seen."""
+    return not any(not agent.frontier_failed(f[0], f[1]) for f in agent.occupancy.frontier())
 
 
 def goal_report(goal: Goal, state: EpisodeState) -> dict[str, Any]:

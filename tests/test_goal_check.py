@@ -13,11 +13,15 @@ from planner.roles import Goal
 
 
 class Rooms:
-    def __init__(self, name: str | None) -> None:
-        self.name = name
+    def __init__(self, name: str | None, margin: float = 10.0) -> None:
+        self.name, self.margin = name, margin
 
     def room_type_at(self, x: float, z: float) -> str | None:
         return self.name
+
+    def room_scores_at(self, x: float, z: float) -> dict[str, float]:
+        names = ("Kitchen", "LivingRoom", "Bedroom", "Bathroom")  # the named one likelier by ``margin``
+        return {room: 0.0 if room == self.name else -self.margin for room in names} if self.name else {}
 
 
 def _goal(pred: str, obj: str, value=None, target: str | None = None) -> Goal:
