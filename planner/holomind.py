@@ -35,7 +35,7 @@ from planner.agent_config import AgentConfig
 from planner.critic import ExperienceStore, RuleCritic
 from planner.deterministic import (NearestGrounder, RecipeTranslator, RuleRefiner, ambiguous_description,
                                    required_roles, unobserved_description)
-from planner import end_checks
+from planner import end_checks, goal_choices
 from planner.episode_state import EpisodeState
 from planner.all_of import MAX_COPIES, next_of_all
 from planner.goal_check import GoalCheck, check_goal, qualify_choice
@@ -49,16 +49,11 @@ from planner.refusals import REFUSED_SITUATIONS, ReceptacleRefusals
 from planner.occupancy import OccupancyConfig, OccupancyMap
 from planner.roles import CriticDecision, CriticEvent, Goal, KnownObject, PlannerContext
 from planner.rooms import RoomSegmenter
-from planner.skills import NOT_AS_DESCRIBED, SKILL_FAILED, UNREACHABLE, Replan, Skills
+from planner.skills import SKILL_FAILED, UNREACHABLE, Replan, Skills
 from household.assets import default_catalog
 from household.frames import ros_to_thor_points, ros_yaw_to_thor, thor_to_ros_points
-from household.outcomes import Failure
 from household.types import Action, Observation
 
-# Replan situations (household.outcomes.Failure values) after which the grounded object will not do: the
-# receptacle refused the held type (planner.refusals.REFUSED_SITUATIONS, remembered in
-# ``self.refusals``), or the object is not one / cannot act (below).
-UNUSABLE_SITUATIONS = frozenset({Failure.UNKNOWN_OBJECT.value, Failure.NOT_CAPABLE.value})
 
 # Why a goal attempt ended, as the report gives it per goal (``extra.goals[id].reason``); read by
 # ``evaluation/failure_taxonomy.py`` to say why each unmet checklist unit was missed.
@@ -436,7 +431,7 @@ class HoloMindAgent:
                 return False
             ground = self.ground_role.ground(goal, self.context(relax_rooms=goal.id in self.state.relaxed_goals,
                                                                 relax_relations=goal.id in self.state.relaxed_relations))
-            ground = self._avoid_known_misfits(goal, ground)
+            ground = goal_choices.avoid_known_misfits(self, goal, ground)
             missing = [(role, t, room) for role, t, room in required_roles(goal) if ground.bindings.get(role) is None]
             if missing:
                 found = yield from search(self, goal, missing)
@@ -505,72 +500,13 @@ class HoloMindAgent:
             for role in ("object", "target"):
                 if ground.bindings.get(role) and goal.items[0].predicate in ("inReceptacle", "inRoom") and role == "object":
                     self.state.used_ids.add(ground.bindings[role])
-            self._note_choice(goal, ground)
+            goal_choices.note_choice(self, goal, ground)
             self._outcome(goal, "done", "", ground.bindings)
             return True
         return False
 
     def _check_as_described(self, goal: Goal, sub: Any, since: int) -> None:
-        """Walking up to pick it, the agent looks at the object closely: "wash the dirty cup" with
-        a cup seen clean (since this attempt began, before anything was washed) is the wrong cup
-        (washing it leaves the dirty one dirty), so ground another (unless the house is explored
-        and no cup was seen dirty: then the guess stands)."""
-        item = goal.items[0]
-        if sub.skill != "pick" or item.predicate != "isDirty" or item.expected is not False \
-                or goal.id in self.state.relaxed_relations:
-            return
-        oid = sub.args.get("object_id")
-        seen, dirty = self.tracker.seen_state(oid, "isDirty", since) if oid else (False, None)
-        if seen and dirty is False:
-            raise Replan("low", f"{oid} is clean already: the dirty one is another", NOT_AS_DESCRIBED, (oid,))
+        goal_choices.check_as_described(self, goal, sub, since)
 
     def _on_replan(self, exc: Replan, bindings: dict[str, str | None], attempt: int) -> None:
-        """What a Replan teaches about the grounded objects. It acts on the typed situation and
-        targets only, so it works the same whichever critic decided (rules, or an LLM writing
-        free text); the diagnosis is for the notes."""
-        named = [b for b in bindings.values() if b and b in exc.target_ids]
-        if named and exc.situation == UNREACHABLE:
-            self.state.unreachable.update(named)  # navigation tried hard already: ground another
-            self.state.excluded_now.update(named)
-        # (a refusal was recorded in self.refusals where it happened, in the skill: it also
-        # keeps the receptacle from later goals and retries for this type)
-        refused = exc.situation in REFUSED_SITUATIONS or exc.situation == NOT_AS_DESCRIBED
-        unusable = exc.situation in UNUSABLE_SITUATIONS
-        if named and (refused or unusable or attempt >= 1):
-            self.state.excluded_now.update(named)  # this object will not do: ground another
-            if unusable:
-                self.state.rejected_ids.update(named)
-        elif attempt >= 1 and bindings.get("object"):
-            self.state.excluded_now.add(cast(str, bindings["object"]))  # set: the get() above
-
-    def _note_choice(self, goal: Goal, ground: Any) -> None:
-        """Say which object a counted, "one of" or relation-qualified goal was done with."""
-        chosen = ground.bindings.get("object")
-        hints = goal.typed_hints
-        if hints.distinct_group and chosen:
-            before = sorted(self.state.group_used.get(hints.distinct_group, set()))
-            self.state.group_used.setdefault(hints.distinct_group, set()).add(chosen)
-            self.note(f"{goal.id}: {hints.count_of} of {goal.items[0].object.type} -> {chosen}"
-                      + (f" (distinct from {', '.join(before)})" if before else ""))
-        relation = [f"{k}={v}" for k, v in (("object_source", hints.object_source), ("object_near", hints.object_near),
-                                            ("object_room", hints.object_room), ("quantifier", hints.quantifier))
-                    if v is not None]
-        if relation and chosen:
-            self.note(f"{goal.id}: chose {chosen} for {goal.items[0].object.type} ({'; '.join(relation)})")
-
-    def _avoid_known_misfits(self, goal: Goal, ground: Any) -> Any:
-        """Experience says this object type found no room on (or was refused by) that receptacle
-        type before: exclude such receptacles and ground again (at most a few times)."""
-        if goal.items[0].predicate != "inRoom":
-            return ground  # only where the receptacle is the agent's choice, not the instruction's
-        obj_type = goal.items[0].object.type
-        for _ in range(4):
-            target = ground.bindings.get("target")
-            rec = self.tracker.get(target) if target else None
-            if rec is None or not self.refusals.refuses_type(rec.object_type, obj_type):
-                return ground
-            self.state.excluded_now.add(target)
-            self.stats["experience_reused"] += 1
-            self.note(f"experience: {obj_type} does not go on {rec.object_type}; not {target}")
-            ground = self.ground_role.ground(goal, self.context())
-        return ground
+        goal_choices.on_replan(self.state, exc, bindings, attempt)
