@@ -129,3 +129,18 @@ def test_the_bounds_admit_what_the_parser_and_the_agent_write() -> None:
         {"object": {"type": "Mug"}, "predicate": "isDirty", "value": None},
         {"object": {"type": "Mug"}, "predicate": "isFilledWithLiquid", "value": None}]}
     assert schema_errors({"goals": [goal]}, schema) == []
+
+
+def test_hint_names_are_the_known_keys_and_nothing_else() -> None:
+    """llama.cpp ignores propertyNames: with free hint names a small model could write a name
+    without end. The schema names every known key (planner.goal_hints.HINT_KEYS) and no other."""
+    from planner.goal_hints import HINT_KEYS
+    schema = schemas.decompose_schema(_context())
+    hints = schema["properties"]["goals"]["items"]["properties"]["hints"]
+    assert sorted(hints["properties"]) == sorted(k.name for k in HINT_KEYS)
+    assert hints["additionalProperties"] is False
+    goal = {"id": "g1", "text": "wash the mug", "items": [{"object": {"type": "Mug"}, "predicate": "isDirty",
+                                                            "value": False}]}
+    assert schema_errors({"goals": [{**goal, "hints": {k.name: "x" for k in HINT_KEYS[:16]}}]}, schema) == []
+    errors = schema_errors({"goals": [{**goal, "hints": {"object_roomroomroomroom": "Kitchen"}}]}, schema)
+    assert errors and "object_roomroomroomroom" in " ".join(errors)

@@ -21,6 +21,7 @@ from typing import Any
 from household.interactions import INTERACTIONS
 from planner.plan_checks import binding_problems, plan_problems, type_fits
 from household.checklist import LIQUIDS, PREDICATES, ChecklistItem, ChecklistSchemaError
+from planner.goal_hints import HINT_KEYS
 from planner.roles import SKILLS, Goal, Grounding, PlannerContext
 
 # Per skill: (required args, optional args). Mirrors the comments on planner.roles.SKILLS.
@@ -118,6 +119,15 @@ def _item(types: list[str], ids: list[str]) -> dict[str, Any]:
     return alternatives[0] if len(alternatives) == 1 else {"anyOf": alternatives}
 
 
+def _hints() -> dict[str, Any]:
+    """A goal's hints: only the known keys (``planner.goal_hints.HINT_KEYS``), each a bounded
+    string. Named properties, not free names: llama.cpp's grammar ignores ``propertyNames``, so
+    with free names a small model could write a hint name without end."""
+    return {"type": "object", "maxProperties": MAX_HINTS,
+            "properties": {k.name: {"type": "string", "maxLength": MAX_HINT_CHARS} for k in HINT_KEYS},
+            "additionalProperties": False}
+
+
 def _goal(types: list[str], ids: list[str], goal_id: dict[str, Any]) -> dict[str, Any]:
     return {
         "type": "object",
@@ -125,8 +135,7 @@ def _goal(types: list[str], ids: list[str], goal_id: dict[str, Any]) -> dict[str
             "id": goal_id,
             "text": {"type": "string", "minLength": 1, "maxLength": MAX_TEXT_CHARS},
             "items": {"type": "array", "minItems": 1, "maxItems": MAX_ITEMS_PER_GOAL, "items": _item(types, ids)},
-            "hints": {"type": "object", "maxProperties": MAX_HINTS,
-                      "additionalProperties": {"type": "string", "maxLength": MAX_HINT_CHARS}},
+            "hints": _hints(),
         },
         "required": ["id", "text", "items"],
         "additionalProperties": False,
