@@ -14,18 +14,7 @@ from planner.deterministic import unobserved_description
 from planner.goal_check import GoalCheck, recheck_after_own_actions, recheck_rooms
 from planner.object_tracker import ObjectTracker, TrackedObject
 from planner.roles import Goal, KnownObject, PlannerContext
-
-
-class Rooms:
-    def __init__(self, name: str | None, margin: float = 10.0) -> None:
-        self.name, self.margin = name, margin
-
-    def room_type_at(self, x: float, z: float) -> str | None:
-        return self.name
-
-    def room_scores_at(self, x: float, z: float) -> dict[str, float]:
-        names = ("Kitchen", "LivingRoom", "Bedroom", "Bathroom")  # the named one likelier by ``margin``
-        return {room: 0.0 if room == self.name else -self.margin for room in names} if self.name else {}
+from tests.test_goal_check import Rooms  # the room-namer stub both files use
 
 
 def _rec(oid: str, lo, hi, seen: int = 10) -> TrackedObject:
