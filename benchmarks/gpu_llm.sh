@@ -68,8 +68,9 @@ serve() {  # BUILD MODEL OUT SLOTS CTX: the server in the background, stopped on
   export WORLDMIND_LLM_LOCAL_BASE="http://127.0.0.1:$PORT/v1"
 }
 
-decomposer() {  # OUT SLOTS BUDGET_S: the decomposer benchmark against the running server
-  "$PY" benchmarks/bench_llm_decomposer.py \
+decomposer() {  # OUT SLOTS BUDGET_S [KILL_S]: the decomposer benchmark against the running server;
+  # it starts no text after BUDGET_S, and with KILL_S it is stopped after that many seconds
+  ${4:+timeout "$4"} "$PY" benchmarks/bench_llm_decomposer.py \
     --planner llm:local --workers "$2" --time-budget "$3" ${FREEFORM:+--freeform "$FREEFORM"} \
     --out "$1/decomposer.jsonl" --summary "$1/decomposer-summary.json"
 }
@@ -110,9 +111,7 @@ episodes() {
       | nice -n "$3" timeout "$budget" xargs -P "$2" -L 1 bash -c 'one_episode '"$1"' "$0" "$1" "'"$out"'" "'"$budget"'"' &
     pids+=($!)
   done
-  timeout "$budget" "$PY" benchmarks/bench_llm_decomposer.py --planner llm:local --workers 4 \
-    --time-budget "$(( budget - 60 ))" ${FREEFORM:+--freeform "$FREEFORM"} --out "$out/decomposer.jsonl" \
-    --summary "$out/decomposer-summary.json" > "$out/decomposer.log" 2>&1 &
+  decomposer "$out" 4 "$(( budget - 60 ))" "$budget" > "$out/decomposer.log" 2>&1 &
   pids+=($!)
   wait "${pids[@]}" || true  # not the server's: it runs until the EXIT trap
   "$PY" benchmarks/llm_episode_figures.py "$out" --json "$out/figures.json" || true
