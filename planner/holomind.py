@@ -47,7 +47,6 @@ from planner.object_memory import ObjectMemory, ObjectMemoryFactory
 from planner.object_tracker import tracker_memory
 from planner.refusals import REFUSED_SITUATIONS, ReceptacleRefusals
 from planner.occupancy import OccupancyConfig, OccupancyMap
-from planner.placement_prior import dev_placement_prior
 from planner.roles import CriticDecision, CriticEvent, Goal, KnownObject, PlannerContext
 from planner.rooms import RoomSegmenter
 from planner.skills import SKILL_FAILED, UNREACHABLE, Replan, Skills
@@ -113,9 +112,6 @@ class HoloMindAgent:
             from planner.instruction_parser import InstructionParser
             self.decomposer = InstructionParser(self.catalog)
         self.instruction = episode.instruction(self.config.instruction_kind)
-        # Read here, once per process (cached), not inside the first receptacle search: a 0.3 s
-        # read of the dev houses inside one `act` was the decision time's one-off spike (issue 27).
-        dev_placement_prior()
         p = ros_to_thor_points(np.array(observation.agent.position))
         self.occupancy = OccupancyMap((float(p[0]), float(p[2])), OccupancyConfig(
             robot_radius=0.2, depth_noise_k=self.config.depth_noise_k))
