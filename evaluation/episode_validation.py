@@ -17,6 +17,7 @@ from household.checklist import PREDICATES, ObjectSelector, sliced_base_type
 from household.house_data import HouseError
 from household.house_limits import object_number_problems
 from household.types import point_in_polygon
+from household.assets import RECEPTACLE_ADDED
 from sim_bridge.embedded.house_geometry import parse_layout
 
 
@@ -28,6 +29,10 @@ def _walk(objects: list[Any]) -> Iterator[dict[str, Any]]:
 
 
 def _has_property(asset: dict[str, Any], prop: str) -> bool:
+    """From the asset database record, with the catalog's additions (a ShelvingUnit is a
+    receptacle: household/assets.py RECEPTACLE_ADDED), so validation agrees with the simulator."""
+    if prop == "Receptacle" and asset.get("objectType") in RECEPTACLE_ADDED:
+        return True
     return asset.get("primaryProperty") == prop or prop in (asset.get("secondaryProperties") or ())
 
 

@@ -28,8 +28,20 @@ OBJECT_SPECIFIC_RECEPTACLES: dict[str, frozenset[str]] = {
 # Receptacles whose contents sit inside the box (not on its top face).
 CONTAINER_TYPES = frozenset({
     "Fridge", "Microwave", "Box", "Safe", "LaundryHamper", "WashingMachine", "ClothesDryer",
-    "Sink", "GarbageCan", "Cup", "Mug", "Bowl", "Pot", "Pan", "Toaster", "CoffeeMachine", "Cart",
+    "Sink", "GarbageCan", "Cup", "Mug", "Bowl", "Pot", "Pan", "Toaster", "CoffeeMachine", "Cart", "Drawer",
 })
+
+# Types the asset database does not mark as receptacles although THOR's objects of the type hold
+# things and ProcTHOR places things on them (receptacles.json has a ShelvingUnit row): THOR gives
+# a shelving unit shelf receptacles; here the unit is the receptacle (sim_bridge/embedded/levels.py).
+RECEPTACLE_ADDED = frozenset({"ShelvingUnit"})
+
+# Types that no asset of the database carries but the embedded simulator makes (a dresser's
+# drawers, sim_bridge/embedded/levels.py): the affordances THOR gives them, so that everything that
+# looks a type up (the planner, the filters) knows them.
+DERIVED_TYPES: dict[str, tuple[str, frozenset[str]]] = {
+    "Drawer": ("Static", frozenset({"Receptacle", "CanOpen"})),
+}
 
 # How far below its box top a container's inner floor lies, where that is less than the box: a
 # sink's box runs from the floor (its cabinet or pedestal) to the rim, but its basin is the top of
@@ -132,10 +144,16 @@ class AssetCatalog:
                     object_type=a.get("objectType", object_type),
                     size=_size(a["boundingBox"]),
                     primary=a.get("primaryProperty", "Static"),
-                    secondary=frozenset(a.get("secondaryProperties") or ()),
+                    secondary=frozenset(a.get("secondaryProperties") or ())
+                    | (frozenset({"Receptacle"}) if a.get("objectType", object_type) in RECEPTACLE_ADDED else frozenset()),
                 )
                 self._assets[info.asset_id] = info
                 self._by_type.setdefault(info.object_type, []).append(info)
+        for object_type, (primary, secondary) in DERIVED_TYPES.items():
+            if object_type not in self._by_type:
+                info = AssetInfo(f"embedded_{object_type}", object_type, (0.0, 0.0, 0.0), primary, secondary)
+                self._assets[info.asset_id] = info
+                self._by_type[object_type] = [info]
 
     def get(self, asset_id: str) -> AssetInfo | None:
         return self._assets.get(asset_id)

@@ -21,6 +21,11 @@ FLOOR_PROBABILITY = 0.01  # no pairing is ruled out: a type the houses never sho
 # still hold it (small things show only from close by), a closed one certainly could: the
 # chance that exploring missed it on an open surface (chosen, not measured).
 MISSED_ON_OPEN_SURFACE = 0.25
+# Receptacles the house files never name, counted as the furniture they are part of: a dresser's
+# drawers (the simulator derives them from what rests inside a dresser; the houses list those
+# things as the dresser's children), so a pencil is looked for in a dresser's drawers as often as
+# the houses keep pencils in dressers.
+PART_OF_TYPE = {"Drawer": "Dresser"}
 
 
 @dataclass(frozen=True)
@@ -33,6 +38,7 @@ class PlacementPrior:
         seen = self.counts.get(object_type)
         if not seen:
             return FLOOR_PROBABILITY
+        receptacle_type = PART_OF_TYPE.get(receptacle_type, receptacle_type)
         total = sum(seen.values()) + len(self.receptacle_types) + 1
         return (seen.get(receptacle_type, 0) + 1) / total
 

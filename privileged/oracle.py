@@ -243,12 +243,31 @@ class OraclePlanner:
         if station is None or switch is None:
             raise OracleError(f"no reachable {'coffee machine' if liquid == 'coffee' else 'sink with a faucet'} "
                               f"for {obj.id}")
+        if find_placement(obj, station, self._table.children(station.id)) is None:
+            yield from self._clear_station(station, obj)
         yield from self._fetch(obj)
         yield from self._place(obj, station)
         if switch.is_toggled:
             yield from self._set_flag(switch, "isToggled", False)
         yield from self._set_flag(switch, "isToggled", True)
         yield from self._set_flag(switch, "isToggled", False)
+
+    def _clear_station(self, station: SimObject, obj: SimObject) -> Iterator[Action]:
+        """Make room for obj in a full sink or coffee machine: take out, one at a time, what no
+        satisfied item needs there (a bowl washed for an earlier item, left in the sink, kept
+        the pot of a later one out) and put it down elsewhere. Nothing when nothing may go."""
+        table = self._table
+        result = evaluate_checklist(self.checklist, self.env.ground_truth())
+        placed = {oid for item, r in zip(self.checklist, result.items) if r.satisfied
+                  and item.predicate in ("inReceptacle", "inRoom") for oid in r.object_ids}
+        for child in sorted(table.children(station.id), key=lambda c: -float(c.size.prod())):
+            if find_placement(obj, station, table.children(station.id)) is not None:
+                return
+            if child.id in placed or not child.affords("pickupable") or not self._usable(child):
+                continue
+            self.notes.append(f"took {child.id} out of {station.id} to make room for {obj.id}")
+            yield from self._fetch(child)
+            yield from self._free_hand()
 
     def _why_no_candidate(self, res: ItemResult, done: set[str], protected: set[str]) -> str:
         """Why every object the item's selector matches is ruled out, for the generator's

@@ -84,7 +84,7 @@ def test_audit_act_picks_up_and_puts_back_or_names_why_not(tmp_path: Path, capsy
     from household.assets import default_catalog
 
     catalog = default_catalog()
-    keep = {"small|6|20", "small|6|37"}
+    keep = {"small|6|20", "small|6|37", "small|7|40", "small|7|44"}
 
     def prune(objects: list) -> list:
         out = []
@@ -104,10 +104,14 @@ def test_audit_act_picks_up_and_puts_back_or_names_why_not(tmp_path: Path, capsy
     data = json.loads((tmp_path / "o" / "audit.json").read_text())
     acted = {r["object_id"]: r for r in data["houses"][0]["act"]}
     assert set(acted) == keep
-    potato, vase = acted["small|6|20"], acted["small|6|37"]
+    potato, vase, watch = acted["small|6|20"], acted["small|6|37"], acted["small|7|44"]
     assert potato["picked"] and potato["put_back"] and potato["receptacle"] == "6|0" and potato["steps"] > 0
-    assert not vase["picked"] and not vase["put_back"] and "small|6|37" in vase["reason"]
-    assert data["summary"]["act"] == {"objects": 2, "picked": 1, "put_back": 1, "counted_reachable_not_picked": 0}
+    # on the shelving unit's lower shelf (sealed inside it before furniture levels): taken and put back
+    assert vase["picked"] and vase["put_back"] and vase["receptacle"] == "6|2"
+    # on a side table's low shelf, under the vase's level: no pose within reach sees it (no Crouch)
+    assert not watch["picked"] and not watch["put_back"] and "small|7|44" in watch["reason"]
+    assert acted["small|7|40"]["picked"]
+    assert data["summary"]["act"] == {"objects": 4, "picked": 3, "put_back": 3, "counted_reachable_not_picked": 1}
     tsv = (tmp_path / "o" / "act.tsv").read_text().splitlines()
-    assert tsv[0].startswith("house\tobject_id") and len(tsv) == 3
-    assert "picked up 1/2, put back 1" in capsys.readouterr().out
+    assert tsv[0].startswith("house\tobject_id") and len(tsv) == 5
+    assert "picked up 3/4, put back 3" in capsys.readouterr().out

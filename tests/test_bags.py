@@ -135,7 +135,11 @@ def test_replay_bag_scores_and_writes_reports(recorded, tmp_path):
     assert saved["events"]["goal_dag"] == 1 and saved["events"]["critic_directive"] == STEPS // 10
     assert saved["events"]["ground_truth"] >= 2  # first frame + the pickup at least
     assert saved["belief_events"] >= 3  # the utterance + pickup + put
-    assert saved["belief_qa"]["questions"] >= 1 and saved["belief_qa"]["accuracy"] == 1.0
+    qa = saved["belief_qa"]
+    # where things are is known from the bag; a state the bag never showed (is the phone on?)
+    # may be unknown, never a confident wrong answer
+    assert qa["questions"] >= 1 and all(r["correct"] or r["status"] == "unknown" for r in qa["items"])
+    assert all(r["correct"] for r in qa["items"] if r["question"].startswith("where"))
     tqa = saved["trajectory_qa"]
     assert tqa["questions"] > 0 and tqa["scored"] is False
     assert any("PickupObject" in q["question"] or "picked up" in q["question"] for q in tqa["items"])

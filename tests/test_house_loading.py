@@ -238,7 +238,10 @@ def test_degenerate_wall(house: dict[str, Any]) -> None:
 def test_build_objects_covers_every_nested_object(house0: dict[str, Any]) -> None:
     objects = build_objects(house0, default_catalog())
     raw = [obj for obj, _, _ in iter_house_objects(house0["objects"])]
-    assert set(objects) == {o["id"] for o in raw}
+    # plus the drawers derived from what rests inside dressers and side tables (levels.py)
+    derived = {oid for oid, o in objects.items() if o.part_of is not None}
+    assert derived and all(objects[oid].type == "Drawer" for oid in derived)
+    assert set(objects) - derived == {o["id"] for o in raw}
     for o in raw:
         sim = objects[o["id"]]
         np.testing.assert_allclose(sim.position, [o["position"][k] for k in "xyz"])
@@ -253,7 +256,9 @@ def test_pickupable_children_of_receptacles_have_that_parent(house0: dict[str, A
     for child, parent in nested:
         sim_child, sim_parent = objects[child["id"]], objects[parent["id"]]
         if sim_child.affords("pickupable") and sim_parent.affords("receptacle"):
-            assert sim_child.parent == parent["id"]
+            # on it, or in one of its drawers (levels.py)
+            holder = objects[sim_child.parent] if sim_child.parent else None
+            assert sim_child.parent == parent["id"] or (holder is not None and holder.part_of == parent["id"])
     # Non-pickupable things never get a parent (a TV on its stand stands on its own).
     assert all(o.parent is None for o in objects.values() if not o.affords("pickupable"))
 

@@ -33,3 +33,9 @@ def test_after_exploring_a_closed_fridge_outranks_the_counters_already_looked_at
     prior = dev_placement_prior()
     assert prior.probability("CounterTop", "WineBottle") > prior.probability("Fridge", "WineBottle")
     assert prior.still_there("Fridge", "WineBottle", closed=True) > prior.still_there("CounterTop", "WineBottle", closed=False)
+
+
+def test_a_drawer_counts_as_the_dresser_it_belongs_to():
+    prior = PlacementPrior({"Pencil": Counter({"Dresser": 4, "Desk": 1})}, frozenset({"Dresser", "Desk"}))
+    assert prior.probability("Drawer", "Pencil") == prior.probability("Dresser", "Pencil")
+    assert prior.still_there("Drawer", "Pencil", closed=True) > prior.still_there("Desk", "Pencil", closed=False)

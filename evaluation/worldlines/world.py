@@ -167,7 +167,14 @@ class HouseWorld:
 def build_world(house: dict) -> HouseWorld:
     """The symbolic world of a ProcTHOR house (entity names are stable for a given house)."""
     layout = parse_layout(house)
-    objs = build_objects(house, default_catalog())
+    built = build_objects(house, default_catalog())
+    # The symbolic world keeps the house file's containment: what the embedded simulator puts in
+    # a dresser's derived drawers (sim_bridge/embedded/levels.py) is in the dresser here, and the
+    # drawers are no entities of their own.
+    objs = {sid: o for sid, o in built.items() if o.part_of is None}
+    for o in objs.values():
+        if o.parent is not None and built[o.parent].part_of is not None:
+            o.parent = built[o.parent].part_of
     counts: dict[str, int] = {}
     rooms: dict[str, str] = {}
     room_name: dict[str, str] = {}

@@ -61,7 +61,7 @@ class CollisionMap:
         """Rebuild the obstacle table from the objects standing on the floor."""
         ids, centers, rots, halves = [], [], [], []
         for obj in objects:
-            if not obj.active or obj.is_picked_up or obj.parent is not None:
+            if not obj.active or obj.is_picked_up or obj.parent is not None or obj.part_of is not None:
                 continue
             lo, _ = obj.aabb()
             if lo[1] > _MAX_OBSTACLE_BOTTOM:

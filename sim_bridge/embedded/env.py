@@ -290,8 +290,8 @@ class EmbeddedEnvironment:
             sizes = np.concatenate([sz for _, sz in boxes])
             yaws = np.array([o.yaw_deg for o in shown])[owner]
             colors = np.array([type_color(o.type) for o in shown])[owner]
-            open_front = np.array([o.is_open and o.must_be_open for o in shown])[owner]
-            open_top = np.array([o.is_container and not o.must_be_open for o in shown])[owner]
+            faces = np.array([o.open_faces() for o in shown], dtype=bool).reshape(-1, 2)
+            open_front, open_top = faces[owner, 0], faces[owner, 1]
         else:
             centers = sizes = np.zeros((0, 3))
             yaws = np.zeros(0)

@@ -21,6 +21,7 @@ import numpy as np
 
 from household.assets import OBJECT_SPECIFIC_RECEPTACLES, SLICER_TYPES, AssetCatalog, sliced_type
 from household.outcomes import Failure
+from sim_bridge.embedded.levels import BOARD_M, DRAWER_SLIDE_SHARE, LEVEL_MERGE_M
 from sim_bridge.embedded.objects import SimObject
 
 # How far a faucet may be from the sink it runs into.
@@ -30,6 +31,9 @@ _RUN_GRID_STEP = 0.1
 # Chooses where a put object lands: (object, receptacle, current contents) -> centre or None.
 Placement = Callable[[SimObject, SimObject, list[SimObject]], "np.ndarray | None"]
 _SLICES = {"Bread": 6, "Apple": 4, "Tomato": 4, "Lettuce": 4, "Potato": 4, "Egg": 1}
+# The hand's height (the embedded agent's camera at 1.5 m, the hand 0.3 m below it): a put on
+# furniture with shelves lands on the level nearest it.
+PUT_HEIGHT_M = 1.2
 # THOR's fillLiquid values.
 POURABLE_LIQUIDS = ("water", "coffee", "wine")
 
@@ -74,12 +78,18 @@ class ObjectTable:
         return out
 
     def ancestors(self, obj: SimObject) -> list[SimObject]:
-        out, seen = [], {obj.id}
-        while obj.parent is not None and obj.parent not in seen:
-            seen.add(obj.parent)
-            obj = self.objects[obj.parent]
+        """What holds obj, innermost first: its receptacle, that one's, ...; a drawer is held by
+        its dresser (``part_of``), so a keychain in a dresser's drawer is in the dresser, as a
+        person would say it is (and as the house files list it: a child of the dresser)."""
+        out: list[SimObject] = []
+        seen = {obj.id}
+        while True:
+            up = obj.parent if obj.parent is not None else obj.part_of
+            if up is None or up in seen:
+                return out
+            seen.add(up)
+            obj = self.objects[up]
             out.append(obj)
-        return out
 
     def enclosed_by_closed(self, obj: SimObject) -> SimObject | None:
         """The closed openable container hiding obj, if any."""
@@ -154,7 +164,18 @@ class ObjectTable:
         if obj.type == "Microwave" and value and obj.is_toggled:
             raise InteractionError(f"{object_id} (Microwave) is running; turn it off before opening it", Failure.RUNNING)
         obj.is_open = value
+        if obj.part_of is not None and obj.type == "Drawer":
+            self._slide_drawer(obj, value)
         self._changed()
+
+    def _slide_drawer(self, drawer: SimObject, out: bool) -> None:
+        """An opened drawer slides out of its dresser's front (local +z) by ``DRAWER_SLIDE_SHARE``
+        of its depth, with what it holds; a closed one slides back."""
+        step = DRAWER_SLIDE_SHARE * float(drawer.size[2]) * (1.0 if out else -1.0)
+        delta = drawer.rotation() @ np.array([0.0, 0.0, step])
+        drawer.position = drawer.position + delta
+        for d in self.descendants(drawer.id):
+            d.position = d.position + delta
 
     def toggle(self, object_id: str, value: bool) -> None:
         obj = self.get(object_id)
@@ -281,7 +302,8 @@ def find_placement(obj: SimObject, receptacle: SimObject, siblings: Iterable[Sim
     Candidates are scanned on a grid over the footprint (deterministic), rejecting spots whose
     footprint disc overlaps a sibling's. A compound body (an L or C counter) is scanned run by
     run instead (``_place_on_runs``), so nothing lands in the air inside its bend."""
-    obj_r = 0.5 * math.hypot(obj.size[0], obj.size[2])
+    if receptacle.levels and not receptacle.is_container:
+        return _place_on_levels(obj, receptacle, list(siblings))
     container = receptacle.is_container
     if container and float(np.prod(obj.size)) > 0.8 * float(np.prod(receptacle.size)):
         return None
@@ -289,6 +311,32 @@ def find_placement(obj: SimObject, receptacle: SimObject, siblings: Iterable[Sim
          else receptacle.surface_y() + obj.size[1] / 2.0)
     if receptacle.parts is not None:
         return _place_on_runs(obj, receptacle, list(siblings), y)
+    return _place_on_surface(obj, receptacle, siblings, y)
+
+
+def _place_on_levels(obj: SimObject, receptacle: SimObject, siblings: list[SimObject]) -> np.ndarray | None:
+    """A spot on furniture with open shelves (levels.py): its top and each shelf, nearest the
+    hand's height first (``PUT_HEIGHT_M``: the top of a TV stand, a middle shelf of a tall
+    shelving unit), each with only what rests on that level in the way. A shelf fits what is
+    lower than the gap to the level above."""
+    heights = receptacle.support_heights()
+    top_y = receptacle.position[1] + receptacle.size[1] / 2.0
+    for y0 in sorted(heights, key=lambda h: (abs(h - PUT_HEIGHT_M), -h)):
+        above = [h for h in heights if h > y0 + 1e-6 and h < top_y - 1e-6] + [top_y]
+        is_top = y0 >= heights[0] - 1e-6
+        if not is_top and obj.size[1] > min(above) - BOARD_M - y0:
+            continue
+        here = [s for s in siblings if abs((s.position[1] - s.size[1] / 2.0) - y0) <= LEVEL_MERGE_M]
+        spot = _place_on_surface(obj, receptacle, here, y0 + obj.size[1] / 2.0)
+        if spot is not None:
+            return spot
+    return None
+
+
+def _place_on_surface(obj: SimObject, receptacle: SimObject, siblings: Iterable[SimObject], y: float) -> np.ndarray | None:
+    """The grid scan of ``find_placement`` over a plain box's footprint at height y."""
+    obj_r = 0.5 * math.hypot(obj.size[0], obj.size[2])
+    container = receptacle.is_container
     rec_size = receptacle.size  # the closed box: open doors swing outside it
     half_x, half_z = rec_size[0] / 2.0, rec_size[2] / 2.0
     if min(obj.size[0], obj.size[2]) > 2 * max(half_x, half_z) + 1e-6:

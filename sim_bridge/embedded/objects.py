@@ -17,6 +17,7 @@ import numpy as np
 from household.assets import BASIN_DEPTH, CONTAINER_TYPES, MUST_BE_OPEN_TYPES, AssetCatalog, AssetInfo
 from household.house_data import HouseError
 from household.house_limits import point as checked_point
+from sim_bridge.embedded import levels as lv
 from sim_bridge.embedded.shapes import Part, compound_parts
 
 
@@ -55,6 +56,15 @@ class SimObject:
     # shapes.py); None: the box ``size`` is the body. Collision, rendering, reach and placement
     # all go through ``local_boxes``, so the floor inside a counter's bend is free.
     parts: tuple[Part, ...] | None = None
+    # Heights above the box bottom of the open shelves inside (levels.py), ascending; empty for
+    # a body with none. Put objects may land on them as well as on the top.
+    levels: tuple[float, ...] = ()
+    # The body as drawn where it is not ``parts``/the box: the boards of open shelves, a dresser
+    # around its drawers (levels.py). Collision and reach keep ``local_boxes``.
+    render_parts: tuple[Part, ...] | None = None
+    # The furniture a derived part belongs to (a drawer's dresser): it moves with it, and it is
+    # not an obstacle of its own (its owner's box is).
+    part_of: str | None = None
 
     def affords(self, name: str) -> bool:
         if name in self.overrides:
@@ -70,6 +80,14 @@ class SimObject:
     def must_be_open(self) -> bool:
         """Closed, it hides its contents and takes nothing new (a fridge, not a toilet lid)."""
         return self.type in MUST_BE_OPEN_TYPES and self.affords("openable")
+
+    def open_faces(self) -> tuple[bool, bool]:
+        """(front, top) faces left out when drawn: an open fridge or cabinet loses its front so
+        its contents are seen; a lidless container (a sink, a mug) its top; an open drawer, slid
+        out of its dresser, both (levels.py)."""
+        if self.is_open and self.must_be_open:
+            return True, self.part_of is not None and self.type == "Drawer"
+        return False, self.is_container and not self.must_be_open
 
     def surface_y(self) -> float:
         """World height objects rest at when put on this receptacle."""
@@ -87,6 +105,12 @@ class SimObject:
         if depth is not None:
             floor = max(floor, bottom + self.size[1] - depth)
         return float(floor)
+
+    def support_heights(self) -> list[float]:
+        """World heights objects may rest at when put on this receptacle: the top (or surface)
+        and each open shelf's level."""
+        bottom = self.position[1] - self.size[1] / 2.0
+        return [self.surface_y()] + [float(bottom + h) for h in self.levels]
 
     def render_box(self) -> tuple[np.ndarray, np.ndarray]:
         """(centre, size) of the bounding box that is drawn and occludes: clipped at the support
@@ -108,7 +132,11 @@ class SimObject:
 
     def render_boxes(self) -> tuple[np.ndarray, np.ndarray]:
         """(K, 3) world centres and (K, 3) sizes of the boxes drawn for this object, each clipped
-        at the support surface like ``render_box``."""
+        at the support surface like ``render_box``; or the drawn parts (``render_parts``)."""
+        if self.render_parts is not None:
+            centers = np.array([p.center for p in self.render_parts])
+            sizes = np.array([p.size for p in self.render_parts])
+            return self.position + centers @ self.rotation().T, sizes
         centers, sizes = self.local_boxes()
         world = self.position + centers @ self.rotation().T
         if self.surface is not None:
@@ -212,38 +240,77 @@ def build_objects(house: dict[str, Any], catalog: AssetCatalog) -> dict[str, Sim
     for obj in out.values():
         if obj.parent is None and obj.affords("pickupable"):
             obj.parent = support_under(obj, out.values())
-    _infer_surfaces(out)
+    _apply_levels(out)
     return out
 
 
-# Below this share of its height a resting object counts as inside (a closed drawer), not on a
-# lower surface: the receptacle is not clipped for it and it stays hidden, as in THOR.
-_MIN_SURFACE_SHARE = 0.3
-
-
-# An object resting within this share of the top lies on the top face.
-_TOP_SHARE = 0.95
-
-
-def _infer_surfaces(objects: dict[str, SimObject]) -> None:
-    """Set ``surface`` on open receptacles whose contents rest below their box top (a bed under
-    its headboard). A receptacle with something on its top face keeps its full box: whatever
-    rests lower is then in a drawer or on an inner shelf, hidden as a closed drawer is in THOR."""
-    rests: dict[str, list[float]] = {}
+def _resting_offsets(objects: dict[str, SimObject]) -> dict[str, list[tuple[float, str]]]:
+    """Per open receptacle (not a container): (height of the object's bottom above the
+    receptacle's box bottom, object id) of everything resting on or in it."""
+    rests: dict[str, list[tuple[float, str]]] = {}
     for obj in objects.values():
         parent = objects.get(obj.parent) if obj.parent else None
         if parent is None or parent.is_container:
             continue
         offset = (obj.position[1] - obj.size[1] / 2.0) - (parent.position[1] - parent.size[1] / 2.0)
-        rests.setdefault(parent.id, []).append(float(offset))
-    for pid, offsets in rests.items():
-        parent = objects[pid]
-        height = float(parent.size[1])
-        if max(offsets) >= _TOP_SHARE * height:
+        rests.setdefault(parent.id, []).append((float(offset), obj.id))
+    return rests
+
+
+def _apply_levels(objects: dict[str, SimObject]) -> None:
+    """Give furniture the levels its contents rest on (levels.py): open shelves drawn as boards,
+    a dresser's drawers as Drawer objects holding what rests in them, a seat's surface."""
+    for pid, rests in _resting_offsets(objects).items():
+        owner = objects[pid]
+        height = float(owner.size[1])
+        inner = [(o, oid) for o, oid in rests if o < lv.TOP_SHARE * height]
+        if not inner:
             continue
-        surfaces = [o for o in offsets if o >= _MIN_SURFACE_SHARE * height]
-        if surfaces:
-            parent.surface = min(surfaces)
+        kind = lv.owner_kind(owner.type)
+        if kind == "seat":
+            seats = [o for o, _ in inner if o >= lv.MIN_SEAT_SHARE * height]
+            if seats:
+                owner.surface = min(seats)
+            continue
+        if len(inner) == len(rests):
+            # Nothing rests on the top: drawn up to its lowest level at a seat's share or more, as
+            # before levels (a TV stand's lower shelf seen from above; levels.py says why).
+            upper = [o for o, _ in inner if o >= lv.MIN_SEAT_SHARE * height]
+            if upper:
+                owner.surface = height = min(upper)
+                inner = [(o, oid) for o, oid in inner if o < height - 1e-9]
+        if not inner:
+            continue
+        shelves, in_drawers = lv.split_levels(height, kind, [(o, o + float(objects[oid].size[1]), oid)
+                                                             for o, oid in inner])
+        owner.levels = tuple(shelves)
+        drawers = _add_drawers(objects, owner, in_drawers, height) if in_drawers else ()
+        owner.render_parts = (lv.dresser_parts(owner.size, drawers, height) if kind == "drawers"
+                              else lv.shelf_parts(owner.size, owner.levels, height))
+
+
+def _add_drawers(objects: dict[str, SimObject], owner: SimObject,
+                 rests: list[tuple[float, float, str]], height: float) -> tuple[lv.DrawerSpec, ...]:
+    """Drawer objects in ``owner`` (levels.py), each holding what rests with its bottom in its
+    band; ``rests`` are (bottom, top, object id) above the owner's box bottom, ``height`` that of
+    its top (the box's, or its drawn surface's)."""
+    bands = lv.drawer_bands(height, [(b, t) for b, t, _ in rests], owner.levels)
+    rot = owner.rotation()
+    bottom = -float(owner.size[1]) / 2.0
+    specs = []
+    for k, (lo, hi) in enumerate(bands):
+        contents = tuple(oid for b, _, oid in rests if lo <= b < hi)
+        specs.append(lv.DrawerSpec(k, lo, hi, contents))
+        size = np.array([max(owner.size[0] - 2 * lv.DRAWER_INSET_M, 0.05), hi - lo,
+                         max(owner.size[2] - lv.BOARD_M - lv.DRAWER_INSET_M, 0.05)])
+        local = np.array([0.0, bottom + (lo + hi) / 2.0, lv.BOARD_M / 2.0])
+        drawer = SimObject(id=f"{owner.id}|Drawer|{k}", type="Drawer", asset=lv.DRAWER_ASSET,
+                           position=owner.position + rot @ local, yaw_deg=owner.yaw_deg, size=size,
+                           part_of=owner.id)
+        objects[drawer.id] = drawer
+        for oid in contents:
+            objects[oid].parent = drawer.id
+    return tuple(specs)
 
 
 def support_under(obj: SimObject, objects: Any) -> str | None:
