@@ -26,7 +26,11 @@ DEVICE_AND_COOKWARE_TYPES = frozenset({"Microwave", "Toaster", "CoffeeMachine", 
 # Furniture one sits or lies on, and basins: THOR lets you put things there, but a robot freeing
 # its hand should not leave a knife on a chair or an apple in the bath.
 SEATS = frozenset({"Bed", "Sofa", "ArmChair", "Chair"})
-SEATS_AND_BASINS = SEATS | frozenset({"Toilet", "Sink", "SinkBasin", "Bathtub", "BathtubBasin"})
+# Basins that wash and fill: a goal that names only a room ("carry the book to the bathroom") never
+# means the sink, and a thing left there takes the place a later washing goal needs (dev-008-0:
+# the book went into the bathroom sink, and the pan could not be washed).
+WASH_BASINS = frozenset({"Sink", "SinkBasin", "Bathtub", "BathtubBasin"})
+SEATS_AND_BASINS = SEATS | frozenset({"Toilet"}) | WASH_BASINS
 
 
 @dataclass(frozen=True)
@@ -74,8 +78,9 @@ class ReceptacleFilter:
 
 # The agent, placing an object for a goal that names a room ("put the apple in the kitchen").
 # Not one that must be open to take anything (the agent's memory knows the type, not whether its
-# door is open); a toilet is the one surface some bathrooms have.
-ROOM_SURFACE = ReceptacleFilter("room surface", no_must_open=True, excluded_types=DEVICE_AND_COOKWARE_TYPES)
+# door is open), nor a sink or a bath (``WASH_BASINS``); a toilet is the one surface some bathrooms
+# have.
+ROOM_SURFACE = ReceptacleFilter("room surface", no_must_open=True, excluded_types=DEVICE_AND_COOKWARE_TYPES | WASH_BASINS)
 # The agent, freeing its hand: an open, fixed surface that is not a seat, a basin or a device.
 AGENT_PUT_DOWN = ReceptacleFilter("agent put-down", no_openable=True, fixed_only=True,
                                   excluded_types=SEATS_AND_BASINS | DEVICE_AND_COOKWARE_TYPES)

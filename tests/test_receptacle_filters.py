@@ -21,8 +21,10 @@ _PUT_DOWN = {"Bed", "Sofa", "ArmChair", "Chair", "Toilet", "Sink", "SinkBasin", 
 def _before(purpose: str, r: str, t: str) -> bool:
     info = CATALOG.type_info(r)
     acc = CATALOG.accepts(r, t)
-    if purpose == "room surface":  # changed on purpose since: a toilet (a lid, no door) takes things shut
-        return r not in _DEVICES and info is not None and info.receptacle and (not info.openable or r == "Toilet") and acc
+    if purpose == "room surface":  # changed on purpose since: a toilet (a lid, no door) takes things shut,
+        # and no sink or bath is a room's surface (household/receptacle_filters.py WASH_BASINS)
+        return (r not in _DEVICES and r not in {"Sink", "SinkBasin", "Bathtub", "BathtubBasin"} and info is not None
+                and info.receptacle and (not info.openable or r == "Toilet") and acc)
     if purpose == "agent put-down":
         return (info is not None and info.receptacle and not info.openable and not info.pickupable
                 and r not in _PUT_DOWN and acc)
@@ -50,6 +52,7 @@ def test_each_purpose_says_what_it_skips():
     assert not ROOM_SURFACE.admits_info(info("Toaster"), "BreadSliced")  # a device, not a place in a room
     assert ROOM_SURFACE.admits_info(info("CounterTop"), "Apple")
     assert ROOM_SURFACE.admits_info(info("Toilet"), "Book")  # some bathrooms have no other surface
+    assert not ROOM_SURFACE.admits_info(info("Sink"), "Book")  # a washing station, not a place to leave things
     assert not AGENT_PUT_DOWN.admits_info(info("Chair"), "Mug") and ROOM_SURFACE.admits_info(info("Chair"), "Mug")
     assert not FIXED_RECEPTACLE.admits_info(info("Bowl"), "Apple")  # carried itself
     assert FIXED_RECEPTACLE.admits_info(info("Fridge"), "Apple")  # opened and looked into while searching

@@ -53,20 +53,19 @@ from sim_bridge.embedded.shapes import Part
 
 DRAWER_OWNER_TYPES = frozenset({"Dresser"})
 SEAT_TYPES = frozenset({"Bed", "Sofa", "ArmChair", "Chair", "Ottoman", "DogBed"})
-# Furniture the asset database does not mark as a receptacle although THOR's has shelves that are.
-SHELF_HOLDER_TYPES = frozenset({"ShelvingUnit"})
 
 # An object whose bottom rests at or above this share of its owner's height lies on the top.
 TOP_SHARE = 0.95
 # A seat or mattress lies at least this share up its box (lower resting heights are a frame).
 MIN_SEAT_SHARE = 0.3
 # Resting heights closer than this are one level: assets' boxes do not start exactly at their
-# visible bottoms, so things on one shelf rest a few centimetres apart; no shelf of the dev houses'
-# furniture lies within 10 cm of the next.
+# visible bottoms, so things on one shelf rest a few centimetres apart (chosen from dev houses 0, 1
+# and 97, where 0.53/0.58 m and 0.24/0.29 m were one shelf each; not measured over all furniture).
 LEVEL_MERGE_M = 0.10
 # A level with less room above it than this (to the next level or the top board) is a drawer, not
-# an open shelf: a camera 1.5 m up cannot look into a slot so low within reach (a side table's
-# 8 cm slot under its top is a drawer in THOR).
+# an open shelf: a camera 1.5 m up cannot look into a slot so low within reach (dev house 0's side
+# table rests a phone in an 8 cm slot under its top: most likely a drawer in THOR, unverified
+# without the Unity build).
 OPEN_SHELF_CLEARANCE_M = 0.15
 BOARD_M = 0.02  # thickness of a shelf board, a top board, a divider and a back panel
 # An open drawer slides out by this share of its depth.
