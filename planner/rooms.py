@@ -123,6 +123,17 @@ class OpenPlanParts:
         return int(np.argmin(np.sum((self.xz - np.array([x, z])) ** 2, axis=1)))
 
 
+def core_labels(space: np.ndarray, erosion: int, min_cells: int) -> np.ndarray:
+    """Room cores: the traversable space eroded until doorways close, labelled, cores smaller
+    than ``min_cells`` dropped (int32 labels, 0 elsewhere)."""
+    labels, count = ndimage.label(ndimage.binary_erosion(space, iterations=erosion))
+    if count:
+        small = np.bincount(labels.ravel()) < min_cells
+        small[0] = False
+        labels[small[labels]] = 0
+    return labels.astype(np.int32)
+
+
 def grow_labels(labels: np.ndarray, allowed: np.ndarray, steps: int) -> np.ndarray:
     """Grow labels (in place) over the ``allowed`` unlabelled cells, one ring per step: a cell next
     to labelled ones takes the largest label in its 3 x 3 neighbourhood; stops after ``steps``
@@ -236,14 +247,8 @@ class RoomSegmenter:
         j0, j1 = max(int(cols[0]) - 2, 0), min(int(cols[-1]) + 3, m.n)
         walls = ndimage.binary_dilation(m.wall[i0:i1, j0:j1], iterations=2)
         space = m.free_grid().mask[i0:i1, j0:j1] & ~walls
-        core = ndimage.binary_erosion(space, iterations=self.erosion)
-        core_labels, count = ndimage.label(core)
-        if count:
-            sizes = np.bincount(core_labels.ravel())
-            small = sizes < self.min_core_cells
-            small[0] = False
-            core_labels[small[core_labels]] = 0
-        labels = grow_labels(core_labels.astype(np.int32), seen[i0:i1, j0:j1] & ~walls, self.grow_steps)
+        labels = grow_labels(core_labels(space, self.erosion, self.min_core_cells),
+                             seen[i0:i1, j0:j1] & ~walls, self.grow_steps)
         self.labels = np.zeros((m.n, m.n), dtype=np.int32)
         self.labels[i0:i1, j0:j1] = labels
         # cells per label: the same counts as over the whole map (nothing is labelled outside

@@ -27,7 +27,7 @@ from planner.holomind import HoloMindAgent
 from planner.lattice_nav import LatticeState, plan_lattice
 from planner.navigation import Navigator, Pose
 from planner.occupancy import OccupancyConfig, OccupancyMap
-from planner.rooms import RoomPrior, RoomSegmenter, contacts, grow_labels
+from planner.rooms import RoomPrior, RoomSegmenter, contacts, core_labels, grow_labels
 from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
 
 EPISODES = Path(__file__).resolve().parents[1] / "evaluation" / "data" / "episodes_dev_v2"
@@ -167,14 +167,9 @@ def _segment_reference(seg: RoomSegmenter) -> tuple[np.ndarray, dict[tuple[int, 
     j0, j1 = max(jj.min() - 2, 0), min(jj.max() + 3, m.n)
     walls = ndimage.binary_dilation(m.wall[i0:i1, j0:j1], iterations=2)
     space = m.free_grid().mask[i0:i1, j0:j1] & ~walls
-    core = ndimage.binary_erosion(space, iterations=seg.erosion)
-    core_labels, count = ndimage.label(core)
-    if count:
-        sizes = np.bincount(core_labels.ravel())
-        small = sizes < seg.min_core_cells
-        small[0] = False
-        core_labels[small[core_labels]] = 0
-    labels = _grow_reference(core_labels.astype(np.int32), seen[i0:i1, j0:j1] & ~walls, seg.grow_steps)
+    # the cores did not change (rooms.core_labels); the window, the growth and the contacts did
+    cores = core_labels(space, seg.erosion, seg.min_core_cells)
+    labels = _grow_reference(cores, seen[i0:i1, j0:j1] & ~walls, seg.grow_steps)
     full[i0:i1, j0:j1] = labels
     return full, _contacts_reference(labels)
 

@@ -122,8 +122,7 @@ def shelf_parts(size: np.ndarray, levels: tuple[float, ...], top: float | None =
         lo = max(0.0, h - BOARD_M)
         if h > lo:
             parts.append(_slab(sx, sz, lo, h, bottom))
-    back = min(BOARD_M, sz / 4.0)
-    parts.append(Part(np.array([0.0, bottom + sy / 2.0, -sz / 2.0 + back / 2.0]), np.array([sx, sy, back])))
+    parts.append(_back_panel(sx, sz, sy, bottom))
     return tuple(parts)
 
 
@@ -142,8 +141,7 @@ def dresser_parts(size: np.ndarray, drawers: tuple[DrawerSpec, ...], top: float 
         edge = max(edge, d.top)
     if sy > edge:
         parts.append(_slab(sx, sz, edge, sy, bottom))
-    back = min(BOARD_M, sz / 4.0)
-    parts.append(Part(np.array([0.0, bottom + sy / 2.0, -sz / 2.0 + back / 2.0]), np.array([sx, sy, back])))
+    parts.append(_back_panel(sx, sz, sy, bottom))
     return tuple(parts)
 
 
@@ -189,6 +187,12 @@ def drawer_bands(height: float, rests: list[tuple[float, float]], shelves: tuple
         top = min(nxt) - BOARD_M
         out.append((lo, max(min(max(hi, top), ceiling), lo + BOARD_M)))
     return out
+
+
+def _back_panel(sx: float, sz: float, height: float, bottom: float) -> Part:
+    """The thin panel along the back (local -z) from ``bottom`` up ``height`` (local frame)."""
+    back = min(BOARD_M, sz / 4.0)
+    return Part(np.array([0.0, bottom + height / 2.0, -sz / 2.0 + back / 2.0]), np.array([sx, height, back]))
 
 
 def _slab(sx: float, sz: float, lo: float, hi: float, bottom: float) -> Part:
