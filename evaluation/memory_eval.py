@@ -39,7 +39,7 @@ from sim_bridge.embedded.collision import CollisionMap
 from sim_bridge.embedded.env import AgentPose, EmbeddedConfig, EmbeddedEnvironment
 from sim_bridge.embedded.house_geometry import HouseLayout
 from household.house_data import HouseError, load_house
-from sim_bridge.embedded.interactions import ObjectTable, find_placement
+from sim_bridge.embedded.interactions import ObjectTable, find_placement, find_spot
 from sim_bridge.sensors import SensorNoise, sensor_profile
 from sim_bridge.sensors.profiles import PoseModel
 from household.frames import thor_to_ros_points
@@ -189,7 +189,7 @@ def move_objects(env: EmbeddedEnvironment, n: int, rng: np.random.Generator, vis
                 continue
             before = thor_to_ros_points(obj.position)
             table.pickup(obj.id, obj.position)
-            table.put(rec.id, find_placement)
+            table.put(rec.id, find_spot)
             moved.append({"object_id": obj.id, "type": obj.type, "to": rec.id, "to_type": rec.type,
                           "from_ros": before.round(3).tolist(), "to_ros": thor_to_ros_points(obj.position).round(3).tolist(),
                           "distance_m": round(float(np.linalg.norm(thor_to_ros_points(obj.position) - before)), 3)})

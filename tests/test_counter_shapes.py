@@ -14,7 +14,7 @@ from household.assets import default_catalog
 from household.house_data import iter_house_lines, load_house, parse_house_line, resolve_data_file
 from household.types import Action
 from sim_bridge.embedded.env import AgentPose, EmbeddedConfig, EmbeddedEnvironment
-from sim_bridge.embedded.interactions import find_placement
+from sim_bridge.embedded.interactions import find_placement, find_spot
 from sim_bridge.embedded.objects import SimObject, build_objects, support_under
 from sim_bridge.embedded.shapes import RUN_DEPTH_M, compound_parts, shape_kind
 
@@ -201,9 +201,9 @@ def test_put_on_a_crowded_counter_finds_a_gap_between_the_footprints(env0: Embed
     counter = env0.table.objects[C_COUNTER]
     siblings = env0.table.children(C_COUNTER)
     book = SimObject("test|book", "Book", counter.asset, np.array([0.0, 0.0, 0.0]), 0.0, np.array([0.36, 0.03, 0.28]))
-    spot = find_placement(book, counter, siblings)
+    spot = find_spot(book, counter, siblings)
     assert spot is not None
-    book.position = spot
+    book.position, book.yaw_deg = spot  # turned square to the counter, as THOR places
     corners = book.corners()
     assert all(counter.contains_xz(float(c[0]), float(c[2])) for c in corners)
     x0, x1, z0, z1 = corners[:, 0].min(), corners[:, 0].max(), corners[:, 2].min(), corners[:, 2].max()

@@ -14,7 +14,7 @@ import pytest
 
 from household.assets import BASIN_DEPTH, AssetCatalog, default_catalog
 from household.house_data import load_house
-from sim_bridge.embedded.interactions import InteractionError, ObjectTable, find_placement
+from sim_bridge.embedded.interactions import InteractionError, ObjectTable, find_placement, find_spot
 from sim_bridge.embedded.objects import SimObject, build_objects
 
 HAND = np.array([0.0, 1.2, -1.0])
@@ -284,6 +284,63 @@ def test_placement_avoids_siblings(table: ObjectTable) -> None:
         for j in range(i):
             assert np.linalg.norm(spots[i][[0, 2]] - spots[j][[0, 2]]) > 0.05
     assert all(_inside_footprint(table.objects[k], counter) for k in ("apple", "potato", "egg"))
+
+
+def test_a_surface_takes_what_fits_beside_its_things_as_rectangles(catalog: AssetCatalog) -> None:
+    # dev-078-0's coffee table (1.06 x 0.64 m) carrying a 0.44 x 0.46 m box and a bowl: the
+    # disc test refused a newspaper there; THOR puts it beside them, and so do we
+    table = _make(catalog, "table", "CoffeeTable", (0.0, 0.17, 0.0))
+    table.size = np.array([1.06, 0.35, 0.64])
+    box = _make(catalog, "box", "Box", (0.03, 0.52, 0.13), parent="table")
+    box.size = np.array([0.44, 0.32, 0.46])
+    bowl = _make(catalog, "bowl", "Bowl", (-0.33, 0.40, 0.12), parent="table")
+    paper = _make(catalog, "paper", "Newspaper", (5.0, 0.5, 5.0))
+    paper.size = np.array([0.36, 0.04, 0.13])
+    found = find_spot(paper, table, [box, bowl])
+    assert found is not None
+    spot, yaw = found
+    assert yaw % 90.0 == 0.0  # square to the table, as THOR places
+    placed = _make(catalog, "placed", "Newspaper", tuple(spot), yaw=yaw)
+    placed.size = paper.size
+    for other in (box, bowl):  # footprints apart, not merely centres
+        a, b = placed.corners(), other.corners()
+        assert (a[:, 0].max() <= b[:, 0].min() + 1e-9 or b[:, 0].max() <= a[:, 0].min() + 1e-9
+                or a[:, 2].max() <= b[:, 2].min() + 1e-9 or b[:, 2].max() <= a[:, 2].min() + 1e-9)
+    c = placed.corners()
+    assert np.all(np.abs(c[:, 0]) <= 0.53 + 1e-9) and np.all(np.abs(c[:, 2]) <= 0.32 + 1e-9)  # on the top
+    full = [_make(catalog, f"b{k}", "Box", (x, 0.52, z), parent="table")
+            for k, (x, z) in enumerate([(-0.27, -0.16), (0.27, -0.16), (-0.27, 0.16), (0.27, 0.16)])]
+    for b in full:
+        b.size = np.array([0.52, 0.3, 0.31])
+    assert find_placement(paper, table, full) is None  # a top covered edge to edge refuses
+
+
+def test_a_thing_put_down_turns_square_to_the_receptacle_and_takes_its_contents_along(catalog: AssetCatalog) -> None:
+    # dev-020-0: a remote held at 72 degrees does not fit between a tissue box and a book on a
+    # 0.57 m coffee table as it is; turned square to the table, as THOR turns what it places, it does
+    table = _make(catalog, "table", "CoffeeTable", (0.0, 0.07, 0.0), yaw=180.0)
+    table.size = np.array([0.57, 0.14, 0.57])
+    things = []
+    for oid, kind, (x, z), size in (("tissues", "TissueBox", (0.005, -0.195), (0.2, 0.15, 0.1)),
+                                    ("book", "Book", (0.005, 0.135), (0.16, 0.02, 0.22))):
+        o = _make(catalog, oid, kind, (x, 0.2, z), parent="table")
+        o.size = np.array(size)
+        things.append(o)
+    remote = _make(catalog, "remote", "RemoteControl", (3.0, 0.5, 3.0), yaw=72.4)
+    remote.size = np.array([0.068, 0.022, 0.219])
+    found = find_spot(remote, table, things)
+    assert found is not None and found[1] % 90.0 == 0.0
+    assert find_placement(remote, table, things) is not None
+    # the table's put applies the turn, and a mug's pens turn and move with it
+    objects = [table, _make(catalog, "mug", "Mug", (2.0, 0.9, 2.0), yaw=30.0),
+               _make(catalog, "pen", "Pen", (2.03, 0.95, 2.0), parent="mug", yaw=30.0)]
+    t = ObjectTable({o.id: o for o in objects}, catalog)
+    t.pickup("mug", np.array([2.0, 1.2, 1.5]))
+    before = np.linalg.norm(t.objects["pen"].position - t.objects["mug"].position)
+    t.put("table", find_spot)
+    mug, pen = t.objects["mug"], t.objects["pen"]
+    assert mug.parent == "table" and mug.yaw_deg % 90.0 == 0.0 and pen.yaw_deg % 90.0 == 0.0
+    assert np.linalg.norm(pen.position - mug.position) == pytest.approx(before)
 
 
 # ---- open / close / toggle -------------------------------------------------------------------

@@ -137,3 +137,43 @@ def test_a_watered_plant_is_a_state(parser: InstructionParser) -> None:
     got, _, _ = read(parser, "Chill time: houseplant watered; desk lamp on.")
     assert [(i["object"]["type"], i["predicate"], i["value"]) for i in got] == [
         ("HousePlant", "isFilledWithLiquid", "water"), ("DeskLamp", "isToggled", True)]
+
+
+def _triples(got: list[dict]) -> list[tuple]:
+    return [(i["object"]["type"], i["predicate"], i.get("value"), (i.get("target") or {}).get("type")) for i in got]
+
+
+def test_a_verb_form_that_opens_a_longer_name_is_that_name(parser: InstructionParser) -> None:
+    # "frying pan" was read as "fry the pan": washed pans came out cooked
+    got, _, _ = read(parser, "Chores: frying pan and mug washed; frying pan on the dining table.")
+    assert _triples(got) == [("Pan", "isDirty", False, None), ("Mug", "isDirty", False, None),
+                             ("Pan", "inReceptacle", None, "DiningTable")]
+    got, _, _ = read(parser, "Fry the potato, then water the plant.")
+    assert _triples(got) == [("Potato", "isCooked", None, None), ("HousePlant", "isFilledWithLiquid", "water", None)]
+
+
+def test_a_verbless_list_takes_the_state_said_at_its_end(parser: InstructionParser) -> None:
+    got, _, _ = read(parser, "Evening in: television, candle and standing lamp on; laptop, book and box open.")
+    assert _triples(got) == [("Television", "isToggled", True, None), ("Candle", "isToggled", True, None),
+                             ("FloorLamp", "isToggled", True, None), ("Laptop", "isOpen", True, None),
+                             ("Book", "isOpen", True, None), ("Box", "isOpen", True, None)]
+    got, _, _ = read(parser, "Turn on the TV, lamp on the desk.")  # two requests, not one list
+    assert _triples(got)[0] == ("Television", "isToggled", True, None)
+    assert _triples(got)[1][1:] == ("inReceptacle", None, "Desk")
+
+
+def test_a_drink_named_after_its_vessel(parser: InstructionParser) -> None:
+    got, _, unparsed = read(parser, "Evening in: mug of wine; glass of wine; bottle of wine on the end table.")
+    assert _triples(got) == [("Mug", "isFilledWithLiquid", "wine", None), ("Cup", "isFilledWithLiquid", "wine", None),
+                             ("WineBottle", "inReceptacle", None, "SideTable")]
+    assert not unparsed
+
+
+def test_what_gets_cooked_is_what_the_catalog_can_cook(parser: InstructionParser) -> None:
+    # toast is a cooked slice of bread and a fried egg a cracked one (neither cooks whole); a
+    # potato cooks whole, and one slice comes from one thing ("potato and tomato slice")
+    got, _, _ = read(parser, "Breakfast: bread toasted; egg cooked; potato and tomato slice cooked.")
+    assert _triples(got) == [("Bread", "isSliced", None, None), ("BreadSliced", "isCooked", None, None),
+                             ("Egg", "isSliced", None, None), ("EggCracked", "isCooked", None, None),
+                             ("Potato", "isCooked", None, None), ("Tomato", "isSliced", None, None),
+                             ("TomatoSliced", "isCooked", None, None)]

@@ -29,6 +29,7 @@ class ClauseSplitting:
 
     if TYPE_CHECKING:
         def _chunk(self, toks: list[tuple[str, int, int]], verb_class: str | None) -> list[_Chunk]: ...
+        def _longest(self, words: Sequence[str], i: int) -> tuple[int, tuple[str, tuple[str, ...], bool]] | None: ...
 
     def _sentences(self, text: str) -> list[_Clause]:
         toks: list[tuple[str, int, int]] = []
@@ -68,6 +69,11 @@ class ClauseSplitting:
         # "microwave", "toast", "light" are also nouns: a verb is followed by an object, not by "and".
         nxt = words[i + 1] if i + 1 < len(words) else ""
         key = (w,)
+        # "frying pan", "toaster oven", "water bottle": a verb form opening a longer name is that
+        # name (the frying pan washed was read as "fry the pan")
+        hit = self._longest(words, i)
+        if hit is not None and hit[0] >= 2 and hit[1][0] == "type":
+            return False
         if w in V.LIQUID_PHRASES and nxt in ("in", "into", "for", "inside"):
             return False  # "water in the wine bottle": the liquid, not the verb
         if key in self.lexicon and self.lexicon[key][0] == "type" and (
@@ -116,9 +122,10 @@ class ClauseSplitting:
 
     def _merge_forward(self, pieces: list[tuple[str, list[tuple[str, int, int]]]]
                        ) -> list[tuple[str, list[tuple[str, int, int]]]]:
-        """"loo roll, vase, statue and candle to the bedroom": comma pieces that are only noun
-        phrases join the next comma piece when it starts with a noun phrase too (a verbless list
-        whose predicate comes at its end)."""
+        """"loo roll, vase, statue and candle to the bedroom", "television, candle and lamp on":
+        comma pieces that are only noun phrases join the next comma piece when it starts with a
+        noun phrase too and ends in a destination or a state (a verbless list whose predicate
+        comes at its end)."""
         out = list(pieces)
         k = len(out) - 2
         while k >= 0:
@@ -127,7 +134,10 @@ class ClauseSplitting:
                     and not self._has_verb_start(piece):
                 first = self._chunk(nxt, None)
                 dest = any(c.kind == "prep" and c.value[0] in ("on", "in", "to") for c in first)
-                if first and first[0].kind == "np" and not first[0].value.pronoun and dest:
+                # "television, candle and lamp on": the list's end state comes at its end
+                state = bool(first) and first[-1].kind == "state" and all(c.kind in ("np", "and", "state")
+                                                                           for c in first)
+                if first and first[0].kind == "np" and not first[0].value.pronoun and (dest or state):
                     out[k] = (sep, piece + [("and", nxt[0][1], nxt[0][1])] + nxt)
                     del out[k + 1]
             k -= 1

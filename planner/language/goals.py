@@ -287,13 +287,9 @@ class GoalBuilding:
             return r
         if verb == "cook":
             specs = []
-            toast = clause.words and clause.words[0] == "toast"
             for m in objs:
                 self._resolve(m, "cookable")
-                # toast is a cooked slice where Bread is sliceable (the shipped catalog); where it
-                # is not, the bread itself is what gets toasted (not an unrecognised object)
-                t = self.sliced.get("Bread", m.type) if toast and m.type == "Bread" else m.type
-                specs.append((replace(m, types=(t,)), "isCooked", True, None))
+                specs.append((replace(m, types=(self._cooked_type(m.type),)), "isCooked", True, None))
             return self._emit(r, specs, verb, groups, appliance=True)
         if verb in ("fill", "empty"):
             # "fill the kettle up at the sink": a sink gives water, a coffee machine coffee
@@ -322,6 +318,16 @@ class GoalBuilding:
         if verb in ("place", "bring", "pick", "find"):
             return self._read_move(verb, objs, groups, state_words, unknown, r, last_place, chunks, clause)
         return _fail(r, f"verb class {verb!r} not handled", unknown)
+
+    def _cooked_type(self, type_name: str) -> str:
+        """What gets cooked when a person says ``type_name`` is: the thing itself where it can be
+        cooked (a potato), else its piece where that can (toast is a cooked slice of bread, a fried
+        egg a cracked one: THOR cooks neither whole); a type with neither stays, and the goal
+        reports it as impossible rather than guessing another object."""
+        piece = self.sliced.get(type_name)
+        if not self.affords(type_name, "cookable") and piece is not None and self.affords(piece, "cookable"):
+            return piece
+        return type_name
 
     def _fillable_also(self, m: Mention, r: _Reading) -> list[Mention]:
         """The nouns joined to a vessel by "and" that can be filled too ("into the mug and the
@@ -515,6 +521,8 @@ class GoalBuilding:
                 for m in objs:
                     if pred == "isSliced":
                         m = replace(m, types=(self.base_of.get(m.type, m.type),))
+                    elif pred == "isCooked":  # "bread toasted": a slice of it
+                        m = replace(m, types=(self._cooked_type(m.type),))
                     specs.append((m, pred, value, None))
         elif dests:
             target = dests[-1][2]

@@ -143,6 +143,8 @@ class NounPhrases:
                     j = i + length
                     if j + 1 < n and words[j] == "of":
                         lq = self._longest(words, j + 1)
+                        if lq is not None and lq[1][0] == "type" and lq[1][1] == ("WineBottle",) and lq[0] == 1:
+                            lq = (1, ("liquid", ("wine",), False))  # "a mug of wine": the drink, not its bottle
                         if lq is not None and lq[1][0] == "liquid":
                             m.liquid = lq[1][1][0]
                             j += 1 + lq[0]
@@ -331,6 +333,8 @@ class NounPhrases:
         if nxt is None or nxt[1][0] != "type" or nxt[0] < 2:
             return None
         head = words[j + nxt[0] - 1]
+        if head in _SLICE_NOUNS and not head.endswith("s"):
+            return None  # "potato and tomato slice cooked": one slice comes from one thing, the tomato
         hit = self.lexicon.get(tuple(words[i:i + length]) + (head,))
         if hit is not None and hit[0] == "type" and hit[1] != self.lexicon[tuple(words[i:i + length])][1]:
             return hit[1]

@@ -21,7 +21,7 @@ from household.house_data import HouseError
 from household.outcomes import Failure
 from household.visible_states import states_from_metadata, with_states
 from sim_bridge.embedded.house_geometry import HouseLayout, parse_layout
-from sim_bridge.embedded.interactions import InteractionError, ObjectTable, find_placement
+from sim_bridge.embedded.interactions import InteractionError, ObjectTable, find_spot
 from sim_bridge.embedded.metadata import agent_metadata, object_metadata, state_metadata
 from sim_bridge.embedded.objects import build_objects
 from sim_bridge.embedded.placement_checks import PlacementProblem, check_placements
@@ -407,7 +407,7 @@ class EmbeddedEnvironment:
 # tests/test_interaction_table.py fails when one is missing).
 EXECUTORS: dict[str, Callable[[EmbeddedEnvironment, str, dict[str, Any]], object]] = {  # (results unused)
     "PickupObject": lambda env, oid, args: env._table.pickup(oid, env._hand_position()),
-    "PutObject": lambda env, oid, args: env._table.put(oid, find_placement),
+    "PutObject": lambda env, oid, args: env._table.put(oid, find_spot),
     "OpenObject": lambda env, oid, args: env._table.open(oid, True),
     "CloseObject": lambda env, oid, args: env._table.open(oid, False),
     "ToggleObjectOn": lambda env, oid, args: env._table.toggle(oid, True),

@@ -26,10 +26,11 @@ from sim_bridge.embedded.objects import SimObject
 
 # How far a faucet may be from the sink it runs into.
 _FAUCET_REACH = 1.0
-# Spacing of placement candidates along the runs of an L or C counter (find_placement).
+# Spacing of placement candidates over a receptacle's body (find_placement).
 _RUN_GRID_STEP = 0.1
-# Chooses where a put object lands: (object, receptacle, current contents) -> centre or None.
-Placement = Callable[[SimObject, SimObject, list[SimObject]], "np.ndarray | None"]
+# Chooses where a put object lands: (object, receptacle, current contents) -> its centre, or its
+# centre and yaw (``find_spot``: THOR turns what it places square to the receptacle), or None.
+Placement = Callable[[SimObject, SimObject, list[SimObject]], "np.ndarray | tuple[np.ndarray, float] | None"]
 _SLICES = {"Bread": 6, "Apple": 4, "Tomato": 4, "Lettuce": 4, "Potato": 4, "Egg": 1}
 # The hand's height (the embedded agent's camera at 1.5 m, the hand 0.3 m below it): a put on
 # furniture with shelves lands on the level nearest it.
@@ -139,17 +140,22 @@ class ObjectTable:
         if not self.catalog.accepts(rec.type, obj.type):
             allowed = ", ".join(sorted(OBJECT_SPECIFIC_RECEPTACLES[rec.type]))
             raise InteractionError(f"{receptacle_id} ({rec.type}) only accepts {allowed}, not {obj.type}", Failure.WRONG_RECEPTACLE)
-        spot = place(obj, rec, [o for o in self.children(rec.id)])
-        if spot is None:
+        found = place(obj, rec, [o for o in self.children(rec.id)])
+        if found is None:
             raise InteractionError(f"No valid positions to place object {obj.id} ({obj.type}) in {receptacle_id} "
                                    f"({rec.type})", Failure.NO_ROOM)
-        delta = spot - obj.position
-        obj.position = spot
+        spot, yaw = found if isinstance(found, tuple) else (found, obj.yaw_deg)
+        turn = math.radians(yaw - obj.yaw_deg)
+        c, s = math.cos(turn), math.sin(turn)
+        spin = np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])  # THOR's yaw: +z towards +x
+        for d in self.descendants(obj.id):  # what it holds turns and moves with it
+            d.position = spot + spin @ (d.position - obj.position)
+            d.yaw_deg = (d.yaw_deg + yaw - obj.yaw_deg) % 360.0
+            d.is_picked_up = False
+        obj.position = np.asarray(spot, dtype=float)
+        obj.yaw_deg = yaw
         obj.parent = rec.id
         obj.is_picked_up = False
-        for d in self.descendants(obj.id):
-            d.position = d.position + delta
-            d.is_picked_up = False
         self.held = None
         self._changed()
 
@@ -295,13 +301,21 @@ class ObjectTable:
 
 
 def find_placement(obj: SimObject, receptacle: SimObject, siblings: Iterable[SimObject]) -> np.ndarray | None:
-    """A free spot for obj on (or in) the receptacle, or None if it does not fit.
+    """Where obj would rest on (or in) the receptacle, or None if it does not fit
+    (``find_spot`` without the yaw: the question the oracle and the generator ask)."""
+    spot = find_spot(obj, receptacle, siblings)
+    return None if spot is None else spot[0]
+
+
+def find_spot(obj: SimObject, receptacle: SimObject, siblings: Iterable[SimObject]) -> tuple[np.ndarray, float] | None:
+    """(centre, yaw) of a free spot for obj on (or in) the receptacle, or None if it does not fit.
 
     Surfaces: the object rests on the top face; containers: on the inner floor
-    (``SimObject.inner_floor_y``).
-    Candidates are scanned on a grid over the footprint (deterministic), rejecting spots whose
-    footprint disc overlaps a sibling's. A compound body (an L or C counter) is scanned run by
-    run instead (``_place_on_runs``), so nothing lands in the air inside its bend."""
+    (``SimObject.inner_floor_y``); furniture with levels: on the level nearest the hand.
+    Candidates are scanned on a grid over the body (deterministic), the object square to the
+    receptacle or a quarter turn round, rejecting spots whose footprint rectangle overlaps a
+    sibling's (``_place_on_footprint``); on a compound body (an L or C counter) the footprint
+    must lie on its runs, so nothing lands in the air inside its bend."""
     if receptacle.levels and not receptacle.is_container:
         return _place_on_levels(obj, receptacle, list(siblings))
     container = receptacle.is_container
@@ -310,11 +324,11 @@ def find_placement(obj: SimObject, receptacle: SimObject, siblings: Iterable[Sim
     y = (receptacle.inner_floor_y() + obj.size[1] / 2.0 if container
          else receptacle.surface_y() + obj.size[1] / 2.0)
     if receptacle.parts is not None:
-        return _place_on_runs(obj, receptacle, list(siblings), y)
+        return _place_on_footprint(obj, receptacle, list(siblings), y)
     return _place_on_surface(obj, receptacle, siblings, y)
 
 
-def _place_on_levels(obj: SimObject, receptacle: SimObject, siblings: list[SimObject]) -> np.ndarray | None:
+def _place_on_levels(obj: SimObject, receptacle: SimObject, siblings: list[SimObject]) -> tuple[np.ndarray, float] | None:
     """A spot on furniture with open shelves (levels.py): its top and each shelf, nearest the
     hand's height first (``PUT_HEIGHT_M``: the top of a TV stand, a middle shelf of a tall
     shelving unit), each with only what rests on that level in the way. A shelf fits what is
@@ -333,29 +347,18 @@ def _place_on_levels(obj: SimObject, receptacle: SimObject, siblings: list[SimOb
     return None
 
 
-def _place_on_surface(obj: SimObject, receptacle: SimObject, siblings: Iterable[SimObject], y: float) -> np.ndarray | None:
-    """The grid scan of ``find_placement`` over a plain box's footprint at height y."""
-    obj_r = 0.5 * math.hypot(obj.size[0], obj.size[2])
-    container = receptacle.is_container
-    rec_size = receptacle.size  # the closed box: open doors swing outside it
-    half_x, half_z = rec_size[0] / 2.0, rec_size[2] / 2.0
-    if min(obj.size[0], obj.size[2]) > 2 * max(half_x, half_z) + 1e-6:
+def _place_on_surface(obj: SimObject, receptacle: SimObject, siblings: Iterable[SimObject], y: float
+                      ) -> tuple[np.ndarray, float] | None:
+    """The scan of ``find_spot`` over a plain box's top (or inner floor) at height y: the
+    object's footprint rectangle on the box, clear of every other footprint (``_place_on_footprint``).
+    A small pickupable container (a mug of pens) holds several things in one spot."""
+    if min(obj.size[0], obj.size[2]) > float(max(receptacle.size[0], receptacle.size[2])) + 1e-6:
         return None
-    margin_x = max(half_x - obj_r, 0.0)
-    margin_z = max(half_z - obj_r, 0.0)
-    rot = receptacle.rotation()
-    sibs = [(s.position, 0.5 * math.hypot(s.size[0], s.size[2])) for s in siblings]
-    grid_x = np.linspace(-margin_x, margin_x, 5) if margin_x > 0 else np.zeros(1)
-    grid_z = np.linspace(-margin_z, margin_z, 5) if margin_z > 0 else np.zeros(1)
-    cands = sorted(((gx, gz) for gx in grid_x for gz in grid_z), key=lambda c: c[0] ** 2 + c[1] ** 2)
-    for gx, gz in cands:
-        world = receptacle.position + rot @ np.array([gx, 0.0, gz])
-        spot = np.array([world[0], y, world[2]])
-        if all(math.dist((spot[0], spot[2]), (p[0], p[2])) >= 0.8 * (obj_r + r) for p, r in sibs):
-            return spot
-    # Small containers (a mug of pens) hold several things in one spot.
-    if container and receptacle.affords("pickupable"):
-        return np.array([receptacle.position[0], y, receptacle.position[2]])
+    spot = _place_on_footprint(obj, receptacle, list(siblings), y)
+    if spot is not None:
+        return spot
+    if receptacle.is_container and receptacle.affords("pickupable"):
+        return np.array([receptacle.position[0], y, receptacle.position[2]]), obj.yaw_deg
     return None
 
 
@@ -365,45 +368,64 @@ def _footprint(obj: SimObject, center: np.ndarray) -> tuple[float, float, float,
     return float(c[:, 0].min()), float(c[:, 0].max()), float(c[:, 2].min()), float(c[:, 2].max())
 
 
-def _place_on_runs(obj: SimObject, receptacle: SimObject, siblings: list[SimObject], y: float) -> np.ndarray | None:
-    """A spot on an L or C counter where obj's footprint lies on the runs (all four corners on
-    the body, which for runs along the box's sides means all of it) and overlaps no sibling's
-    footprint (rectangles, with a 1 cm gap), or None.
+def _place_on_footprint(obj: SimObject, receptacle: SimObject, siblings: list[SimObject], y: float
+                        ) -> tuple[np.ndarray, float] | None:
+    """(centre, yaw) where obj's footprint lies on the receptacle's body (all four corners on one
+    of its boxes or across them: the runs of an L or C counter; on a plain box, within its top,
+    or centred across it where longer) and overlaps no sibling's footprint (rectangles, with a
+    1 cm gap), or None.
 
-    A run is 0.61 m deep: the disc test of plain receptacles (two objects as discs of their
-    half-diagonal, 0.8 of the sum apart) rejects most of a run already carrying forks and
-    spatulas (a 0.25 m fork is a 0.25 m disc) where the real footprints leave room; a laptop
-    may also sit across the corner where two runs meet. Candidates lie every ``_RUN_GRID_STEP``
-    over the counter's box, nearest its centre first; vectorised, as the oracle asks this of
-    every receptacle in a room."""
+    As THOR's PutObject (``InstantiatePrefabTest.PlaceObject``): the object is turned square to
+    the receptacle, then tried at each spot as it is and a quarter turn round (THOR's 90 degree
+    ``degreeIncrement``; half turns give the same footprint), and it fits where its bounding box
+    overlaps no other collider (``CheckSpawnArea``'s ``Physics.OverlapBox``), touching or not.
+    The disc test used before (two objects as discs of their half-diagonal, 0.8 of the sum apart,
+    on a 5 x 5 grid, the object's own yaw kept) refused a 1.06 x 0.64 m coffee table carrying a
+    box and a bowl a newspaper (dev-078-0), and most of a 0.6 m counter run carrying forks and
+    spatulas; a laptop may also sit across the corner where two runs meet. Candidates lie every
+    ``_RUN_GRID_STEP`` over the body's box; the spot nearest its centre wins, square before
+    turned; vectorised, as the oracle asks this of every receptacle in a room."""
     rot = receptacle.rotation()
-    corner_offsets = ((obj.corners() - obj.position) @ rot)[:, [0, 2]]  # footprint, counter frame
-    ext = np.abs(corner_offsets).max(axis=0)
-    half = receptacle.size[[0, 2]] / 2.0 - ext
-    if np.any(half < 0):
+    to_world = rot[[0, 2]][:, [0, 2]]  # local (x, z) -> world (x, z)
+    compound = receptacle.parts is not None
+    boxes = [_footprint(s, s.position) for s in siblings]
+    best: tuple[float, float, np.ndarray] | None = None  # (distance from the centre squared, turn, world x-z)
+    for turn in (0.0, 90.0):
+        ext = obj.size[[0, 2]] / 2.0 if turn == 0.0 else obj.size[[2, 0]] / 2.0
+        corner_offsets = np.array([[sx * ext[0], sz * ext[1]] for sx in (-1, 1) for sz in (-1, 1)])
+        half = receptacle.size[[0, 2]] / 2.0 - ext
+        if compound and np.any(half < 0):
+            continue
+        # a plain box: what is longer than its top lies centred across it (a bat across a stool)
+        half = np.maximum(half, 0.0)
+        gx = np.linspace(-half[0], half[0], max(2, math.ceil(2 * half[0] / _RUN_GRID_STEP) + 1))
+        gz = np.linspace(-half[1], half[1], max(2, math.ceil(2 * half[1] / _RUN_GRID_STEP) + 1))
+        cand = np.stack(np.meshgrid(gx, gz, indexing="ij"), axis=-1).reshape(-1, 2)
+        cand = cand[np.argsort((cand ** 2).sum(axis=1), kind="stable")]
+        if compound:
+            # All four footprint corners on some run.
+            pts = cand[:, None, :] + corner_offsets[None, :, :]  # (N, 4, 2)
+            centers, sizes = receptacle.local_boxes()
+            on_run = np.zeros(pts.shape[:2], dtype=bool)
+            for pc, ps in zip(centers, sizes):
+                on_run |= np.all(np.abs(pts - pc[[0, 2]]) <= ps[[0, 2]] / 2.0 + 1e-9, axis=-1)
+            cand = cand[on_run.all(axis=1)]
+        if len(cand) == 0:
+            continue
+        world = receptacle.position[[0, 2]] + cand @ to_world.T
+        reach = np.abs(corner_offsets @ to_world.T).max(axis=0)  # half the footprint's world bounds
+        lo, hi = world - reach, world + reach
+        free = np.ones(len(world), dtype=bool)
+        gap = 0.01
+        for a0, a1, b0, b1 in boxes:
+            free &= (hi[:, 0] + gap <= a0) | (a1 + gap <= lo[:, 0]) | (hi[:, 1] + gap <= b0) | (b1 + gap <= lo[:, 1])
+        if not free.any():
+            continue
+        k = int(np.argmax(free))
+        found = (float((cand[k] ** 2).sum()), turn, world[k])
+        if best is None or found[:2] < best[:2]:
+            best = found
+    if best is None:
         return None
-    gx = np.linspace(-half[0], half[0], max(2, math.ceil(2 * half[0] / _RUN_GRID_STEP) + 1))
-    gz = np.linspace(-half[1], half[1], max(2, math.ceil(2 * half[1] / _RUN_GRID_STEP) + 1))
-    cand = np.stack(np.meshgrid(gx, gz, indexing="ij"), axis=-1).reshape(-1, 2)
-    cand = cand[np.argsort((cand ** 2).sum(axis=1), kind="stable")]
-    # All four footprint corners (the box's 8 corners give 4 distinct x-z points) on some run.
-    pts = cand[:, None, :] + corner_offsets[None, :, :]  # (N, 8, 2)
-    centers, sizes = receptacle.local_boxes()
-    on_run = np.zeros(pts.shape[:2], dtype=bool)
-    for pc, ps in zip(centers, sizes):
-        on_run |= np.all(np.abs(pts - pc[[0, 2]]) <= ps[[0, 2]] / 2.0 + 1e-9, axis=-1)
-    cand = cand[on_run.all(axis=1)]
-    if len(cand) == 0:
-        return None
-    world = receptacle.position[[0, 2]] + cand @ rot[[0, 2]][:, [0, 2]].T  # local (x, z) -> world (x, z)
-    x0, x1, z0, z1 = _footprint(obj, obj.position)
-    lo = world + np.array([x0 - obj.position[0], z0 - obj.position[2]])
-    hi = world + np.array([x1 - obj.position[0], z1 - obj.position[2]])
-    free = np.ones(len(world), dtype=bool)
-    gap = 0.01
-    for a0, a1, b0, b1 in (_footprint(s, s.position) for s in siblings):
-        free &= (hi[:, 0] + gap <= a0) | (a1 + gap <= lo[:, 0]) | (hi[:, 1] + gap <= b0) | (b1 + gap <= lo[:, 1])
-    if not free.any():
-        return None
-    k = int(np.argmax(free))
-    return np.array([world[k, 0], y, world[k, 1]])
+    _, turn, xz = best
+    return np.array([xz[0], y, xz[1]]), (receptacle.yaw_deg + turn) % 360.0
