@@ -22,6 +22,7 @@ from household.assets import AssetCatalog, default_catalog
 from household.receptacle_filters import AGENT_PUT_DOWN, ROOM_SURFACE
 from planner.recipes import KNIVES, VESSELS, WINE_SOURCES, Plan, pickupable_type, recipe_for  # noqa: F401 (re-exported)
 from planner.stations import cooker_types, station_type
+from planner.vocabulary import LANDMARK_FURNITURE
 
 def tool_types(item: ChecklistItem) -> tuple[str, ...]:
     """The types of tool an item's recipe picks up (a knife to slice, a bottle to pour wine
@@ -96,21 +97,59 @@ def by_anchor_gap(cands: list[KnownObject], anchor_type: str, context: PlannerCo
 def fits_relation(o: KnownObject, key: str, anchor_type: str, context: PlannerContext) -> bool:
     """Whether the relation names ``o`` as a speaker would, beyond being within reach of an anchor:
     "on / from the dresser" (``object_source``) is what it stands on or in (no gap); "by the
-    dresser" (``object_near``) is the furniture nearest to it, leaving out what it stands on. Among
-    several within ``RELATION_GAP`` of an anchor, the ones that fit go first."""
+    dresser" (``object_near``) is the landmark furniture nearest to it (``LANDMARK_FURNITURE``, the
+    named type always counted), leaving out what it stands on: side tables, chairs and drawers
+    are not what people name things by, so a plant 0.3 m from a bed and 0.35 m from a side table
+    is "by the bed". A small object within ``SUPPORT_GAP`` of furniture stands on or in it; a
+    piece of furniture (a plant, a floor lamp, nothing that is picked up) touching another stands
+    beside it (a plant against the dresser is "by the dresser", dev-021-0). Among several within
+    ``RELATION_GAP`` of an anchor, the ones that fit go first."""
     catalog = default_catalog()
     furniture = [f for f in context.known_objects if f.object_id != o.object_id
                  and not (catalog.type_info(f.object_type) or _NO_INFO).pickupable]
-    gaps = [(box_gap(o, f), f.object_type) for f in furniture]
     if key == "object_source":
-        return any(g <= SUPPORT_GAP and t == anchor_type for g, t in gaps)
-    beside = [(g, t) for g, t in gaps if g > SUPPORT_GAP]
-    return bool(beside) and min(beside)[1] == anchor_type
+        return any(box_gap(o, f) <= SUPPORT_GAP and f.object_type == anchor_type for f in furniture)
+    small = (catalog.type_info(o.object_type) or _NO_INFO).pickupable
+    beside = [(g, f.object_type) for f in furniture
+              if f.object_type in LANDMARK_FURNITURE or f.object_type == anchor_type
+              if (g := box_gap(o, f)) > SUPPORT_GAP or not small]
+    named = [g for g, t in beside if t == anchor_type]
+    return bool(named) and min(named) <= min(g for g, _ in beside)  # a tie (touching both) fits
 
 
 def by_relation_fit(near: list[KnownObject], key: str, anchor_type: str, context: PlannerContext) -> list[KnownObject]:
     """``near`` (from ``near_anchor``) with those the relation names (``fits_relation``) first."""
     return sorted(near, key=lambda o: not fits_relation(o, key, anchor_type, context))
+
+
+# Goals that done again on a second instance leave the first as it was, changed in place: a lamp
+# switched on, a book opened, a plant watered. (Moving or washing a second one moves it too.)
+IN_PLACE_PREDICATES = frozenset({"isToggled", "isOpen", "isFilledWithLiquid"})
+
+
+def better_fit(goal: Goal, chosen: str | None, context: PlannerContext) -> str | None:
+    """Another known instance that the goal's relation names better than ``chosen``, the one
+    the goal was done on: the first of those the relation could name (``near_anchor``), those it
+    names first (``fits_relation``), nearest to the furniture next, when that one fits and is not
+    ``chosen``. The goal was done on the first fitting instance the agent saw; "the plant by the
+    dresser" may be a second plant seen later, against the dresser, while the first stands nearer
+    the bed (dev-021-0, dev-056-1, dev-059-1). None where ``chosen`` is still the best, nothing
+    else fits, or the goal names no relation, counts several or changes more than its object
+    where it stands (``IN_PLACE_PREDICATES``: doing it on both is harmless). ``context``'s
+    excluded ids are left out (those other goals used); ``chosen`` is not."""
+    item = goal.items[0]
+    relations = goal.typed_hints.relations("object")
+    if (not chosen or not relations or goal.typed_hints.counted or item.predicate not in IN_PLACE_PREDICATES
+            or goal.typed_hints.object_room or item.object.room
+            or (item.predicate == "isFilledWithLiquid" and pickupable_type(item.object.type, default_catalog()))):
+        return None  # (a bowl is filled at the sink: it moves)
+    cands = [o for o in context.known_objects if o.object_type == item.object.type
+             and (o.object_id == chosen or o.object_id not in context.excluded_ids)]
+    relation, anchor = relations[0]
+    ranked = by_relation_fit(near_anchor(cands, anchor, context), relation, anchor, context)
+    if not ranked or ranked[0].object_id == chosen or not fits_relation(ranked[0], relation, anchor, context):
+        return None
+    return ranked[0].object_id
 
 
 def ambiguous_description(goal: Goal, context: PlannerContext) -> str | None:

@@ -5,7 +5,9 @@ Why a module: the goal loop (``planner.holomind``) checks a goal when it is done
 later goal may have undone it, the map may name its room otherwise, and more instances of what
 the instruction described may have been seen. These checks read the agent's state, never act
 (except that a goal found undone is done again, once, and its object put back where the goal had
-put it when doing it again fails: ``redo_undone``), and run once each per episode: the
+put it when doing it again fails: ``redo_undone``; and a goal done in place on an instance its
+description named less well than one seen since is done on that one too: ``redo_on_better_fit``),
+and run once each per episode: the
 own-action recheck when every goal has run (``redo_undone``) and again for the report only if a
 goal was redone since (``final_checks``); the description recheck once, for the report. Run
 twice on an unchanged state they would say nothing new, so the report's notes hold each once.
@@ -16,7 +18,7 @@ from __future__ import annotations
 from typing import Any, Callable, Generator, Protocol
 
 from household.types import Action, Observation
-from planner.deterministic import ambiguous_description, unexplored_description, unobserved_description
+from planner.deterministic import ambiguous_description, better_fit, unexplored_description, unobserved_description
 from planner.episode_state import EpisodeState
 from planner.goal_check import GoalCheck, RoomNamer, recheck_after_own_actions, recheck_descriptions, recheck_rooms
 from planner.object_memory import ObjectMemory
@@ -96,6 +98,42 @@ def redo_undone(agent: EndCheckAgent) -> Generator[Action, Observation, None]:
             yield from _put_back(agent, goal, before, doubt_at_end, int(redo_from))
         agent._emit_plan()
         agent.history.append(f"{goal.text} (again) -> {state.goal_status[gid]}")
+
+
+def redo_on_better_fit(agent: EndCheckAgent) -> Generator[Action, Observation, None]:
+    """Once every goal has run: a goal done on the first instance its relation seemed to name
+    ("water the plant by the dresser") is done again, once, on another instance seen since that
+    the relation names better (``planner.deterministic.better_fit``: the plant against the
+    dresser, where the first stands nearer the bed). Only goals that change their object in
+    place, so the first stays as it was; a redo that fails leaves the goal as it was. Not while
+    something is in hand: a goal may want it held to the end, and watering a plant needs the hand
+    for the vessel (dev-056-1: the book to hold was put down to water the other plant)."""
+    state = agent.state
+    if agent.held_id is not None:
+        return
+    for goal in list(agent.goals):
+        gid = goal.id
+        outcome = state.goal_outcome.get(gid, {})
+        if state.goal_status.get(gid) != "done" or outcome.get("reason") != "done" or gid in state.redone:
+            continue
+        chosen = outcome.get("bindings", {}).get("object")
+        alt = better_fit(goal, chosen, agent.context())
+        if alt is None:
+            continue
+        state.redone.add(gid)
+        state.end_recheck_due = True
+        agent.note(f"{gid}: {alt}, seen since, fits its description better than {chosen}; doing it on {alt} too")
+        before, check_before = dict(outcome), state.goal_checks.get(gid)
+        state.rechecked.discard(gid)
+        ok = yield from agent._do_goal(goal)
+        state.goal_status[gid] = "done"  # on the first instance still, if not on this one
+        if not ok:
+            state.goal_outcome[gid] = before
+            if check_before is not None:
+                state.goal_checks[gid] = check_before
+            agent.note(f"{gid}: doing it on {alt} failed; it stays done on {chosen}")
+        agent._emit_plan()
+        agent.history.append(f"{goal.text} (on {alt}) -> {'done' if ok else 'failed'}")
 
 
 def _put_back(agent: EndCheckAgent, goal: Goal, before: dict[str, Any], doubt_at_end: GoalCheck | None,

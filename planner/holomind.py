@@ -359,6 +359,7 @@ class HoloMindAgent:
             self._emit_plan()
             self.history.append(f"{goal.text} -> {'done' if ok else 'failed'}")
         yield from self._redo_undone()
+        yield from end_checks.redo_on_better_fit(self)
         self.experience.save()
 
     def _queue_next_of_all(self, goal: Goal) -> None:

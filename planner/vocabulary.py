@@ -186,6 +186,18 @@ CATEGORIES: dict[str, tuple[str, ...]] = {
 }
 # Not a category: "the lights" stays the room's light switch (SYNONYMS); lamps are named as lamps.
 
+# Landmark furniture: the large, fixed pieces of a home that people point things out by ("the lamp
+# by the sofa", "the plant near the chest of drawers"), because a listener finds them at a glance
+# and a room holds few of each. "The X by the Y" means the X whose nearest such piece (what the X
+# stands on left out) is a Y: a speaker does not say "by the dresser" of a plant standing closer
+# to the bed, and passes over side tables, chairs, counters, drawers and cabinets, which are too
+# many and too alike to tell one X from another by. Read by the grounder's relation test
+# (``planner.deterministic.fits_relation``); the named furniture always counts, listed or not.
+LANDMARK_FURNITURE: frozenset[str] = frozenset({
+    "Sofa", "Bed", "ArmChair", "TVStand", "Desk", "DiningTable", "Dresser", "Fridge", "Television",
+    "CoffeeTable", "ShelvingUnit", "Toilet", "Sink", "Bathtub", "Window",
+})
+
 # Liquids THOR fills with, by phrase.
 LIQUID_PHRASES: dict[str, str] = {"water": "water", "coffee": "coffee", "wine": "wine", "espresso": "coffee",
                                   "red wine": "wine", "white wine": "wine"}
