@@ -343,6 +343,28 @@ def test_a_thing_put_down_turns_square_to_the_receptacle_and_takes_its_contents_
     assert np.linalg.norm(pen.position - mug.position) == pytest.approx(before)
 
 
+def test_a_put_lands_at_the_free_spot_nearest_the_hand(catalog: AssetCatalog) -> None:
+    # THOR's PutObject takes the spawn point nearest the agent: a knife put on a deep TV stand
+    # from its front lands at the front edge, not in the middle behind a candle (dev-063-0)
+    stand = _make(catalog, "stand", "TVStand", (0.0, 0.36, 0.0))
+    stand.size = np.array([1.01, 0.72, 0.66])
+    candle = _make(catalog, "candle", "Candle", (0.0, 0.8, 0.0), parent="stand")
+    candle.size = np.array([0.04, 0.17, 0.04])
+    knife = _make(catalog, "knife", "Knife", (0.0, 1.0, -1.0))
+    knife.size = np.array([0.01, 0.05, 0.33])
+    hand = np.array([0.0, 1.2, -0.8])  # in front of the stand (its -z side)
+    near = find_spot(knife, stand, [candle], near=hand)
+    centred = find_spot(knife, stand, [candle])
+    assert near is not None and centred is not None
+    placed = _make(catalog, "placed", "Knife", tuple(near[0]), yaw=near[1])
+    placed.size = knife.size
+    c = placed.corners()
+    assert near[0][2] < -0.1  # at the front
+    assert np.all(np.abs(c[:, 0]) <= 0.505 + 1e-9) and np.all(np.abs(c[:, 2]) <= 0.33 + 1e-9)  # on the top
+    assert abs(centred[0][2]) < abs(near[0][2])  # without a hand: nearest the centre
+    assert find_placement(knife, stand, [candle]) is not None
+
+
 # ---- open / close / toggle -------------------------------------------------------------------
 
 def test_open_and_close(table: ObjectTable) -> None:

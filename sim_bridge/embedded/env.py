@@ -407,7 +407,8 @@ class EmbeddedEnvironment:
 # tests/test_interaction_table.py fails when one is missing).
 EXECUTORS: dict[str, Callable[[EmbeddedEnvironment, str, dict[str, Any]], object]] = {  # (results unused)
     "PickupObject": lambda env, oid, args: env._table.pickup(oid, env._hand_position()),
-    "PutObject": lambda env, oid, args: env._table.put(oid, find_spot),
+    "PutObject": lambda env, oid, args: env._table.put(
+        oid, lambda obj, rec, sibs: find_spot(obj, rec, sibs, near=env._hand_position())),
     "OpenObject": lambda env, oid, args: env._table.open(oid, True),
     "CloseObject": lambda env, oid, args: env._table.open(oid, False),
     "ToggleObjectOn": lambda env, oid, args: env._table.toggle(oid, True),

@@ -307,8 +307,13 @@ def find_placement(obj: SimObject, receptacle: SimObject, siblings: Iterable[Sim
     return None if spot is None else spot[0]
 
 
-def find_spot(obj: SimObject, receptacle: SimObject, siblings: Iterable[SimObject]) -> tuple[np.ndarray, float] | None:
+def find_spot(obj: SimObject, receptacle: SimObject, siblings: Iterable[SimObject],
+              near: np.ndarray | None = None) -> tuple[np.ndarray, float] | None:
     """(centre, yaw) of a free spot for obj on (or in) the receptacle, or None if it does not fit.
+    ``near``: the hand; the free spot nearest it is taken, as THOR's PutObject takes the spawn
+    point nearest the agent (``SimObjPhysics.FindMySpawnPoints`` sorts them by distance to it),
+    so a knife put on a deep TV stand lands at its front edge, not behind a candle in the middle
+    where no pose saw it again (dev-063-0); None: nearest the receptacle's centre.
 
     Surfaces: the object rests on the top face; containers: on the inner floor
     (``SimObject.inner_floor_y``); furniture with levels: on the level nearest the hand.
@@ -317,18 +322,19 @@ def find_spot(obj: SimObject, receptacle: SimObject, siblings: Iterable[SimObjec
     sibling's (``_place_on_footprint``); on a compound body (an L or C counter) the footprint
     must lie on its runs, so nothing lands in the air inside its bend."""
     if receptacle.levels and not receptacle.is_container:
-        return _place_on_levels(obj, receptacle, list(siblings))
+        return _place_on_levels(obj, receptacle, list(siblings), near)
     container = receptacle.is_container
     if container and float(np.prod(obj.size)) > 0.8 * float(np.prod(receptacle.size)):
         return None
     y = (receptacle.inner_floor_y() + obj.size[1] / 2.0 if container
          else receptacle.surface_y() + obj.size[1] / 2.0)
     if receptacle.parts is not None:
-        return _place_on_footprint(obj, receptacle, list(siblings), y)
-    return _place_on_surface(obj, receptacle, siblings, y)
+        return _place_on_footprint(obj, receptacle, list(siblings), y, near)
+    return _place_on_surface(obj, receptacle, siblings, y, near)
 
 
-def _place_on_levels(obj: SimObject, receptacle: SimObject, siblings: list[SimObject]) -> tuple[np.ndarray, float] | None:
+def _place_on_levels(obj: SimObject, receptacle: SimObject, siblings: list[SimObject],
+                     near: np.ndarray | None = None) -> tuple[np.ndarray, float] | None:
     """A spot on furniture with open shelves (levels.py): its top and each shelf, nearest the
     hand's height first (``PUT_HEIGHT_M``: the top of a TV stand, a middle shelf of a tall
     shelving unit), each with only what rests on that level in the way. A shelf fits what is
@@ -341,20 +347,20 @@ def _place_on_levels(obj: SimObject, receptacle: SimObject, siblings: list[SimOb
         if not is_top and obj.size[1] > min(above) - BOARD_M - y0:
             continue
         here = [s for s in siblings if abs((s.position[1] - s.size[1] / 2.0) - y0) <= LEVEL_MERGE_M]
-        spot = _place_on_surface(obj, receptacle, here, y0 + obj.size[1] / 2.0)
+        spot = _place_on_surface(obj, receptacle, here, y0 + obj.size[1] / 2.0, near)
         if spot is not None:
             return spot
     return None
 
 
-def _place_on_surface(obj: SimObject, receptacle: SimObject, siblings: Iterable[SimObject], y: float
-                      ) -> tuple[np.ndarray, float] | None:
+def _place_on_surface(obj: SimObject, receptacle: SimObject, siblings: Iterable[SimObject], y: float,
+                      near: np.ndarray | None = None) -> tuple[np.ndarray, float] | None:
     """The scan of ``find_spot`` over a plain box's top (or inner floor) at height y: the
     object's footprint rectangle on the box, clear of every other footprint (``_place_on_footprint``).
     A small pickupable container (a mug of pens) holds several things in one spot."""
     if min(obj.size[0], obj.size[2]) > float(max(receptacle.size[0], receptacle.size[2])) + 1e-6:
         return None
-    spot = _place_on_footprint(obj, receptacle, list(siblings), y)
+    spot = _place_on_footprint(obj, receptacle, list(siblings), y, near)
     if spot is not None:
         return spot
     if receptacle.is_container and receptacle.affords("pickupable"):
@@ -368,8 +374,8 @@ def _footprint(obj: SimObject, center: np.ndarray) -> tuple[float, float, float,
     return float(c[:, 0].min()), float(c[:, 0].max()), float(c[:, 2].min()), float(c[:, 2].max())
 
 
-def _place_on_footprint(obj: SimObject, receptacle: SimObject, siblings: list[SimObject], y: float
-                        ) -> tuple[np.ndarray, float] | None:
+def _place_on_footprint(obj: SimObject, receptacle: SimObject, siblings: list[SimObject], y: float,
+                        near: np.ndarray | None = None) -> tuple[np.ndarray, float] | None:
     """(centre, yaw) where obj's footprint lies on the receptacle's body (all four corners on one
     of its boxes or across them: the runs of an L or C counter; on a plain box, within its top,
     or centred across it where longer) and overlaps no sibling's footprint (rectangles, with a
@@ -383,13 +389,15 @@ def _place_on_footprint(obj: SimObject, receptacle: SimObject, siblings: list[Si
     on a 5 x 5 grid, the object's own yaw kept) refused a 1.06 x 0.64 m coffee table carrying a
     box and a bowl a newspaper (dev-078-0), and most of a 0.6 m counter run carrying forks and
     spatulas; a laptop may also sit across the corner where two runs meet. Candidates lie every
-    ``_RUN_GRID_STEP`` over the body's box; the spot nearest its centre wins, square before
-    turned; vectorised, as the oracle asks this of every receptacle in a room."""
+    ``_RUN_GRID_STEP`` over the body's box; the free spot nearest ``near`` (the hand; else the
+    body's centre) wins, square before turned; vectorised, as the oracle asks this of every
+    receptacle in a room."""
     rot = receptacle.rotation()
     to_world = rot[[0, 2]][:, [0, 2]]  # local (x, z) -> world (x, z)
     compound = receptacle.parts is not None
     boxes = [_footprint(s, s.position) for s in siblings]
-    best: tuple[float, float, np.ndarray] | None = None  # (distance from the centre squared, turn, world x-z)
+    best: tuple[float, float, np.ndarray] | None = None  # (distance squared, turn, world x-z)
+    origin = receptacle.position[[0, 2]] if near is None else np.asarray(near, dtype=float)[[0, 2]]
     for turn in (0.0, 90.0):
         ext = obj.size[[0, 2]] / 2.0 if turn == 0.0 else obj.size[[2, 0]] / 2.0
         corner_offsets = np.array([[sx * ext[0], sz * ext[1]] for sx in (-1, 1) for sz in (-1, 1)])
@@ -401,7 +409,6 @@ def _place_on_footprint(obj: SimObject, receptacle: SimObject, siblings: list[Si
         gx = np.linspace(-half[0], half[0], max(2, math.ceil(2 * half[0] / _RUN_GRID_STEP) + 1))
         gz = np.linspace(-half[1], half[1], max(2, math.ceil(2 * half[1] / _RUN_GRID_STEP) + 1))
         cand = np.stack(np.meshgrid(gx, gz, indexing="ij"), axis=-1).reshape(-1, 2)
-        cand = cand[np.argsort((cand ** 2).sum(axis=1), kind="stable")]
         if compound:
             # All four footprint corners on some run.
             pts = cand[:, None, :] + corner_offsets[None, :, :]  # (N, 4, 2)
@@ -413,6 +420,8 @@ def _place_on_footprint(obj: SimObject, receptacle: SimObject, siblings: list[Si
         if len(cand) == 0:
             continue
         world = receptacle.position[[0, 2]] + cand @ to_world.T
+        order = np.argsort(((world - origin) ** 2).sum(axis=1), kind="stable")
+        cand, world = cand[order], world[order]
         reach = np.abs(corner_offsets @ to_world.T).max(axis=0)  # half the footprint's world bounds
         lo, hi = world - reach, world + reach
         free = np.ones(len(world), dtype=bool)
@@ -422,7 +431,7 @@ def _place_on_footprint(obj: SimObject, receptacle: SimObject, siblings: list[Si
         if not free.any():
             continue
         k = int(np.argmax(free))
-        found = (float((cand[k] ** 2).sum()), turn, world[k])
+        found = (float(((world[k] - origin) ** 2).sum()), turn, world[k])
         if best is None or found[:2] < best[:2]:
             best = found
     if best is None:
