@@ -177,3 +177,16 @@ def test_what_gets_cooked_is_what_the_catalog_can_cook(parser: InstructionParser
                              ("Egg", "isSliced", None, None), ("EggCracked", "isCooked", None, None),
                              ("Potato", "isCooked", None, None), ("Tomato", "isSliced", None, None),
                              ("TomatoSliced", "isCooked", None, None)]
+
+
+@pytest.mark.parametrize("text, source, appliance", [
+    ("Cook the potato in the refrigerator in the microwave.", "Fridge", "Microwave"),
+    ("Fill the bowl on the dining table up at the sink.", "DiningTable", "Sink"),
+    ("Clean the bowl on the counter.", "CounterTop", None),
+    ("Wash the mug in the sink.", None, "Sink"),
+])
+def test_furniture_that_cannot_do_the_action_says_which_object(parser: InstructionParser, text: str,
+                                                                 source: str | None, appliance: str | None) -> None:
+    # "the potato in the refrigerator" was read as cooking it in the fridge, so any potato would do
+    _, hints, _ = read(parser, text)
+    assert hints[0].get("object_source") == source and hints[0].get("appliance") == appliance

@@ -24,6 +24,12 @@ _Spec = tuple[Mention, str, Any, Mention | None]
 # Where a fill without a named liquid takes place says which liquid.
 _STATION_LIQUID = {"Sink": "water", "SinkBasin": "water", "Faucet": "water", "Bathtub": "water",
                    "BathtubBasin": "water", "CoffeeMachine": "coffee"}
+# Where each in-place reading is done: "cook the potato in the microwave", "fill the bowl at the
+# sink", "wash the mug in the sink". Any other furniture named with in / at / on says which object
+# ("cook the potato in the refrigerator in the microwave": the potato in the fridge).
+_APPLIANCES = {"cook": frozenset({"Microwave", "Toaster", "StoveBurner", "StoveKnob", "Pan", "Pot", "Kettle"}),
+               "fill": frozenset(_STATION_LIQUID), "empty": frozenset(_STATION_LIQUID),
+               "clean": frozenset({"Sink", "SinkBasin", "Faucet", "Bathtub", "BathtubBasin"})}
 # Prepositions that make a phrase a destination even after a bring verb ("take it into the box").
 _INTO = ("into", "onto", "inside", "inside of", "on top of", "on to", "in to")
 
@@ -565,7 +571,8 @@ class GoalBuilding:
                 # "fill the mug from the dining table": which mug. Not a tap or a coffee machine
                 # (read above as the station), nor "water the plant from the kettle" (the vessel)
                 r.hints.setdefault("object_source", what.type)
-            elif role in ("in", "at", "on") and isinstance(what, Mention) and appliance:
+            elif role in ("in", "at", "on") and isinstance(what, Mention) and appliance \
+                    and what.type in _APPLIANCES.get(reading, frozenset()):
                 r.hints["appliance"] = what.type
             elif role in ("in", "at", "on") and isinstance(what, Mention) and what.type and not what.pronoun:
                 r.hints.setdefault("object_source", what.type)  # "the candle in the bin": which candle
