@@ -74,14 +74,14 @@ def table(catalog: AssetCatalog) -> ObjectTable:
 def _carry(table: ObjectTable, object_id: str, receptacle_id: str) -> None:
     """Pick an object up and put it in/on a receptacle."""
     table.pickup(object_id, HAND)
-    table.put(receptacle_id, find_placement)
+    table.put(receptacle_id, find_spot)
 
 
 def _inside_footprint(obj: SimObject, receptacle: SimObject) -> bool:
     return receptacle.contains_xz(float(obj.position[0]), float(obj.position[2]), margin=1e-6)
 
 
-def _never_fits(obj: SimObject, receptacle: SimObject, siblings: list[SimObject]) -> np.ndarray | None:
+def _never_fits(obj: SimObject, receptacle: SimObject, siblings: list[SimObject]) -> tuple[np.ndarray, float] | None:
     return None
 
 
@@ -163,7 +163,7 @@ def test_carrying_a_mug_carries_the_pens_in_it(table: ObjectTable) -> None:
     table.move_held(HAND + np.array([1.0, 0.0, 2.0]))  # the agent walks
     np.testing.assert_allclose(pen.position - mug.position, offset)
     np.testing.assert_allclose(mug.position, HAND + np.array([1.0, 0.0, 2.0]))
-    table.put("counter", find_placement)
+    table.put("counter", find_spot)
     assert not pen.is_picked_up and pen.parent == "mug"
     np.testing.assert_allclose(pen.position - mug.position, offset)
     assert _inside_footprint(pen, table.objects["counter"])
@@ -173,7 +173,7 @@ def test_carrying_a_mug_carries_the_pens_in_it(table: ObjectTable) -> None:
 
 def test_put_without_holding_fails(table: ObjectTable) -> None:
     with pytest.raises(InteractionError, match="not holding"):
-        table.put("counter", find_placement)
+        table.put("counter", find_spot)
 
 
 def test_put_on_counter(table: ObjectTable) -> None:
@@ -213,11 +213,11 @@ def test_put_in_a_pot_rests_on_its_floor(catalog: AssetCatalog) -> None:
 def test_put_into_closed_fridge_fails_then_succeeds_when_open(table: ObjectTable) -> None:
     table.pickup("apple", HAND)
     with pytest.raises(InteractionError) as info:
-        table.put("fridge", find_placement)
+        table.put("fridge", find_spot)
     assert "fridge" in str(info.value) and "closed" in str(info.value)
     assert table.held == "apple"  # still in hand after the failure
     table.open("fridge", True)
-    table.put("fridge", find_placement)
+    table.put("fridge", find_spot)
     apple, fridge = table.objects["apple"], table.objects["fridge"]
     assert apple.parent == "fridge"
     lo, hi = fridge.aabb()
@@ -227,25 +227,25 @@ def test_put_into_closed_fridge_fails_then_succeeds_when_open(table: ObjectTable
 def test_put_on_non_receptacle_fails(table: ObjectTable) -> None:
     table.pickup("apple", HAND)
     with pytest.raises(InteractionError, match="potato .*not a receptacle"):
-        table.put("potato", find_placement)
+        table.put("potato", find_spot)
 
 
 def test_put_into_itself_or_its_contents_fails(table: ObjectTable) -> None:
     table.pickup("mug", HAND)
     with pytest.raises(InteractionError):
-        table.put("mug", find_placement)
+        table.put("mug", find_spot)
     with pytest.raises(InteractionError):
-        table.put("pen", find_placement)
+        table.put("pen", find_spot)
     assert table.held == "mug"
 
 
 def test_coffee_machine_takes_only_mugs_and_cups(table: ObjectTable) -> None:
     table.pickup("apple", HAND)
     with pytest.raises(InteractionError) as info:
-        table.put("coffee", find_placement)
+        table.put("coffee", find_spot)
     message = str(info.value)
     assert "coffee" in message and "Mug" in message and "Apple" in message
-    table.put("counter", find_placement)
+    table.put("counter", find_spot)
     _carry(table, "mug", "coffee")
     assert table.objects["mug"].parent == "coffee"
     _carry(table, "mug", "counter")
@@ -256,7 +256,7 @@ def test_coffee_machine_takes_only_mugs_and_cups(table: ObjectTable) -> None:
 def test_toaster_takes_only_bread_slices(table: ObjectTable) -> None:
     table.pickup("bread", HAND)
     with pytest.raises(InteractionError, match="toaster"):
-        table.put("toaster", find_placement)
+        table.put("toaster", find_spot)
 
 
 def test_no_room_is_an_error_naming_both(table: ObjectTable) -> None:
@@ -270,7 +270,7 @@ def test_no_room_is_an_error_naming_both(table: ObjectTable) -> None:
 def test_big_object_does_not_fit_in_a_small_container(table: ObjectTable) -> None:
     table.pickup("bread", HAND)
     with pytest.raises(InteractionError, match="No valid positions"):
-        table.put("cup", find_placement)
+        table.put("cup", find_spot)
     assert table.held == "bread"
 
 
@@ -457,7 +457,7 @@ def test_slices_can_be_picked_up_and_toasted(table: ObjectTable) -> None:
     table.pickup("knife", HAND)
     slices = table.slice("bread")
     assert all(s.type == "BreadSliced" for s in slices)
-    table.put("counter", find_placement)
+    table.put("counter", find_spot)
     _carry(table, slices[0].id, "toaster")
     table.toggle("toaster", True)
     assert slices[0].is_cooked and slices[0].temperature == "Hot"
@@ -641,5 +641,5 @@ def test_put_on_a_closed_toilet(house_table: ObjectTable) -> None:
     toilet = next(o for o in house_table.objects.values() if o.type == "Toilet")
     soap = next(o for o in house_table.objects.values() if o.type == "DishSponge")
     house_table.pickup(soap.id, HAND)
-    house_table.put(toilet.id, find_placement)
+    house_table.put(toilet.id, find_spot)
     assert soap.parent == toilet.id

@@ -12,7 +12,7 @@ from household.assets import default_catalog
 from household.house_data import load_house
 from sim_bridge.embedded import levels as lv
 from sim_bridge.embedded.env import AgentPose, EmbeddedConfig, EmbeddedEnvironment
-from sim_bridge.embedded.interactions import InteractionError, find_placement
+from sim_bridge.embedded.interactions import InteractionError, find_placement, find_spot
 from sim_bridge.embedded.objects import SimObject
 
 CATALOG = default_catalog()
@@ -182,9 +182,9 @@ def test_drawer_put_refused_closed_then_lands_inside_when_open(env0):
     t.held = pen.id
     pen.is_picked_up = True
     with pytest.raises(InteractionError, match="closed"):
-        t.put(drawer.id, find_placement)
+        t.put(drawer.id, find_spot)
     t.open(drawer.id, True)
-    t.put(drawer.id, find_placement)
+    t.put(drawer.id, find_spot)
     assert pen.parent == drawer.id
     lo, hi = drawer.aabb()
     assert lo[1] - 1e-6 <= pen.position[1] <= hi[1] + 1e-6

@@ -29,7 +29,7 @@ _STATION_LIQUID = {"Sink": "water", "SinkBasin": "water", "Faucet": "water", "Ba
 # ("cook the potato in the refrigerator in the microwave": the potato in the fridge).
 _APPLIANCES = {"cook": frozenset({"Microwave", "Toaster", "StoveBurner", "StoveKnob", "Pan", "Pot", "Kettle"}),
                "fill": frozenset(_STATION_LIQUID), "empty": frozenset(_STATION_LIQUID),
-               "clean": frozenset({"Sink", "SinkBasin", "Faucet", "Bathtub", "BathtubBasin"})}
+               "clean": frozenset(t for t, liquid in _STATION_LIQUID.items() if liquid == "water")}
 # Prepositions that make a phrase a destination even after a bring verb ("take it into the box").
 _INTO = ("into", "onto", "inside", "inside of", "on top of", "on to", "in to")
 

@@ -23,14 +23,15 @@ from household.assets import OBJECT_SPECIFIC_RECEPTACLES, SLICER_TYPES, AssetCat
 from household.outcomes import Failure
 from sim_bridge.embedded.levels import BOARD_M, DRAWER_SLIDE_SHARE, LEVEL_MERGE_M
 from sim_bridge.embedded.objects import SimObject
+from sim_bridge.embedded.scene_mesh import yaw_rotation
 
 # How far a faucet may be from the sink it runs into.
 _FAUCET_REACH = 1.0
 # Spacing of placement candidates over a receptacle's body (find_placement).
 _RUN_GRID_STEP = 0.1
-# Chooses where a put object lands: (object, receptacle, current contents) -> its centre, or its
-# centre and yaw (``find_spot``: THOR turns what it places square to the receptacle), or None.
-Placement = Callable[[SimObject, SimObject, list[SimObject]], "np.ndarray | tuple[np.ndarray, float] | None"]
+# Chooses where a put object lands: (object, receptacle, current contents) -> (centre, yaw), or
+# None (``find_spot``: THOR turns what it places square to the receptacle).
+Placement = Callable[[SimObject, SimObject, list[SimObject]], "tuple[np.ndarray, float] | None"]
 _SLICES = {"Bread": 6, "Apple": 4, "Tomato": 4, "Lettuce": 4, "Potato": 4, "Egg": 1}
 # The hand's height (the embedded agent's camera at 1.5 m, the hand 0.3 m below it): a put on
 # furniture with shelves lands on the level nearest it.
@@ -144,10 +145,8 @@ class ObjectTable:
         if found is None:
             raise InteractionError(f"No valid positions to place object {obj.id} ({obj.type}) in {receptacle_id} "
                                    f"({rec.type})", Failure.NO_ROOM)
-        spot, yaw = found if isinstance(found, tuple) else (found, obj.yaw_deg)
-        turn = math.radians(yaw - obj.yaw_deg)
-        c, s = math.cos(turn), math.sin(turn)
-        spin = np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])  # THOR's yaw: +z towards +x
+        spot, yaw = found
+        spin = yaw_rotation(yaw - obj.yaw_deg)
         for d in self.descendants(obj.id):  # what it holds turns and moves with it
             d.position = spot + spin @ (d.position - obj.position)
             d.yaw_deg = (d.yaw_deg + yaw - obj.yaw_deg) % 360.0

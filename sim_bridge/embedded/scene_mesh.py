@@ -215,9 +215,9 @@ def build_static_mesh(layout: HouseLayout) -> ColoredMesh:
     )
 
 
-def yaw_rotation(yaw_deg: np.ndarray) -> np.ndarray:
-    """(N, 3, 3) rotations about +y with THOR's convention: yaw 90 turns local +z into world +x
-    (and local +x into world -z), i.e. world = R @ local."""
+def yaw_rotation(yaw_deg: np.ndarray | float) -> np.ndarray:
+    """(N, 3, 3) rotations about +y (one (3, 3) for a scalar yaw) with THOR's convention: yaw 90
+    turns local +z into world +x (and local +x into world -z), i.e. world = R @ local."""
     y = np.radians(np.asarray(yaw_deg, dtype=np.float64))
     c, s = np.cos(y), np.sin(y)
     zero, one = np.zeros_like(y), np.ones_like(y)
