@@ -27,6 +27,13 @@ class AgentConfig:
     # The depth camera's noise model, sigma(z) = k z^2 in metres (a datasheet figure on a robot;
     # the sensor profile's in simulation): the occupancy map weighs returns by it. 0: noise-free.
     depth_noise_k: float = 0.0
+    # How far the pose the agent reads may be off, frame to frame, in metres (a localiser's stated
+    # accuracy on a robot; the sensor profile's in simulation): the map's obstacles are smeared
+    # by about that much, and plans that find no way otherwise allow for it. 0: exact pose.
+    pose_tolerance: float = 0.0
+    # Views of an object that must agree on where it is before the agent believes it: 1 for a
+    # segmenter that reports only what is there; 2 for a detector with false detections.
+    confirm_views: int = 1
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.ablate) - set(ABLATIONS))

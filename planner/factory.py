@@ -58,6 +58,25 @@ def _env_depth_noise(env: Any) -> float:
     return float(k) if isinstance(k, (int, float)) and k > 0 else 0.0
 
 
+def _env_pose_tolerance(env: Any) -> float:
+    """How far the pose the environment reports may be off (``AgentConfig.pose_tolerance``): the
+    localiser's bias bound of a sensor profile that has one, 5 cm for odometry alone (the
+    smear between nearby frames, which is what closes a narrow way on the map, not the drift
+    over the episode), 0 for an exact pose."""
+    pose = getattr(getattr(env, "profile", None), "pose", None)
+    if pose is None or getattr(pose, "is_exact", True):
+        return 0.0
+    localiser = getattr(pose, "localiser", None)
+    return float(getattr(localiser, "bias_max_m", 0.05)) if localiser is not None else 0.05
+
+
+def _env_confirm_views(env: Any) -> int:
+    """``AgentConfig.confirm_views``: 2 where the environment's segmenter reports false detections
+    (a sensor profile with ``spurious_per_frame``), else 1."""
+    rate = getattr(getattr(getattr(env, "profile", None), "segmentation", None), "spurious_per_frame", 0.0)
+    return 2 if isinstance(rate, (int, float)) and rate > 0 else 1
+
+
 def _deterministic_fallbacks() -> dict[str, Any]:
     """The rule-based roles each LLM role falls back to (keys: planner.llm.ROLE_NAMES), so a model
     that keeps answering invalid JSON makes an llm run degrade to the deterministic planner."""
@@ -88,13 +107,17 @@ def _plugin(name: str) -> Any:
 
 def make_agent(name: str, env: Any, *, instruction_kind: str = "detailed", ablate: Iterable[str] = (),
                experience_path: str | Path | None = None, llm_config: str | Path | None = None,
-               depth_noise_k: float | None = None) -> Any:
+               depth_noise_k: float | None = None, pose_tolerance: float | None = None,
+               confirm_views: int | None = None) -> Any:
     """The agent for a ``--planner`` name. ``env`` is used by the oracle (it plans on the
     simulator) and, for the others, only for its move step and its sensor profile's depth
     noise. ``experience_path`` is the persisted experience pool (None: in memory for this agent
     only); ``llm_config`` is the LLM config file for ``llm:<model>`` (see
     planner.llm.factory.load_llm_config); ``depth_noise_k`` is the depth camera's noise figure
-    (sigma = k z^2) where no environment states it (a robot's datasheet; None: the environment's)."""
+    (sigma = k z^2) where no environment states it (a robot's datasheet; None: the environment's);
+    likewise ``pose_tolerance`` (metres the pose may be off frame to frame: the localiser's stated
+    accuracy) and ``confirm_views`` (views an object needs before it is believed: 2 for a
+    detector with false detections)."""
     check_planner(name)
     ablate = frozenset(ablate)
     if name == "oracle":
@@ -118,6 +141,14 @@ def make_agent(name: str, env: Any, *, instruction_kind: str = "detailed", ablat
     if depth_noise_k is not None and (not isinstance(depth_noise_k, (int, float)) or not 0 <= depth_noise_k < 1):
         raise InputError(f"depth_noise_k: expected a number in [0, 1) (sigma = k z^2, metres), got {depth_noise_k!r}")
     options["depth_noise_k"] = _env_depth_noise(env) if depth_noise_k is None else float(depth_noise_k)
+    if pose_tolerance is not None and (not isinstance(pose_tolerance, (int, float)) or not 0 <= pose_tolerance < 0.2):
+        raise InputError(f"pose_tolerance: expected metres in [0, 0.2) (how far the pose may be off frame to frame), "
+                         f"got {pose_tolerance!r}")
+    if confirm_views is not None and (not isinstance(confirm_views, int) or isinstance(confirm_views, bool)
+                                      or not 1 <= confirm_views <= 10):
+        raise InputError(f"confirm_views: expected a whole number of views in [1, 10], got {confirm_views!r}")
+    options["pose_tolerance"] = _env_pose_tolerance(env) if pose_tolerance is None else float(pose_tolerance)
+    options["confirm_views"] = _env_confirm_views(env) if confirm_views is None else confirm_views
     config = AgentConfig(**options)
     try:
         experience = ExperiencePool.load(experience_path)

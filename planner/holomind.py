@@ -114,7 +114,7 @@ class HoloMindAgent:
         self.instruction = episode.instruction(self.config.instruction_kind)
         p = ros_to_thor_points(np.array(observation.agent.position))
         self.occupancy = OccupancyMap((float(p[0]), float(p[2])), OccupancyConfig(
-            robot_radius=0.2, depth_noise_k=self.config.depth_noise_k))
+            robot_radius=0.2, depth_noise_k=self.config.depth_noise_k, pose_tolerance=self.config.pose_tolerance))
         self.rooms = RoomSegmenter(self.occupancy)
         self.tracker: ObjectMemory = self.object_memory(self.config)
         # Episodic status (what the agent's own actions did) as evidence in the belief tracker.
@@ -322,6 +322,10 @@ class HoloMindAgent:
 
     def fail_frontier(self, x: float, z: float, reached: bool = False) -> None:
         self.state.failed_frontiers.append((x, z, 2 if reached else 1))
+
+    def forgive_frontiers(self) -> None:
+        """Forget the frontiers given up for want of a plan (not those reached)."""
+        self.state.failed_frontiers = [f for f in self.state.failed_frontiers if f[2] >= 2]
 
     # ---- the goal loop ------------------------------------------------------------------------------
     def _run(self) -> Generator[Action, Observation, None]:

@@ -43,6 +43,7 @@ class TrackedObject:
     moved: bool = False  # moved by the agent since last seen: the box is stale
     sigma: float = 0.0  # depth noise (m) of the views the box is built from (noisy depth only)
     gone: bool = False  # sliced away or otherwise no longer an object
+    type_votes: dict[str, int] = field(default_factory=dict)  # label -> views that gave it (a detector confuses look-alikes)
 
     def distance_xz(self, x: float, z: float) -> float:
         dx = max(self.box_min[0] - x, 0.0, x - self.box_max[0])

@@ -40,9 +40,15 @@ class ObjectTracker:
     the best so far: a closer look replaces what was seen from afar, and a view that puts the
     object clearly elsewhere replaces the box whatever its noise (someone moved it)."""
 
-    def __init__(self, stride: int = 2, min_pixels: int = 3, depth_noise_k: float = 0.0) -> None:
+    def __init__(self, stride: int = 2, min_pixels: int = 3, depth_noise_k: float = 0.0,
+                 confirm_views: int = 1) -> None:
         self.objects: dict[str, TrackedObject] = {}
         self.depth_noise_k = float(depth_noise_k)
+        # A detector that reports things that are not there (a few per hundred frames) is believed
+        # only after ``confirm_views`` views of an id agree on where it is; until then the id waits
+        # here (views so far, its last box) and is nothing the agent plans with.
+        self.confirm_views = max(int(confirm_views), 1)
+        self.tentative: dict[str, tuple[int, np.ndarray, np.ndarray]] = {}
         self.stride = stride
         self.min_pixels = min_pixels
         self.visible_now: dict[str, int] = {}  # object id -> pixel count in the latest frame
@@ -94,11 +100,15 @@ class ObjectTracker:
             self.visible_now[label.object_id] = n
             rec = self.objects.get(label.object_id)
             if rec is None:
+                if not self._confirmed(label.object_id, lo, hi, sigma):
+                    continue
                 rec = self.objects[label.object_id] = TrackedObject(label.object_id, label.object_type, c, lo, hi,
                                                                     obs.step, obs.step, pixels=n, sigma=sigma)
+                rec.type_votes[label.object_type] = 1
                 self._saw_states(rec, label.states, obs.step)
                 continue
             self._saw_states(rec, label.states, obs.step)
+            self._vote_type(rec, label.object_type)
             # with noise, a view whose box lies clear of the record's (beyond three of its own
             # sigma) shows the object somewhere else: someone moved it, and that view wins
             elsewhere = sigma > 0 and bool(np.any((lo > rec.box_max + 3.0 * sigma) | (hi < rec.box_min - 3.0 * sigma)))
@@ -110,6 +120,32 @@ class ObjectTracker:
             rec.last_seen, rec.pixels = obs.step, n
             rec.seen_count += 1
             rec.gone = False
+
+    def _confirmed(self, object_id: str, lo: np.ndarray, hi: np.ndarray, sigma: float) -> bool:
+        """Whether this view of an id not tracked yet makes ``confirm_views`` views in a row that
+        agree on where it is (boxes within three sigma of each other, or 5 cm without noise). A
+        false detection lands wherever the frame's error put it, so its views do not agree."""
+        if self.confirm_views <= 1:
+            return True
+        views, plo, phi = self.tentative.get(object_id, (0, lo, hi))
+        slack = max(3.0 * sigma, 0.05)
+        apart = bool(np.any((lo > phi + slack) | (hi < plo - slack)))
+        views = 1 if apart or views == 0 else views + 1
+        if views >= self.confirm_views:
+            self.tentative.pop(object_id, None)
+            return True
+        self.tentative[object_id] = (views, lo, hi)
+        return False
+
+    @staticmethod
+    def _vote_type(rec: TrackedObject, object_type: str) -> None:
+        """A detector now and then names a look-alike (a mug a cup): the track's type is the label
+        most of its views gave (the first view's while tied), not the first view's alone."""
+        votes = rec.type_votes
+        votes[object_type] = votes.get(object_type, 0) + 1
+        best = max(votes.values())
+        if votes.get(rec.object_type, 0) < best:
+            rec.object_type = max(votes, key=lambda t: votes[t])
 
     @staticmethod
     def _saw_states(rec: TrackedObject | None, states: tuple[tuple[str, Any], ...], step: int) -> None:
@@ -157,4 +193,4 @@ class ObjectTracker:
 def tracker_memory(config: AgentConfig) -> ObjectMemory:
     """The agent's default object memory (``planner.object_memory.ObjectMemoryFactory``): this
     tracker, with the depth camera's noise figure from the agent's settings."""
-    return ObjectTracker(depth_noise_k=config.depth_noise_k)
+    return ObjectTracker(depth_noise_k=config.depth_noise_k, confirm_views=config.confirm_views)

@@ -60,6 +60,10 @@ class OccupancyConfig:
     depth_noise_k: float = 0.0  # the depth camera's noise, sigma(z) = k z^2 (0: noise-free)
     noise_sigmas: float = 3.0  # how far outside its own noise a point must lie to count
     obstacle_share: float = 0.2  # with noise: obstacle returns needed, as a share of a cell's returns
+    # How far obstacles may stand off their true place on this map because each frame is laid down
+    # at a pose with its own error (a localiser's few centimetres; 0: exact pose). Where no plan
+    # exists at the full clearance, ``free_grid(tight=True)`` clears obstacles by this much less.
+    pose_tolerance: float = 0.0
 
 
 class OccupancyMap:
@@ -80,11 +84,15 @@ class OccupancyMap:
             self.obstacle_hits = np.zeros(shape, dtype=np.int32)
             self.bumped = np.zeros(shape, dtype=bool)  # blocked moves (not from depth)
         self._grid: FreeGrid | None = None
+        self._tight_grid: FreeGrid | None = None
+        self._tight_for: FreeGrid | None = None  # the usual grid of the map the tight one was made from
         self._pixel_cache: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]] = {}
         self.version = 0
         r = int(math.ceil((c.robot_radius + c.margin) / c.resolution))
         yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
         self._disc = (xx * xx + yy * yy) * c.resolution ** 2 <= (c.robot_radius + c.margin) ** 2
+        tight = max(c.robot_radius + c.margin - c.pose_tolerance, c.resolution)
+        self._tight_disc = (xx * xx + yy * yy) * c.resolution ** 2 <= tight ** 2
         rs = int(math.ceil(c.robot_radius / c.resolution))
         yy, xx = np.mgrid[-rs:rs + 1, -rs:rs + 1]
         self._body = (xx * xx + yy * yy) * c.resolution ** 2 <= c.robot_radius ** 2
@@ -212,19 +220,34 @@ class OccupancyMap:
             self.version += 1
 
     # ---- derived ---------------------------------------------------------------------------
-    def free_grid(self) -> FreeGrid:
+    def free_grid(self, tight: bool = False) -> FreeGrid:
         """Cells the agent's centre may occupy: seen floor or stood-on, clear of obstacles.
+
+        ``tight``: clear of obstacles by ``pose_tolerance`` less. Each frame's pose error moves
+        what it sees by a few centimetres, so the map's obstacles grow by about that much on
+        every side, and a way 0.5 m wide for a body 0.4 m wide (a nook by the bed, a gap
+        between two tables) closes on the map while it is open in the house (dev-045-1 under
+        the realistic profile's localiser, walled in at the first pose). The simulator or the
+        robot's bumper still stops a move into what is really there, and a blocked move marks
+        the map. With ``pose_tolerance`` 0 it is the usual grid.
 
         Computed on the window around everything observed (plus the reach of every dilation),
         not the whole 48 m map: the morphology is local and everything outside that window is
         False either way, so the result is the same array, at a tenth of the cost."""
         if self._grid is None:
-            mask = np.zeros((self.n, self.n), dtype=bool)
-            window = self._window()
-            if window is not None:
-                mask[window] = self._free_mask(window)
-            self._grid = FreeGrid(self.x0, self.z0, self.config.resolution, mask)
+            self._grid = self._make_grid(self._disc)
+        if tight and self.config.pose_tolerance > 0:
+            if self._tight_grid is None or self._tight_for is not self._grid:  # made for an older map
+                self._tight_grid, self._tight_for = self._make_grid(self._tight_disc), self._grid
+            return self._tight_grid
         return self._grid
+
+    def _make_grid(self, disc: np.ndarray) -> FreeGrid:
+        mask = np.zeros((self.n, self.n), dtype=bool)
+        window = self._window()
+        if window is not None:
+            mask[window] = self._free_mask(window, disc)
+        return FreeGrid(self.x0, self.z0, self.config.resolution, mask)
 
     def _window(self) -> tuple[slice, slice] | None:
         """The slices around every observed or stood-on cell, grown by the farthest any step of
@@ -238,11 +261,11 @@ class OccupancyMap:
         return (slice(max(rows[0] - grow, 0), min(rows[-1] + grow + 1, self.n)),
                 slice(max(cols[0] - grow, 0), min(cols[-1] + grow + 1, self.n)))
 
-    def _free_mask(self, w: tuple[slice, slice]) -> np.ndarray:
+    def _free_mask(self, w: tuple[slice, slice], disc: np.ndarray) -> np.ndarray:
         obstacle, wall, floor, stood = self.obstacle[w], self.wall[w], self.floor[w], self.stood[w]
         # Not the wall band: over a doorway it is the lintel, which the body passes under (the
         # wall itself shows in the obstacle band too).
-        blocked = ndimage.binary_dilation(obstacle, structure=self._disc)
+        blocked = ndimage.binary_dilation(obstacle, structure=disc)
         # Far floor is sampled sparser than the cells: close the pinholes between samples.
         # Under a lintel with nothing at body height is a doorway: walkable, though its
         # floor (the wall's footprint) is seen at a grazing angle if at all.

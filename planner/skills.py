@@ -58,6 +58,7 @@ class AgentView(Protocol):
     def learn(self, action: str, situation: str, object_type: str, fix: str, worked: bool) -> None: ...
     def frontier_failed(self, x: float, z: float) -> bool: ...
     def fail_frontier(self, x: float, z: float, reached: bool = False) -> None: ...
+    def forgive_frontiers(self) -> None: ...
 
 SkillGen = Generator[Action, Observation, bool]
 _MOVE_HEADINGS = {"MoveAhead": 0.0, "MoveRight": 90.0, "MoveBack": 180.0, "MoveLeft": 270.0}
@@ -108,6 +109,7 @@ class Skills:
         self.a = agent
         self._frontier_goal: tuple[float, float] | None = None  # the frontier being walked to
         self._frontier_toward: tuple[float, float] | None = None  # ... and what it was chosen for
+        self._floor_looks: list[tuple[float, float]] = []  # where the agent looked at the floor around it
 
     # ---- atomic ----------------------------------------------------------------------------
     def step(self, action: Action) -> Generator[Action, Observation, Observation]:
@@ -400,8 +402,18 @@ class Skills:
         """Walk towards the best frontier (nearest, or nearest to ``toward``); False when the
         map has none left."""
         a = self.a
-        fronts = [f for f in a.occupancy.frontier() if not a.frontier_failed(f[0], f[1])]
+        every = a.occupancy.frontier()
+        fronts = [f for f in every if not a.frontier_failed(f[0], f[1])]
         if not fronts:
+            if every and a.config.pose_tolerance > 0:
+                # Given up on every frontier, each after plans that failed on the map of their
+                # moment: with an uncertain pose that map can hold a wall drawn where the pose
+                # jumped (a localiser's relocalisation puts the agent 0.1-0.3 m off for a while).
+                # Look at the floor around from here, and give those frontiers another chance.
+                looked = yield from self.look_at_the_floor_around()
+                if looked:
+                    a.forgive_frontiers()
+                    return True
             return False
         p = a.pose
         if toward is None:
@@ -436,4 +448,28 @@ class Skills:
                 # and look at what was unexplored (or at the object the walk was for)
                 yield from self.turn_to(*(toward if toward is not None else (ox, oz)))
             return True
+        yield from self.look_at_the_floor_around()
+        return True
+
+    def look_at_the_floor_around(self) -> Generator[Action, Observation, bool]:
+        """No frontier has a plan: look down and turn around, once per place.
+
+        At the usual pitch the camera sees no floor within about 0.9 m of the body, and the map
+        assumes only 0.45 m around where the agent stood to be free; the ring between is unknown.
+        Where the way out of a nook runs through that ring, no plan leads anywhere until the
+        floor there is seen (dev-045-1 under a localiser's few centimetres of pose error: walled
+        in at step 17 with 2,300 steps of budget left). Like Nav2's recovery behaviours (clear,
+        spin, re-plan), a turn with the camera pitched down maps it; once per place, so an agent
+        truly shut in still gives up."""
+        a = self.a
+        p = a.pose
+        if any(math.hypot(p.x - x, p.z - z) < 0.5 for x, z in self._floor_looks):
+            return False
+        self._floor_looks.append((p.x, p.z))
+        a.note(f"no frontier has a plan: looking at the floor around ({p.x:.2f}, {p.z:.2f})")
+        horizon = p.horizon
+        yield from self.set_horizon(max(HORIZONS))
+        for _ in range(11):
+            yield Action("RotateRight")
+        yield from self.set_horizon(horizon)
         return True

@@ -123,6 +123,27 @@ def test_make_agent_takes_the_depth_noise_of_the_sensor_profile_or_the_caller():
             cli.make_agent("deterministic", None, depth_noise_k=bad)
 
 
+def test_make_agent_takes_pose_tolerance_and_confirmation_from_the_profile_or_the_caller():
+    """Like the depth noise: the sensor profile's localiser and detector in simulation, the caller's
+    figures on a robot (the planner node's pose_tolerance and confirm_views parameters)."""
+    from sim_bridge.sensors import SensorNoise, sensor_profile
+
+    realistic = SensorNoise(object(), sensor_profile("realistic"))
+    config = cli.make_agent("deterministic", realistic).config
+    assert config.pose_tolerance == 0.05 and config.confirm_views == 2
+    config = cli.make_agent("deterministic", None).config
+    assert config.pose_tolerance == 0.0 and config.confirm_views == 1
+    config = cli.make_agent("deterministic", None, pose_tolerance=0.03, confirm_views=3).config
+    assert config.pose_tolerance == 0.03 and config.confirm_views == 3
+    assert cli.make_agent("deterministic", realistic, pose_tolerance=0.0, confirm_views=1).config.confirm_views == 1
+    for bad in (-0.01, 0.5, "0.05"):
+        with pytest.raises(cli.CliError, match="pose_tolerance"):
+            cli.make_agent("deterministic", None, pose_tolerance=bad)
+    for bad in (0, 11, 1.5, True):
+        with pytest.raises(cli.CliError, match="confirm_views"):
+            cli.make_agent("deterministic", None, confirm_views=bad)
+
+
 def test_make_agent_llm_has_deterministic_fallbacks_and_no_network(monkeypatch):
     from planner.critic import RuleCritic
     from planner.deterministic import NearestGrounder, RecipeTranslator, RuleRefiner

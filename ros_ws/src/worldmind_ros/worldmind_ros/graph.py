@@ -134,6 +134,11 @@ NODE_PARAMS: dict[str, tuple[ParamSpec, ...]] = {
         _p("move_step", 0.25, "metres per move the agent assumes"),
         _p("depth_noise_k", 0.0, "the depth camera's noise, sigma = k z^2 in metres (datasheet; e.g. 0.005 for "
                                  "a D435-class stereo camera): the agent's map weighs returns by it; 0: exact"),
+        _p("pose_tolerance", 0.0, "metres the localised pose may be off frame to frame (the localiser's stated "
+                                  "accuracy, e.g. 0.05 for AMCL indoors): where no plan exists at full clearance the "
+                                  "agent plans with that much less; 0: exact"),
+        _p("confirm_views", 1, "views of an object that must agree on where it is before the agent believes it "
+                               "(2 for a detector with false detections)"),
         _p("max_steps", 0, "stop after this many actions (0: the episode's budget, or unlimited)"),
         _p("result_timeout_s", 60.0, "give up on a skill unanswered for this long (the goal is cancelled)"),
         _p("skill_interface", "action", "how skills are sent: 'action' (ExecuteSkill goals) or 'topic' "

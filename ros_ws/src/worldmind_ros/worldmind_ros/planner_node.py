@@ -39,7 +39,8 @@ def public_episode(episode: Any) -> Any:
     return dataclasses.replace(episode, checklist=[], goals=None, oracle=None)
 
 
-def make_planner_agent(spec: str, move_step: float, depth_noise_k: float = 0.0) -> Any:
+def make_planner_agent(spec: str, move_step: float, depth_noise_k: float = 0.0, pose_tolerance: float = 0.0,
+                       confirm_views: int = 1) -> Any:
     if spec.startswith("scripted:"):
         from worldmind_ros.scripted_agent import ScriptedAgent
 
@@ -51,7 +52,8 @@ def make_planner_agent(spec: str, move_step: float, depth_noise_k: float = 0.0) 
 
     # Non-privileged agents take the environment only for its settings; there is none here.
     env_info = SimpleNamespace(config=SimpleNamespace(move_step=move_step, data_dir=None))
-    return make_agent(spec, env_info, depth_noise_k=depth_noise_k)
+    return make_agent(spec, env_info, depth_noise_k=depth_noise_k, pose_tolerance=pose_tolerance,
+                      confirm_views=confirm_views)
 
 
 def critic_decisions(agent: Any, since: int) -> tuple[list[dict[str, Any]], int]:
@@ -79,7 +81,8 @@ class PlannerNode(WorldMindNode):
 
     def configure(self) -> None:
         p = self.params
-        self.agent = make_planner_agent(p["agent"], p["move_step"], p["depth_noise_k"])
+        self.agent = make_planner_agent(p["agent"], p["move_step"], p["depth_noise_k"], p["pose_tolerance"],
+                                        p["confirm_views"])
         self.episode = self._episode(p)
         self.instruction = self.episode.instruction(p["instruction"]) if self.episode.instructions else ""
         budget = int(p["max_steps"]) or int(self.episode.max_steps or 0)
