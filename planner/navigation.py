@@ -27,7 +27,7 @@ from scipy import ndimage
 from planner.lattice_nav import LatticePlan, LatticeState, plan_lattice
 from planner.object_memory import TrackedObject
 from planner.occupancy import OccupancyMap
-from planner.geodesic import connected, walking_distance_to
+from planner.geodesic import DistanceField, connected, walking_distance_to
 
 HORIZONS = (30.0, 0.0, 60.0, -30.0)
 _CELL_AND_NEIGHBOURS = np.ones((3, 3), dtype=bool)
@@ -261,12 +261,16 @@ class Navigator:
 
     def walking_distance(self, pose: Pose, x: float, z: float) -> float:
         """Geodesic metres from the agent to a point's neighbourhood (inf if not connected)."""
+        return float(self.walking_field(pose).at(x, z))
+
+    def walking_field(self, pose: Pose) -> DistanceField:
+        """Geodesic metres from the agent to everywhere on its map (inf where not connected):
+        one field answers the distance to many points (the frontiers to choose among)."""
         grid = self.map.free_grid()
         i, j = self.map.cell(pose.x, pose.z)
         region = np.zeros_like(grid.mask)
         region[max(i - 2, 0):i + 3, max(j - 2, 0):j + 3] = True
-        field = walking_distance_to(region & grid.mask if (region & grid.mask).any() else region, grid)
-        return float(field.at(x, z))
+        return walking_distance_to(region & grid.mask if (region & grid.mask).any() else region, grid)
 
     def _plan(self, pose: Pose, grid, is_goal, heuristic) -> LatticePlan | None:
         start = LatticeState(pose.x, pose.z, pose.yaw)
