@@ -1,6 +1,7 @@
 """Where the agent walks to next is chosen by the walk, not the straight line: the frontier to
 explore (``planner.skills.frontier_walks``), the receptacles a search visits, in a tour from
-where the agent stands (``planner.goal_search.tour``)."""
+where the agent stands (``planner.goal_search.tour``); and the walk itself is planned near
+step-optimal (``planner.navigation.Navigator``: weight 1.2 first, 2 where that runs into its cap)."""
 
 from __future__ import annotations
 
@@ -89,3 +90,35 @@ def test_the_tour_weighs_distance_by_how_likely_a_find_is() -> None:
     likely = {"sofa": 0.1, "fridge": 0.9}
     first = next(tour([near_unlikely, far_likely], lambda o: (), lambda o: likely[o.object_id], agent))
     assert first.object_id == "fridge"
+
+
+def _open_room(half: float = 3.5) -> OccupancyMap:
+    occ = OccupancyMap((0.0, 0.0), OccupancyConfig(size=12.0))
+    pts = cell_centres(occ, np.ones((occ.n, occ.n), dtype=bool)).reshape(occ.n, occ.n, 2)
+    inside = (np.abs(pts[..., 0]) <= half) & (np.abs(pts[..., 1]) <= half)
+    occ.floor[:] = inside
+    return occ
+
+
+def test_plans_across_a_room_are_near_step_optimal() -> None:
+    """Across a room on the diagonal: the greedy search (weight 2) strafes and steps in a zigzag
+    all the way; the finer one first (weight 1.2) turns and walks straighter, in fewer steps."""
+    occ = _open_room()
+    start = Pose(-3.0, -3.0, 0.0, 30.0)
+    fine = Navigator(occ).plan_to_point(start, 2.5, 1.5, 0.3)
+    greedy = Navigator(occ, fine_weight=2.0).plan_to_point(start, 2.5, 1.5, 0.3)
+    assert fine is not None and greedy is not None
+    assert fine.cost < greedy.cost
+    assert any(a.startswith("Rotate") for a in fine.actions)
+
+
+def test_where_the_finer_search_runs_into_its_cap_the_greedy_one_still_plans() -> None:
+    occ = _open_room()
+    start = Pose(-3.0, -3.0, 0.0, 30.0)
+    greedy = Navigator(occ, fine_weight=2.0).plan_to_point(start, 2.5, 1.5, 0.3)
+    assert greedy is not None
+    nav = Navigator(occ, max_expansions=greedy.expanded + 1)
+    fine_capped = Navigator(occ, max_expansions=greedy.expanded + 1, weight=1.2, fine_weight=1.2)
+    assert fine_capped.plan_to_point(start, 2.5, 1.5, 0.3) is None  # the finer search alone: capped
+    plan = nav.plan_to_point(start, 2.5, 1.5, 0.3)
+    assert plan is not None and plan.cost == greedy.cost
