@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import Any, Generator, Protocol, cast
+from typing import Any, Callable, Generator, Iterator, Protocol, cast
 
 from household.assets import AssetCatalog, AssetInfo
 from household.receptacle_filters import FIXED_RECEPTACLE
@@ -66,7 +66,7 @@ def _look_closely(agent: SearchAgent, goal: Goal, missing: Missing, object_type:
     near = sorted((o for o in agent.tracker.of_type(object_type)
                    if o.object_id not in excluded and o.object_id not in agent.state.inspected),
                   key=lambda o: math.hypot(o.centroid[0] - p.x, o.centroid[2] - p.z))
-    for o in near[:_CLOSE_LOOKS]:
+    for o in tour(near[:_CLOSE_LOOKS], lambda o: (), lambda o: 1.0, agent):  # each next: the nearest from here
         if agent.obs.step - start > agent.config.search_step_cap + agent.config.inspect_step_cap:
             break
         agent.state.inspected.add(o.object_id)
@@ -75,6 +75,19 @@ def _look_closely(agent: SearchAgent, goal: Goal, missing: Missing, object_type:
             agent.note(f"{goal.id}: bound after a close look at {o.object_id}")
             return True
     return False
+
+
+def tour(boxes: list[TrackedObject], rank: Callable[[TrackedObject], tuple[bool, ...]],
+         weight: Callable[[TrackedObject], float], agent: SearchAgent) -> Iterator[TrackedObject]:
+    """The receptacles to visit, one at a time: the best by ``rank`` first, among equals the
+    one with the least walk per find (distance over ``weight``) from where the agent stands
+    when it asks for the next (a greedy tour)."""
+    left = list(boxes)
+    while left:
+        p = agent.pose
+        best = min(left, key=lambda o: (*rank(o), math.hypot(o.centroid[0] - p.x, o.centroid[2] - p.z) / weight(o)))
+        left.remove(best)
+        yield best
 
 
 def search(agent: SearchAgent, goal: Goal, missing: Missing) -> Generator[Action, Observation, bool]:
@@ -138,11 +151,17 @@ def search(agent: SearchAgent, goal: Goal, missing: Missing) -> Generator[Action
             openable = cast(AssetInfo, agent.catalog.type_info(o.object_type)).openable
             return prior.still_there(o.object_type, wanted, closed=openable and o.state.get("isOpen") is not True)
 
-        boxes.sort(key=lambda o: (role != "object" or anchor is None or o.object_type != anchor,
-                                  want_room is not None
-                                  and agent.rooms.room_type_at(float(o.centroid[0]), float(o.centroid[2])) != want_room,
-                                  math.hypot(o.centroid[0] - p.x, o.centroid[2] - p.z) / still_hidden(o)))
-        for box in boxes[:8]:
+        def rank(o: TrackedObject, role: str = role, want_room: str | None = want_room) -> tuple[bool, bool]:
+            return (role != "object" or anchor is None or o.object_type != anchor,
+                    want_room is not None
+                    and agent.rooms.room_type_at(float(o.centroid[0]), float(o.centroid[2])) != want_room)
+
+        # The same eight as before (the first by rank, then walk per find from where the search
+        # began); visited as a tour: each next one the best from where the agent now stands,
+        # not from where it stood when the search began (that sent it back and forth across
+        # the house between far receptacles).
+        boxes.sort(key=lambda o: (*rank(o), math.hypot(o.centroid[0] - p.x, o.centroid[2] - p.z) / still_hidden(o)))
+        for box in tour(boxes[:8], rank, still_hidden, agent):
             if agent.obs.step - start > agent.config.search_step_cap + agent.config.inspect_step_cap:
                 break
             state.inspected.add(box.object_id)

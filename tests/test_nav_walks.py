@@ -1,0 +1,124 @@
+"""Where the agent walks to next is chosen by the walk, not the straight line: the frontier to
+explore (``planner.skills.frontier_walks``), the receptacles a search visits, in a tour from
+where the agent stands (``planner.goal_search.tour``); and the walk itself is planned near
+step-optimal (``planner.navigation.Navigator``: weight 1.2 first, 2 where that runs into its cap)."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+
+from planner.goal_search import tour
+from planner.navigation import Navigator, Pose
+from planner.occupancy import OccupancyConfig, OccupancyMap
+from planner.skills import frontier_walks
+
+
+def cell_centres(occ: OccupancyMap, layer: np.ndarray) -> np.ndarray:
+    i, j = np.nonzero(layer)
+    return np.stack([occ.x0 + i * occ.config.resolution, occ.z0 + j * occ.config.resolution], axis=1)
+
+
+def _two_rooms() -> OccupancyMap:
+    """Two 4 m x 4 m rooms side by side (x < 0 and x > 0), floor seen everywhere; a dividing
+    wall at x = 0 with a 1 m doorway at its south end (z < -1.5)."""
+    occ = OccupancyMap((0.0, 0.0), OccupancyConfig(size=12.0))
+    pts = cell_centres(occ, np.ones((occ.n, occ.n), dtype=bool)).reshape(occ.n, occ.n, 2)
+    x, z = pts[..., 0], pts[..., 1]
+    res = occ.config.resolution
+    inside = (np.abs(x) <= 4.0) & (np.abs(z) <= 2.0)
+    outer = ~inside & (np.abs(x) <= 4.0 + res + 1e-9) & (np.abs(z) <= 2.0 + res + 1e-9)
+    mid = inside & (np.abs(x) < res / 2)
+    door = mid & (z < -1.0)
+    occ.floor[:] = inside & ~mid
+    occ.obstacle[:] = outer | (mid & ~door)
+    occ.wall[:] = outer | mid
+    return occ
+
+
+def test_frontier_walks_count_the_way_round_a_wall() -> None:
+    """Standing by the dividing wall at its north end, a frontier just across the wall is 1 m
+    away in a straight line but a walk through the doorway 3 m south; one 2.5 m away in the
+    agent's own room is nearer on foot, and comes first."""
+    nav = Navigator(_two_rooms())
+    pose = Pose(-0.5, 1.5, 90.0, 30.0)
+    across, same_room = (0.5, 1.5, 100, 1.0, 2.5), (-3.0, 1.5, 100, -3.5, 2.5)
+    walk = frontier_walks(nav, pose, [across, same_room])
+    assert walk[across] > 5.0  # down to the doorway and back up
+    assert walk[same_room] < 3.5
+    assert min([across, same_room], key=walk.__getitem__) == same_room
+    assert min([across, same_room], key=lambda f: math.hypot(f[0] - pose.x, f[1] - pose.z)) == across
+
+
+def test_a_frontier_the_map_knows_no_way_to_comes_last_but_is_still_ordered() -> None:
+    nav = Navigator(_two_rooms())
+    pose = Pose(-2.0, 0.0, 0.0, 30.0)
+    outside_near, outside_far, inside = (-2.0, 5.0, 1, 0, 0), (-2.0, 5.5, 1, 0, 0), (-3.5, 1.5, 1, 0, 0)
+    walk = frontier_walks(nav, pose, [outside_near, outside_far, inside])
+    assert walk[inside] < walk[outside_near] < walk[outside_far]
+
+
+def _box(name: str, x: float) -> SimpleNamespace:
+    return SimpleNamespace(object_id=name, centroid=np.array([x, 0.8, 0.0]))
+
+
+def test_the_search_visits_receptacles_as_a_tour_from_where_it_stands() -> None:
+    """Boxes at x = 1, -2, 3 seen from the origin: sorted once by distance from there, the agent
+    walks 1, -2, 3 (to -2 and back across, 9 m); as a tour, each next the nearest from where it
+    then stands: 1, 3, -2 (7 m). A better rank still comes first wherever it is."""
+    agent = SimpleNamespace(pose=SimpleNamespace(x=0.0, z=0.0))
+    boxes = [_box("a", 1.0), _box("b", -2.0), _box("c", 3.0)]
+    order = []
+    for b in tour(boxes, lambda o: (), lambda o: 1.0, agent):
+        order.append(b.object_id)
+        agent.pose = SimpleNamespace(x=float(b.centroid[0]), z=0.0)  # walked there
+    assert order == ["a", "c", "b"]
+
+    agent.pose = SimpleNamespace(x=0.0, z=0.0)
+    order = []
+    for b in tour(boxes, lambda o: (o.object_id != "c",), lambda o: 1.0, agent):
+        order.append(b.object_id)
+        agent.pose = SimpleNamespace(x=float(b.centroid[0]), z=0.0)
+    assert order == ["c", "a", "b"]  # the ranked one first, then the nearest from there
+
+
+def test_the_tour_weighs_distance_by_how_likely_a_find_is() -> None:
+    agent = SimpleNamespace(pose=SimpleNamespace(x=0.0, z=0.0))
+    near_unlikely, far_likely = _box("sofa", 1.0), _box("fridge", 3.0)
+    likely = {"sofa": 0.1, "fridge": 0.9}
+    first = next(tour([near_unlikely, far_likely], lambda o: (), lambda o: likely[o.object_id], agent))
+    assert first.object_id == "fridge"
+
+
+def _open_room(half: float = 3.5) -> OccupancyMap:
+    occ = OccupancyMap((0.0, 0.0), OccupancyConfig(size=12.0))
+    pts = cell_centres(occ, np.ones((occ.n, occ.n), dtype=bool)).reshape(occ.n, occ.n, 2)
+    inside = (np.abs(pts[..., 0]) <= half) & (np.abs(pts[..., 1]) <= half)
+    occ.floor[:] = inside
+    return occ
+
+
+def test_plans_across_a_room_are_near_step_optimal() -> None:
+    """Across a room on the diagonal: the greedy search (weight 2) strafes and steps in a zigzag
+    all the way; the finer one first (weight 1.2) turns and walks straighter, in fewer steps."""
+    occ = _open_room()
+    start = Pose(-3.0, -3.0, 0.0, 30.0)
+    fine = Navigator(occ).plan_to_point(start, 2.5, 1.5, 0.3)
+    greedy = Navigator(occ, fine_weight=2.0).plan_to_point(start, 2.5, 1.5, 0.3)
+    assert fine is not None and greedy is not None
+    assert fine.cost < greedy.cost
+    assert any(a.startswith("Rotate") for a in fine.actions)
+
+
+def test_where_the_finer_search_runs_into_its_cap_the_greedy_one_still_plans() -> None:
+    occ = _open_room()
+    start = Pose(-3.0, -3.0, 0.0, 30.0)
+    greedy = Navigator(occ, fine_weight=2.0).plan_to_point(start, 2.5, 1.5, 0.3)
+    assert greedy is not None
+    nav = Navigator(occ, max_expansions=greedy.expanded + 1)
+    fine_capped = Navigator(occ, max_expansions=greedy.expanded + 1, weight=1.2, fine_weight=1.2)
+    assert fine_capped.plan_to_point(start, 2.5, 1.5, 0.3) is None  # the finer search alone: capped
+    plan = nav.plan_to_point(start, 2.5, 1.5, 0.3)
+    assert plan is not None and plan.cost == greedy.cost
