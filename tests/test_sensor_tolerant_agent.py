@@ -132,7 +132,8 @@ class ShutIn:
         self.pose = Pose(0.0, 0.0, 0.0, 30.0)
         self.notes: list[str] = []
         self.occupancy = SimpleNamespace(frontier=lambda: [(3.0, 0.0, 100, 3.5, 0.0)])
-        self.navigator = SimpleNamespace(plan_to_point=lambda *a, **k: None, last_failure="not connected")
+        self.navigator = SimpleNamespace(plan_to_point=lambda *a, **k: None, last_failure="not connected",
+                                         walking_field=lambda pose: SimpleNamespace(at=lambda x, z: float("inf")))
         self.failed: list[tuple[float, float]] = []
 
     def frontier_failed(self, x: float, z: float) -> bool:
