@@ -303,6 +303,18 @@ class Navigator:
 
         return self._plan(pose, grid, is_goal, heuristic)
 
+    def shut_in(self, pose: Pose) -> bool:
+        """No move of the lattice (a step ahead, back or aside at any heading) leaves the pose on
+        the most permissive grid the map has (the tight one where it allows for pose error)."""
+        grid = self.map.free_grid(tight=True)
+        for k in range(int(round(360.0 / self.rotate_step))):
+            for a in (0.0, 90.0, 180.0, 270.0):
+                h = math.radians(pose.yaw + k * self.rotate_step + a)
+                dx, dz = math.sin(h) * self.move_step, math.cos(h) * self.move_step
+                if grid.is_free(pose.x + 0.5 * dx, pose.z + 0.5 * dz) and grid.is_free(pose.x + dx, pose.z + dz):
+                    return False
+        return True
+
     def walking_distance(self, pose: Pose, x: float, z: float) -> float:
         """Geodesic metres from the agent to a point's neighbourhood (inf if not connected)."""
         return float(self.walking_field(pose).at(x, z))

@@ -219,6 +219,28 @@ class OccupancyMap:
             self._grid = None
             self.version += 1
 
+    def clear_around(self, x: float, z: float, radius: float) -> int:
+        """Forget what made cells within ``radius`` of (x, z) obstacles (depth returns and bumps);
+        the number of obstacle cells cleared. For an agent shut in on its map by a pose that
+        jumped: the frames and bumps laid down at the wrong pose drew walls round it where there
+        are none; what is really there returns with the next frames (and the next bump)."""
+        i, j = self.cell(x, z)
+        r = int(math.ceil(radius / self.config.resolution))
+        i0, i1, j0, j1 = max(i - r, 0), min(i + r + 1, self.n), max(j - r, 0), min(j + r + 1, self.n)
+        if i0 >= i1 or j0 >= j1:
+            return 0
+        ii, jj = np.mgrid[i0:i1, j0:j1]
+        near = (ii - i) ** 2 + (jj - j) ** 2 <= r * r
+        window = (slice(i0, i1), slice(j0, j1))
+        cleared = int((self.obstacle[window] & near).sum())
+        self.obstacle[window][near] = False
+        if self.config.depth_noise_k > 0:
+            self.obstacle_hits[window][near] = 0
+            self.bumped[window][near] = False
+        self._grid = None
+        self.version += 1
+        return cleared
+
     # ---- derived ---------------------------------------------------------------------------
     def free_grid(self, tight: bool = False) -> FreeGrid:
         """Cells the agent's centre may occupy: seen floor or stood-on, clear of obstacles.

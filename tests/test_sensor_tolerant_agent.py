@@ -133,7 +133,11 @@ class ShutIn:
         self.notes: list[str] = []
         self.occupancy = SimpleNamespace(frontier=lambda: [(3.0, 0.0, 100, 3.5, 0.0)])
         self.navigator = SimpleNamespace(plan_to_point=lambda *a, **k: None, last_failure="not connected",
-                                         walking_field=lambda pose: SimpleNamespace(at=lambda x, z: float("inf")))
+                                         walking_field=lambda pose: SimpleNamespace(at=lambda x, z: float("inf")),
+                                         shut_in=lambda pose: self.boxed)
+        self.boxed = False
+        self.occupancy.clear_around = lambda x, z, r: self.cleared.append((x, z, r)) or 7
+        self.cleared: list[tuple[float, float, float]] = []
         self.failed: list[tuple[float, float]] = []
 
     def frontier_failed(self, x: float, z: float) -> bool:
@@ -213,3 +217,46 @@ def test_with_an_uncertain_pose_frontiers_given_up_get_another_chance_after_a_lo
     assert "RotateRight" in run(skills.explore_once(), uncertain) and uncertain.forgiven == 1
     uncertain.given_up = True  # given up again, here: no second look, no second pardon
     assert run(skills.explore_once(), uncertain) == [] and uncertain.forgiven == 1
+
+
+def boxed_in(pose_tolerance: float) -> OccupancyMap:
+    """Floor all round; obstacle cells on a ring 0.3 m from (0, 0): no lattice move leaves the
+    centre on either grid, though a bump-free house would let it."""
+    occ = OccupancyMap((0.0, 0.0), OccupancyConfig(size=6.0, depth_noise_k=0.0036, pose_tolerance=pose_tolerance))
+    occ.floor[:, :] = True
+    for a in np.linspace(0.0, 2.0 * np.pi, 120, endpoint=False):
+        i, j = occ.cell(0.3 * float(np.sin(a)), 0.3 * float(np.cos(a)))
+        occ.obstacle[i, j] = occ.bumped[i, j] = True
+        occ.obstacle_hits[i, j] = 50
+    occ._grid = None
+    return occ
+
+
+def test_shut_in_on_the_map_is_told_and_clearing_round_the_agent_frees_it() -> None:
+    occ = boxed_in(0.05)
+    nav = Navigator(occ)
+    here = Pose(0.0, 0.0, 0.0, 30.0)
+    assert nav.shut_in(here)
+    assert not Navigator(wall_with_gap(0.05)).shut_in(Pose(0.0, -1.5, 0.0, 30.0))
+    far = occ.cell(2.0, 2.0)
+    occ.obstacle[far] = True
+    cleared = occ.clear_around(0.0, 0.0, 0.6)
+    assert cleared > 0 and not occ.obstacle[occ.cell(0.3, 0.0)] and not occ.bumped[occ.cell(0.3, 0.0)]
+    assert occ.obstacle_hits[occ.cell(0.3, 0.0)] == 0
+    assert occ.obstacle[far]  # beyond the radius: kept
+    assert not nav.shut_in(here)
+
+
+def test_shut_in_with_an_uncertain_pose_the_explorer_clears_and_looks_once_per_place() -> None:
+    agent = ShutIn(pose_tolerance=0.05)
+    agent.boxed = True
+    skills = Skills(agent)  # type: ignore[arg-type]
+    first = run(skills.explore_once(), agent)
+    assert first == ["RotateRight"] * 12 and agent.cleared == [(0.0, 0.0, 0.6)] and agent.forgiven == 1
+    assert any("shut in" in n for n in agent.notes)
+    again = run(skills.explore_once(), agent)  # the same place: no second clearing
+    assert len(agent.cleared) == 1 and again[:1] == ["LookDown"]
+    exact = ShutIn(pose_tolerance=0.0)
+    exact.boxed = True
+    run(Skills(exact).explore_once(), exact)  # type: ignore[arg-type]
+    assert exact.cleared == []  # with an exact pose the map is not second-guessed
