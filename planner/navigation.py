@@ -305,14 +305,18 @@ class Navigator:
 
     def shut_in(self, pose: Pose) -> bool:
         """No move of the lattice (a step ahead, back or aside at any heading) leaves the pose on
-        the most permissive grid the map has (the tight one where it allows for pose error)."""
-        grid = self.map.free_grid(tight=True)
-        for k in range(int(round(360.0 / self.rotate_step))):
-            for a in (0.0, 90.0, 180.0, 270.0):
-                h = math.radians(pose.yaw + k * self.rotate_step + a)
-                dx, dz = math.sin(h) * self.move_step, math.cos(h) * self.move_step
-                if grid.is_free(pose.x + 0.5 * dx, pose.z + 0.5 * dz) and grid.is_free(pose.x + dx, pose.z + dz):
-                    return False
+        the most permissive grid the map has (the tight one where it allows for pose error).
+        The usual grid is asked first: it is built for planning anyway, and where a move leaves
+        on it, it leaves on the tight one too (free there is free with less clearance), so the
+        tight grid is built only for an agent that looks shut in."""
+        moves = [(math.sin(h) * self.move_step, math.cos(h) * self.move_step)
+                 for k in range(int(round(360.0 / self.rotate_step))) for a in (0.0, 90.0, 180.0, 270.0)
+                 for h in (math.radians(pose.yaw + k * self.rotate_step + a),)]
+        for tight in (False, True):
+            grid = self.map.free_grid(tight=tight)
+            if any(grid.is_free(pose.x + 0.5 * dx, pose.z + 0.5 * dz) and grid.is_free(pose.x + dx, pose.z + dz)
+                   for dx, dz in moves):
+                return False
         return True
 
     def walking_distance(self, pose: Pose, x: float, z: float) -> float:

@@ -120,6 +120,15 @@ def frontier_walks(navigator: Navigator, pose: Pose, fronts: list[Frontier]) -> 
     return out
 
 
+def _first_time_here(places: list[tuple[float, float]], pose: Pose) -> bool:
+    """Whether no place in ``places`` lies within 0.5 m of the pose; if so, the pose is added (a
+    recovery done once per place)."""
+    if any(math.hypot(pose.x - x, pose.z - z) < 0.5 for x, z in places):
+        return False
+    places.append((pose.x, pose.z))
+    return True
+
+
 class Skills:
     def __init__(self, agent: AgentView) -> None:
         self.a = agent
@@ -481,9 +490,8 @@ class Skills:
         with the next frames."""
         a = self.a
         p = a.pose
-        if any(math.hypot(p.x - x, p.z - z) < 0.5 for x, z in self._cleared):
+        if not _first_time_here(self._cleared, p):
             return False
-        self._cleared.append((p.x, p.z))
         n = a.occupancy.clear_around(p.x, p.z, 0.6)
         a.note(f"shut in on the map at ({p.x:.2f}, {p.z:.2f}): cleared {n} obstacle cells around, looking again")
         for _ in range(12):
@@ -503,9 +511,8 @@ class Skills:
         truly shut in still gives up."""
         a = self.a
         p = a.pose
-        if any(math.hypot(p.x - x, p.z - z) < 0.5 for x, z in self._floor_looks):
+        if not _first_time_here(self._floor_looks, p):
             return False
-        self._floor_looks.append((p.x, p.z))
         a.note(f"no frontier has a plan: looking at the floor around ({p.x:.2f}, {p.z:.2f})")
         horizon = p.horizon
         yield from self.set_horizon(max(HORIZONS))

@@ -278,9 +278,11 @@ def test_dev_room_prior_votes_the_obvious_room() -> None:
     assert max(scores, key=scores.get) == "Bedroom"
 
 
-def _two_room_map(lintel: bool = True, divider: bool = True) -> OccupancyMap:
+def _two_room_map(lintel: bool = True, divider: bool = True,
+                  door_z: tuple[float, float] = (-0.5, 0.5)) -> OccupancyMap:
     """Two 4 m x 4 m rooms side by side (x < 0 and x > 0), floor seen everywhere; outer walls; a
-    dividing wall at x = 0 with a 1 m doorway (|z| < 0.5) under a lintel (wall band only)."""
+    dividing wall at x = 0 with a doorway where door_z[0] < z < door_z[1] (1 m, |z| < 0.5, by
+    default) under a lintel (wall band only)."""
     occ = OccupancyMap((0.0, 0.0), OccupancyConfig(size=12.0))
     pts = cell_centres(occ, np.ones((occ.n, occ.n), dtype=bool)).reshape(occ.n, occ.n, 2)
     x, z = pts[..., 0], pts[..., 1]
@@ -288,7 +290,7 @@ def _two_room_map(lintel: bool = True, divider: bool = True) -> OccupancyMap:
     inside = (np.abs(x) <= 4.0) & (np.abs(z) <= 2.0)
     outer = ~inside & (np.abs(x) <= 4.0 + res + 1e-9) & (np.abs(z) <= 2.0 + res + 1e-9)
     mid = inside & (np.abs(x) < res / 2)
-    door = mid & (np.abs(z) < 0.5)
+    door = mid & (z > door_z[0]) & (z < door_z[1])
     occ.floor[:] = inside & ~mid
     occ.obstacle[:] = outer | ((mid & ~door) if divider else False)
     occ.wall[:] = outer | ((mid & ~door) if divider else False) | ((door & lintel) if divider else False)

@@ -14,28 +14,13 @@ from planner.goal_search import tour
 from planner.navigation import Navigator, Pose
 from planner.occupancy import OccupancyConfig, OccupancyMap
 from planner.skills import frontier_walks
-
-
-def cell_centres(occ: OccupancyMap, layer: np.ndarray) -> np.ndarray:
-    i, j = np.nonzero(layer)
-    return np.stack([occ.x0 + i * occ.config.resolution, occ.z0 + j * occ.config.resolution], axis=1)
+from tests.test_holomind_components import _two_room_map, cell_centres
 
 
 def _two_rooms() -> OccupancyMap:
     """Two 4 m x 4 m rooms side by side (x < 0 and x > 0), floor seen everywhere; a dividing
-    wall at x = 0 with a 1 m doorway at its south end (z < -1.5)."""
-    occ = OccupancyMap((0.0, 0.0), OccupancyConfig(size=12.0))
-    pts = cell_centres(occ, np.ones((occ.n, occ.n), dtype=bool)).reshape(occ.n, occ.n, 2)
-    x, z = pts[..., 0], pts[..., 1]
-    res = occ.config.resolution
-    inside = (np.abs(x) <= 4.0) & (np.abs(z) <= 2.0)
-    outer = ~inside & (np.abs(x) <= 4.0 + res + 1e-9) & (np.abs(z) <= 2.0 + res + 1e-9)
-    mid = inside & (np.abs(x) < res / 2)
-    door = mid & (z < -1.0)
-    occ.floor[:] = inside & ~mid
-    occ.obstacle[:] = outer | (mid & ~door)
-    occ.wall[:] = outer | mid
-    return occ
+    wall at x = 0 with a 1 m doorway at its south end (z < -1.0)."""
+    return _two_room_map(door_z=(-math.inf, -1.0))
 
 
 def test_frontier_walks_count_the_way_round_a_wall() -> None:
