@@ -247,6 +247,10 @@ def test_by_the_furniture_is_the_nearest_landmark_furniture() -> None:
     toilet = KnownObject("Toilet|1", "Toilet", None, (0.0, 1.0, 0.3), half_extent=(0.2, 0.3))  # 0.6 m
     lamp = KnownObject("DeskLamp|1", "DeskLamp", None, (-0.3, 0.55, 0.8), half_extent=(0.1, 0.1))  # 0.49 m
     assert fits_relation(laptop, "object_near", "Toilet", _ctx([desk, laptop, toilet, lamp]))
+    # a sofa 3 cm nearer than the dresser, as the agent's partial boxes put them, is a tie (dev-025-0);
+    # 0.35 m nearer (the bed above) is not
+    sofa = KnownObject("Sofa|1", "Sofa", None, (1.87, 0.0, 0.3), half_extent=(0.4, 1.0))  # 0.42 m from the plant
+    assert fits_relation(open_, "object_near", "Dresser", _ctx(objs + [sofa]))
 
 
 def test_a_goal_done_on_the_first_fit_is_done_on_a_better_one_seen_since() -> None:
