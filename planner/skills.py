@@ -18,6 +18,7 @@ from household.interactions import INTERACTIONS
 from household.outcomes import Failure, failure_of
 from household.types import Action, Observation
 from planner.agent_config import AgentConfig
+from planner.exploration import Explorer
 from planner.navigation import HORIZONS, Navigator, Pose
 from planner.object_memory import ObjectMemory
 from planner.occupancy import OccupancyMap
@@ -104,38 +105,10 @@ class Replan(Exception):
         self.target_ids = tuple(target_ids)
 
 
-Frontier = tuple[float, float, int, float, float]  # planner.occupancy.OccupancyMap.frontier's
-
-
-def frontier_walks(navigator: Navigator, pose: Pose, fronts: list[Frontier]) -> dict[Frontier, float]:
-    """How far the agent walks to each frontier: the walking distance on its map, not the
-    straight line (a frontier behind a wall is a whole detour away; chosen by the straight line,
-    the nearest frontier was often a walk of a hundred steps or more round the house). Where
-    the map knows no way there, the straight line doubled, plus 5 m: last, but still ordered."""
-    field = navigator.walking_field(pose)
-    out: dict[Frontier, float] = {}
-    for f in fronts:
-        d = field.at(f[0], f[1])
-        out[f] = d if math.isfinite(d) else 2.0 * math.hypot(f[0] - pose.x, f[1] - pose.z) + 5.0
-    return out
-
-
-def _first_time_here(places: list[tuple[float, float]], pose: Pose) -> bool:
-    """Whether no place in ``places`` lies within 0.5 m of the pose; if so, the pose is added (a
-    recovery done once per place)."""
-    if any(math.hypot(pose.x - x, pose.z - z) < 0.5 for x, z in places):
-        return False
-    places.append((pose.x, pose.z))
-    return True
-
-
 class Skills:
     def __init__(self, agent: AgentView) -> None:
         self.a = agent
-        self._frontier_goal: tuple[float, float] | None = None  # the frontier being walked to
-        self._frontier_toward: tuple[float, float] | None = None  # ... and what it was chosen for
-        self._floor_looks: list[tuple[float, float]] = []  # where the agent looked at the floor around it
-        self._cleared: list[tuple[float, float]] = []  # where the agent cleared its map, shut in
+        self.explorer = Explorer(agent, self)
 
     # ---- atomic ----------------------------------------------------------------------------
     def step(self, action: Action) -> Generator[Action, Observation, Observation]:
@@ -420,103 +393,8 @@ class Skills:
         return True
 
     def look_around(self) -> Generator[Action, Observation, None]:
-        for _ in range(3):
-            for _ in range(3):
-                yield Action("RotateRight")
+        return self.explorer.look_around()
 
     def explore_once(self, toward: tuple[float, float] | None = None) -> SkillGen:
-        """Walk towards the best frontier (nearest, or nearest to ``toward``); False when the
-        map has none left."""
-        a = self.a
-        if a.config.pose_tolerance > 0 and a.navigator.shut_in(a.pose):
-            unstuck = yield from self.clear_and_look_again()
-            if unstuck:
-                return True
-        every = a.occupancy.frontier()
-        fronts = [f for f in every if not a.frontier_failed(f[0], f[1])]
-        if not fronts:
-            if every and a.config.pose_tolerance > 0:
-                # Given up on every frontier, each after plans that failed on the map of their
-                # moment: with an uncertain pose that map can hold a wall drawn where the pose
-                # jumped (a localiser's relocalisation puts the agent 0.1-0.3 m off for a while).
-                # Look at the floor around from here, and give those frontiers another chance.
-                looked = yield from self.look_at_the_floor_around()
-                if looked:
-                    a.forgive_frontiers()
-                    return True
-            return False
-        p = a.pose
-        walk = frontier_walks(a.navigator, p, fronts)
-        if toward is None:
-            fronts.sort(key=lambda f: walk[f] - 0.1 * math.sqrt(f[2]))
-        else:
-            fronts.sort(key=lambda f: math.hypot(f[0] - toward[0], f[1] - toward[1]) + 0.5 * walk[f])
-        # Keep walking to the frontier chosen last time while it is still one (walks are cut
-        # into pieces of 24 steps; re-choosing after each piece swung between two far frontiers).
-        # Not when heading for an object: there the best way in changes as the map grows.
-        last = self._frontier_goal if toward is None and self._frontier_toward is None else None
-        if last is not None:
-            same = [f for f in fronts if math.hypot(f[0] - last[0], f[1] - last[1]) < 0.75]
-            fronts = same[:1] + [f for f in fronts if f not in same[:1]]
-        for x, z, size, ox, oz in fronts[:4]:
-            # A doorway seen at an angle leaves a floor strip narrower than the lattice: then get
-            # as close as the lattice allows and look from there.
-            for radius in (0.5, 1.2, 2.0):
-                plan = a.navigator.plan_to_point(p, x, z, radius)
-                if plan is not None:
-                    break
-            a.note(f"frontier ({x:.2f}, {z:.2f}) size {size}: "
-                   + (f"no plan ({a.navigator.last_failure})" if plan is None else str(len(plan.actions))))
-            if plan is None:
-                a.fail_frontier(x, z)
-                continue
-            self._frontier_goal, self._frontier_toward = (x, z), toward
-            ok = yield from self.walk(plan.actions, limit=24)
-            if ok and math.hypot(a.pose.x - x, a.pose.z - z) <= radius + 0.25:
-                self._frontier_goal = None
-                a.fail_frontier(x, z, reached=True)  # reached: do not come back for it
-                # and look at what was unexplored (or at the object the walk was for)
-                yield from self.turn_to(*(toward if toward is not None else (ox, oz)))
-            return True
-        yield from self.look_at_the_floor_around()
-        return True
-
-    def clear_and_look_again(self) -> Generator[Action, Observation, bool]:
-        """Shut in on the map (no move leaves the pose): clear the obstacles within 0.6 m and look
-        round again, once per place; False where it was done here already. With an uncertain
-        pose, what was seen and bumped while the pose had jumped can wall the agent in where the
-        house is open (dev-061-0 under the realistic profile: stopped at step 1,434 of 3,486 with
-        every goal "no plan"). As Nav2's clear-costmap recovery: what is really there comes back
-        with the next frames."""
-        a = self.a
-        p = a.pose
-        if not _first_time_here(self._cleared, p):
-            return False
-        n = a.occupancy.clear_around(p.x, p.z, 0.6)
-        a.note(f"shut in on the map at ({p.x:.2f}, {p.z:.2f}): cleared {n} obstacle cells around, looking again")
-        for _ in range(12):
-            yield Action("RotateRight")
-        a.forgive_frontiers()
-        return True
-
-    def look_at_the_floor_around(self) -> Generator[Action, Observation, bool]:
-        """No frontier has a plan: look down and turn around, once per place.
-
-        At the usual pitch the camera sees no floor within about 0.9 m of the body, and the map
-        assumes only 0.45 m around where the agent stood to be free; the ring between is unknown.
-        Where the way out of a nook runs through that ring, no plan leads anywhere until the
-        floor there is seen (dev-045-1 under a localiser's few centimetres of pose error: walled
-        in at step 17 with 2,300 steps of budget left). Like Nav2's recovery behaviours (clear,
-        spin, re-plan), a turn with the camera pitched down maps it; once per place, so an agent
-        truly shut in still gives up."""
-        a = self.a
-        p = a.pose
-        if not _first_time_here(self._floor_looks, p):
-            return False
-        a.note(f"no frontier has a plan: looking at the floor around ({p.x:.2f}, {p.z:.2f})")
-        horizon = p.horizon
-        yield from self.set_horizon(max(HORIZONS))
-        for _ in range(11):
-            yield Action("RotateRight")
-        yield from self.set_horizon(horizon)
-        return True
+        """One walk towards the best frontier (``planner.exploration.Explorer.explore_once``)."""
+        return self.explorer.explore_once(toward)

@@ -1,5 +1,5 @@
 """Where the agent walks to next is chosen by the walk, not the straight line: the frontier to
-explore (``planner.skills.frontier_walks``), the receptacles a search visits, in a tour from
+explore (``planner.exploration.frontier_walks``), the receptacles a search visits, in a tour from
 where the agent stands (``planner.goal_search.tour``); and the walk itself is planned near
 step-optimal (``planner.navigation.Navigator``: weight 1.2 first, 2 where that runs into its cap)."""
 
@@ -13,7 +13,7 @@ import numpy as np
 from planner.goal_search import tour
 from planner.navigation import Navigator, Pose
 from planner.occupancy import OccupancyConfig, OccupancyMap
-from planner.skills import frontier_walks
+from planner.exploration import frontier_walks
 from tests.test_holomind_components import _two_room_map, cell_centres
 
 
