@@ -260,3 +260,40 @@ def test_shut_in_with_an_uncertain_pose_the_explorer_clears_and_looks_once_per_p
     exact.boxed = True
     run(Skills(exact).explore_once(), exact)  # type: ignore[arg-type]
     assert exact.cleared == []  # with an exact pose the map is not second-guessed
+
+
+def _stand(occ: OccupancyMap, x: float, z: float) -> None:
+    from household.frames import thor_to_ros_points
+
+    occ.mark_stood(SimpleNamespace(agent=SimpleNamespace(position=tuple(thor_to_ros_points(np.array([x, 0.0, z]))))))
+
+
+def test_the_way_the_centre_went_stays_free_with_an_uncertain_pose() -> None:
+    """dev-095-1 under --sensors realistic: a doorway the agent had walked through closed behind it
+    on its map (frames laid down at their own pose errors smeared the door frame into it), and six
+    goals beyond it were given up. With a pose tolerance the way between two poses a move apart,
+    widened by the tolerance, is free for the centre whatever the obstacles say; a lattice from
+    the pose of the moment (off the old cells by up to that error) passes. Not across a jump
+    (longer than a move), and nothing of it with an exact pose."""
+    def walled(tolerance: float) -> OccupancyMap:
+        occ = wall_with_gap(tolerance)
+        occ.obstacle[occ.cell(0.0, 0.0)] = True  # the gap is shut on the map
+        occ._grid = None
+        for z in (-0.5, -0.25, 0.0, 0.25, 0.5):  # walked through it, one move at a time
+            _stand(occ, 0.0, z)
+        _stand(occ, 0.0, 1.2)  # then a pose 0.7 m on: a relocalisation jump, not a move
+        return occ
+
+    exact, tolerant = walled(0.0), walled(0.05)
+    assert exact.free_grid().is_free(0.0, 0.0)  # where the centre stood, as before
+    assert not exact.free_grid().is_free(0.0, 0.1) and not exact.free_grid().is_free(0.04, 0.0)
+    grid = tolerant.free_grid()
+    for x, z in ((0.0, 0.1), (0.04, 0.0), (-0.04, -0.1), (0.0, 0.45)):
+        assert grid.is_free(x, z), (x, z)
+    assert not grid.is_free(0.1, 0.0)  # the widening is the tolerance, no more
+    assert not tolerant.centers[tolerant.cell(0.0, 0.85)]  # not along the jump
+    # a plan through the closed gap from a pose 3 cm off the cells walked
+    nav = Navigator(tolerant)
+    plan = nav.plan_to_point(Pose(0.03, -0.75, 0.0, 30.0), 0.0, 0.75, 0.2)
+    assert plan is not None and "MoveAhead" in plan.actions
+    assert Navigator(exact).plan_to_point(Pose(0.03, -0.75, 0.0, 30.0), 0.0, 0.75, 0.2) is None
