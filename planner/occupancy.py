@@ -96,7 +96,6 @@ class OccupancyMap:
         rs = int(math.ceil(c.robot_radius / c.resolution))
         yy, xx = np.mgrid[-rs:rs + 1, -rs:rs + 1]
         self._body = (xx * xx + yy * yy) * c.resolution ** 2 <= c.robot_radius ** 2
-        self._last_centre: tuple[float, float] | None = None  # THOR (x, z) of the last pose stood at
 
     # ---- cells -----------------------------------------------------------------------------
     def cell(self, x: float, z: float) -> tuple[int, int]:
@@ -195,14 +194,10 @@ class OccupancyMap:
 
     def mark_stood(self, obs: Observation) -> None:
         p = ros_to_thor_points(np.array(obs.agent.position))
-        x, z = float(p[0]), float(p[2])
-        i, j = self.cell(x, z)
+        i, j = self.cell(float(p[0]), float(p[2]))
         if self.inside(i, j) and not self.centers[i, j]:
             self.centers[i, j] = True
             self._grid = None
-        if self.config.pose_tolerance > 0:
-            self._mark_travelled(x, z)
-        self._last_centre = (x, z)
         r = self._body.shape[0] // 2
         if self.inside(i - r, j - r) and self.inside(i + r, j + r):
             window = self.stood[i - r:i + r + 1, j - r:j + r + 1]
@@ -210,47 +205,6 @@ class OccupancyMap:
                 window |= self._body
                 self._grid = None
                 self.version += 1
-
-    # The longest hop between two poses read one step apart that is taken for a move the centre
-    # made (a 0.25 m move plus a few centimetres of pose error); longer is a relocalisation jump.
-    TRAVEL_HOP = 0.32
-
-    def _mark_travelled(self, x: float, z: float) -> None:
-        """With an uncertain pose: the straight way from the last pose to this one, widened by
-        ``pose_tolerance`` either side, is free for the centre (``centers``). The centre went
-        there, so it is free whatever the depth frames, laid down each at its own pose error,
-        say; the widening is because the planner's lattice starts from the pose of the moment,
-        which lies off the cells of the poses read before by up to that error. Without it a
-        doorway the agent walked through closes behind it on the map (dev-095-1 under the
-        realistic profile: the way between the kitchen and the living room, walked both ways,
-        was shut on the map by step 462, with centre cells along it the lattice never lands on;
-        from step 378 on every plan across it failed, and six goals were given up). Nav2 clears the robot's
-        footprint from its costmap for the same reason. Exact poses need none of it: a lattice
-        from an exact pose lands on the cells the centre stood on."""
-        last = self._last_centre
-        if last is None:
-            return
-        hop = math.dist(last, (x, z))
-        if hop < self.config.resolution or hop > self.TRAVEL_HOP:
-            return  # turned in place, or a jump, not a move
-        c = self.config
-        r = c.pose_tolerance
-        steps = int(math.ceil(hop / (c.resolution / 2))) + 1
-        t = np.linspace(0.0, 1.0, steps)
-        xs, zs = last[0] + t * (x - last[0]), last[1] + t * (z - last[1])
-        k = int(math.ceil(r / c.resolution))
-        dd = np.arange(-k, k + 1) * c.resolution
-        ox, oz = np.meshgrid(dd, dd, indexing="ij")
-        keep = ox ** 2 + oz ** 2 <= r * r
-        px = (xs[:, None] + ox[keep][None, :]).ravel()
-        pz = (zs[:, None] + oz[keep][None, :]).ravel()
-        i = np.rint((px - self.x0) / c.resolution).astype(np.int64)
-        j = np.rint((pz - self.z0) / c.resolution).astype(np.int64)
-        inb = (i >= 0) & (j >= 0) & (i < self.n) & (j < self.n)
-        i, j = i[inb], j[inb]
-        if not self.centers[i, j].all():
-            self.centers[i, j] = True
-            self._grid = None
 
     def mark_blocked(self, x: float, z: float, yaw_deg: float, heading_deg: float, distance: float) -> None:
         """A move from (x, z) failed: something stands where the body would have gone."""
