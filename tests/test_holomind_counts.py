@@ -228,7 +228,7 @@ def test_by_the_furniture_is_the_nearest_landmark_furniture() -> None:
     stands on the floor, not on the dresser); of two that fit, the nearest to the dresser. A book
     touching the dresser stands on it: not 'by' it. 'The laptop by the toilet' on a desk is by the
     toilet although a desk lamp is nearer (dev-056-1)."""
-    from planner.deterministic import fits_relation
+    from planner.deterministic import fits_relation, unobserved_description
 
     objs = _relation_scene()
     against, open_ = objs[2], objs[3]
@@ -253,16 +253,15 @@ def test_by_the_furniture_is_the_nearest_landmark_furniture() -> None:
     assert fits_relation(open_, "object_near", "Dresser", _ctx(objs + [sofa]))
     # ... to choose; what was seen does not show it "by the dresser" (the goal's check says why)
     assert not fits_relation(open_, "object_near", "Dresser", _ctx(objs + [sofa]), tie=0.0)
-    from planner.deterministic import unobserved_description
     by_dresser = Goal("g", (item("Laptop", "isOpen", True),), "open the laptop by the dresser", {"object_near": "Dresser"})
     # dev-025-0's laptop: 0.94 m from the dresser (further than NEAR_SEEN), 0.91 m from a sofa
-    laptop = KnownObject("Laptop|1", "Laptop", None, (1.39, 0.0, 0.8), half_extent=(0.15, 0.15))
+    far_laptop = KnownObject("Laptop|1", "Laptop", None, (1.39, 0.0, 0.8), half_extent=(0.15, 0.15))
     sofa_beyond = KnownObject("Sofa|1", "Sofa", None, (2.85, 0.0, 0.3), half_extent=(0.4, 1.0))
-    scene = objs[:3] + [laptop, sofa_beyond]
-    assert fits_relation(laptop, "object_near", "Dresser", _ctx(scene))
+    scene = objs[:3] + [far_laptop, sofa_beyond]
+    assert fits_relation(far_laptop, "object_near", "Dresser", _ctx(scene))
     why = unobserved_description(by_dresser, {"object": "Laptop|1"}, _ctx(scene))
     assert why is not None and "not by one" in why
-    assert unobserved_description(by_dresser, {"object": "Laptop|1"}, _ctx(objs[:3] + [laptop])) is None
+    assert unobserved_description(by_dresser, {"object": "Laptop|1"}, _ctx(objs[:3] + [far_laptop])) is None
 
 
 def test_a_goal_done_on_the_first_fit_is_done_on_a_better_one_seen_since() -> None:
