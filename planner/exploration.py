@@ -16,6 +16,7 @@ from planner.agent_config import AgentConfig
 from planner.navigation import HORIZONS, Navigator, Pose
 from planner.occupancy import OccupancyMap
 
+# A skill: yields actions, receives observations, returns whether it succeeded (planner.skills).
 SkillGen = Generator[Action, Observation, bool]
 
 

@@ -18,7 +18,7 @@ from household.interactions import INTERACTIONS
 from household.outcomes import Failure, failure_of
 from household.types import Action, Observation
 from planner.agent_config import AgentConfig
-from planner.exploration import Explorer
+from planner.exploration import Explorer, SkillGen
 from planner.navigation import HORIZONS, Navigator, Pose
 from planner.object_memory import ObjectMemory
 from planner.occupancy import OccupancyMap
@@ -61,7 +61,6 @@ class AgentView(Protocol):
     def fail_frontier(self, x: float, z: float, reached: bool = False) -> None: ...
     def forgive_frontiers(self) -> None: ...
 
-SkillGen = Generator[Action, Observation, bool]
 _MOVE_HEADINGS = {"MoveAhead": 0.0, "MoveRight": 90.0, "MoveBack": 180.0, "MoveLeft": 270.0}
 # planner skill -> the atomic interaction it sends (household.interactions)
 _INTERACTION_OF = {i.skill: i.action for i in INTERACTIONS}
