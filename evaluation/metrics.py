@@ -28,7 +28,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from household.types import CONTROL_ACTIONS, NAVIGATION_ACTIONS
+from household.types import CONTROL_ACTIONS, NAVIGATION_ACTIONS, POSTURE_ACTIONS
 
 METRES_PER_STEP = 0.25
 DEGREES_PER_STEP = 30.0
@@ -47,7 +47,8 @@ class StepCounter:
     - Navigation: displacement / 0.25 m + |yaw change| / 30 deg + |horizon change| / 30 deg,
       measured from the poses the runner passes in, for every action (so a blocked move counts
       only the distance actually covered). LookUp/LookDown count as rotation: 30 degrees of
-      camera pitch is one step, like 30 degrees of yaw.
+      camera pitch is one step, like 30 degrees of yaw. A Crouch or Stand that succeeds is one
+      step (the camera moves 0.6 m; no pose the runner passes shows it); a refused one is none.
     - Manipulation: one step per attempted interaction, successful or failed. An interaction is
       any action that is neither navigation (MoveAhead ... LookDown) nor control (Stop); that
       takes in backend extras such as FillObjectWithLiquid or a device setter without a list.
@@ -67,6 +68,7 @@ class StepCounter:
         moved = math.hypot(position_after[0] - position_before[0], position_after[1] - position_before[1])
         turned = _yaw_delta(yaw_before_deg, yaw_after_deg) + abs(horizon_after - horizon_before)
         nav = moved / self.metres_per_step + turned / self.degrees_per_step
+        nav += 1.0 if success and action_name in POSTURE_ACTIONS else 0.0
         manip = 0.0 if action_name in NAVIGATION_ACTIONS or action_name in CONTROL_ACTIONS else 1.0
         self.nav_steps += nav
         self.manip_steps += manip

@@ -22,6 +22,10 @@ from household.interactions import INTERACTION_ACTIONS as _INTERACTION_ACTIONS
 
 # The ALFRED/LongAct action vocabulary. Backends may add actions (e.g. a device setter) but must
 # accept all of these.
+# Posture: THOR's Crouch lowers the camera (to the body centre, 0.9 m, in the default agent) and
+# Stand raises it again; what ProcTHOR puts on a low shelf or in a bottom drawer is seen only so.
+# A robot maps them onto a torso lift or a camera mast (sim_bridge/ros/skills.py: ``posture``).
+POSTURE_ACTIONS = ("Crouch", "Stand")
 NAVIGATION_ACTIONS = (
     "MoveAhead",
     "MoveBack",
@@ -31,7 +35,7 @@ NAVIGATION_ACTIONS = (
     "RotateRight",
     "LookUp",
     "LookDown",
-)
+) + POSTURE_ACTIONS
 # Object interactions: one table in household.interactions (THOR call, robot skill, planner
 # skill, belief effect per interaction), read by every backend and the planner.
 INTERACTION_ACTIONS = _INTERACTION_ACTIONS

@@ -363,11 +363,13 @@ class Navigator:
             self.last_failure = f"no plan: all {stats.get('expanded', 0)} poses reachable on the map tried"
         return plan
 
-    def horizon_for(self, pose: Pose, obj: TrackedObject) -> float:
-        """The camera pitch (from THOR's allowed set) that best centres the object; the current
-        one when it already shows it (no step spent)."""
+    def horizon_for(self, pose: Pose, obj: TrackedObject, camera_height: float | None = None) -> float:
+        """The camera pitch (from THOR's allowed set) that best centres the object from a camera
+        ``camera_height`` up (default: standing); the current one when it already shows it (no
+        step spent)."""
         dist = max(math.hypot(obj.centroid[0] - pose.x, obj.centroid[2] - pose.z), 0.05)
-        pitch = math.degrees(math.atan2(self.camera_height - float(obj.centroid[1]), dist))
+        cam = self.camera_height if camera_height is None else camera_height
+        pitch = math.degrees(math.atan2(cam - float(obj.centroid[1]), dist))
         if abs(pitch - pose.horizon) < HALF_VFOV - 10.0:
             return pose.horizon
         return min(HORIZONS, key=lambda h: abs(h - pitch))

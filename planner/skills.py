@@ -104,10 +104,29 @@ class Replan(Exception):
         self.target_ids = tuple(target_ids)
 
 
+# An object whose centre is this low (metres above the floor) and that no standing viewpoint in
+# reach shows may sit on a low shelf under a deep top or in a bottom drawer: the agent crouches for
+# it (THOR's Crouch: the camera drops from 1.5 m to 0.9 m) before giving up on seeing it.
+CROUCH_BELOW_Y = 0.8
+
+
 class Skills:
     def __init__(self, agent: AgentView) -> None:
         self.a = agent
         self.explorer = Explorer(agent, self)
+        self.crouched = False  # after a Crouch that succeeded, until a Stand
+
+    # ---- posture ---------------------------------------------------------------------------
+    def crouch(self) -> Generator[Action, Observation, bool]:
+        obs = yield Action("Crouch")
+        self.crouched = self.crouched or obs.feedback.success
+        return obs.feedback.success
+
+    def stand(self) -> Generator[Action, Observation, None]:
+        """Stand up (the map, the planner's reach and its views assume the standing camera)."""
+        if self.crouched:
+            yield Action("Stand")  # refused only when standing already: either way, standing now
+            self.crouched = False
 
     # ---- atomic ----------------------------------------------------------------------------
     def step(self, action: Action) -> Generator[Action, Observation, Observation]:
@@ -115,7 +134,10 @@ class Skills:
         return obs
 
     def walk(self, actions: list[str], limit: int | None = None) -> Generator[Action, Observation, bool]:
-        """Send navigation actions; a blocked move marks the map and stops (the caller replans)."""
+        """Send navigation actions; a blocked move marks the map and stops (the caller replans).
+        A crouched agent stands up first."""
+        if actions and (limit is None or limit > 0):
+            yield from self.stand()
         for k, name in enumerate(actions):
             if limit is not None and k >= limit:
                 return True
@@ -155,15 +177,17 @@ class Skills:
             if not reached:
                 return False
             seen = yield from self._look_at(object_id, closer)
+            if not seen:
+                seen = yield from self._look_crouched(object_id, closer)
             if seen:
                 return True
             p = a.pose
             avoid.append((p.x, p.z))
             a.note(f"{object_id} not in view from ({p.x:.2f}, {p.z:.2f}): trying another viewpoint")
+        obj = a.tracker.get(object_id)
         # Small things among others on a table may not show in the agent's frame from anywhere it
         # can stand, yet the simulator may still count them visible: within reach, let the
         # action and the critic decide instead of giving up unasked.
-        obj = a.tracker.get(object_id)
         return obj is not None and obj.distance_3d(a.camera_thor()) <= a.config.edge_reach
 
     def _approach(self, object_id: str, reach: float, avoid: list[tuple[float, float]]) -> SkillGen:
@@ -213,13 +237,30 @@ class Skills:
                 a.note(f"no path to {object_id}")
                 return False
 
+    def _look_crouched(self, object_id: str, closer: bool) -> SkillGen:
+        """Within reach of a low object the standing camera does not show (a shelf under a deep
+        top, a bottom drawer): crouch and look again; stand up again if it still does not show."""
+        a = self.a
+        obj = a.tracker.get(object_id)
+        if obj is None or float(obj.centroid[1]) >= CROUCH_BELOW_Y or self.crouched:
+            return False
+        if not (yield from self.crouch()):
+            return False
+        seen = yield from self._look_at(object_id, closer)
+        if seen:
+            a.note(f"{object_id} in view crouched")
+            return True
+        yield from self.stand()
+        return False
+
     def _look_at(self, object_id: str, closer: bool) -> SkillGen:
         """Pitch (and if need be turn) the camera until the object shows; False if it does not."""
         a = self.a
         obj = a.tracker.get(object_id)
         if obj is None:
             return False
-        yield from self.set_horizon(a.navigator.horizon_for(a.pose, obj))
+        cam_y = float(a.camera_thor()[1]) if self.crouched else None  # None: the standing camera
+        yield from self.set_horizon(a.navigator.horizon_for(a.pose, obj, cam_y))
         if not a.tracker.visible_now.get(object_id) or (closer and a.tracker.visible_now.get(object_id, 0) < 40):
             # Not in view, or (after a "not visible" failure) barely: try the neighbouring
             # pitches and keep the one that shows most of it.
@@ -233,7 +274,7 @@ class Skills:
         if not a.tracker.visible_now.get(object_id):
             # At the edge of the view: face it squarely and pitch again.
             yield from self.turn_to(float(obj.centroid[0]), float(obj.centroid[2]))
-            yield from self.set_horizon(a.navigator.horizon_for(a.pose, obj))
+            yield from self.set_horizon(a.navigator.horizon_for(a.pose, obj, cam_y))
         return bool(a.tracker.visible_now.get(object_id))
 
     def turn_to(self, x: float, z: float) -> Generator[Action, Observation, None]:

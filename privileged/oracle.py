@@ -351,16 +351,34 @@ class OraclePlanner:
         yield Action(name, obj.id, dict(args or {}))
 
     def _goto(self, obj: SimObject) -> Iterator[Action]:
+        """Walk to a pose that sees obj within reach. Standing first; only where no standing pose
+        does (a low shelf under a deep top, a bottom drawer, a box on the floor) a crouched one,
+        as THOR's agent would: one Crouch at the end of the walk, one Stand before the next."""
         env = self.env
         if env.interactable(obj.id):
             return
+        found = self._search_pose(obj, standing=True) or self._search_pose(obj, standing=False)
+        if found is None:
+            raise _Unreachable(obj.id)
+        actions, standing, target_h = found
+        for name in actions:
+            yield Action(name)
+        if env.pose.standing != standing:
+            yield Action("Stand" if standing else "Crouch")
+        while abs(env.pose.horizon - target_h) > 1e-6:
+            yield Action("LookDown" if target_h > env.pose.horizon else "LookUp")
+
+    def _search_pose(self, obj: SimObject, standing: bool) -> tuple[list[str], bool, float] | None:
+        """The lattice plan to a pose that sees obj within reach with the camera standing (or
+        crouched): (moves and turns, standing, camera horizon there), or None when there is none."""
+        env = self.env
         reach = env.config.reach - 0.05
         center = obj.position
         cx, cz = float(center[0]), float(center[2])
         grid = cast(CollisionMap, env.collision).free_grid()  # the env was reset
-        near = reachable_region(env, obj, grid, reach)
+        near = reachable_region(env, obj, grid, reach, standing=standing)
         if near is None:
-            raise _Unreachable(obj.id)
+            return None
         field = walking_distance_to(near, grid)
         # The box distance in pure Python: this runs for every expanded lattice state.
         rot = obj.rotation()
@@ -370,7 +388,7 @@ class OraclePlanner:
                  for pc, ps in zip(part_centers, part_sizes)]
         hy = float(obj.size[1]) / 2.0
         cy = float(center[1])
-        cam_y = env.config.camera_height
+        cam_y = env.camera_height(standing)
         dy = max(abs(cam_y - cy) - hy, 0.0)
         horizon_of: dict[tuple[float, float, int], float] = {}
 
@@ -390,7 +408,7 @@ class OraclePlanner:
             if abs((bearing - s.yaw + 180.0) % 360.0 - 180.0) > 50.0:
                 return False
             for h in sorted(_HORIZONS, key=lambda h: abs(h - env.pose.horizon)):
-                if env.is_visible(obj.id, AgentPose(s.x, s.z, s.yaw, h)):
+                if env.is_visible(obj.id, AgentPose(s.x, s.z, s.yaw, h, standing)):
                     horizon_of[(round(s.x, 4), round(s.z, 4), int(s.yaw))] = h
                     return True
             return False
@@ -405,14 +423,10 @@ class OraclePlanner:
                             env.config.move_step, env.config.rotate_step, max_expansions=40_000,
                             weight=self.search_weight)
         if plan is None:
-            raise _Unreachable(obj.id)
-        for name in plan.actions:
-            yield Action(name)
+            return None
         end = plan.states[-1] if plan.states else start
         target_h = horizon_of.get((round(end.x, 4), round(end.z, 4), int(end.yaw)), env.pose.horizon)
-        while abs(env.pose.horizon - target_h) > 1e-6:
-            yield Action("LookDown" if target_h > env.pose.horizon else "LookUp")
-
+        return list(plan.actions), standing, target_h
 
     # ---- lookups ----------------------------------------------------------------------------
     def _distance(self, obj: SimObject) -> float:

@@ -55,10 +55,11 @@ def _room_labels(grid: FreeGrid, collision: CollisionMap) -> np.ndarray:
 _CACHE: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
 
-def reachable_region(env: EmbeddedEnvironment, obj: SimObject, grid: FreeGrid, reach: float) -> np.ndarray | None:
-    """Free floor cells, connected to the agent, within reach of the object (None if there
-    are none): saves a full lattice search for objects that cannot be reached at all, and
-    seeds the walking-distance heuristic."""
+def reachable_region(env: EmbeddedEnvironment, obj: SimObject, grid: FreeGrid, reach: float,
+                     standing: bool = True) -> np.ndarray | None:
+    """Free floor cells, connected to the agent, within reach of the object from the camera
+    standing (or crouched) there (None if there are none): saves a full lattice search for
+    objects that cannot be reached at all, and seeds the walking-distance heuristic."""
     mask = grid.mask
     # Only a window around the object can be within reach: keeps this to a few ms.
     span = reach + float(np.linalg.norm(obj.size)) / 2.0
@@ -70,7 +71,7 @@ def reachable_region(env: EmbeddedEnvironment, obj: SimObject, grid: FreeGrid, r
     xs = grid.x0 + grid.resolution * np.arange(i0, i1)
     zs = grid.z0 + grid.resolution * np.arange(j0, j1)
     gx, gz = np.meshgrid(xs, zs, indexing="ij")
-    pts = np.stack([gx, np.full_like(gx, env.config.camera_height), gz], axis=-1).reshape(-1, 3)
+    pts = np.stack([gx, np.full_like(gx, env.camera_height(standing)), gz], axis=-1).reshape(-1, 3)
     local = (pts - c) @ obj.rotation()
     # Distance to the nearest box of the body (one, or the runs of an L or C counter).
     part_centers, part_sizes = obj.local_boxes()

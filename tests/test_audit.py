@@ -108,10 +108,11 @@ def test_audit_act_picks_up_and_puts_back_or_names_why_not(tmp_path: Path, capsy
     assert potato["picked"] and potato["put_back"] and potato["receptacle"] == "6|0" and potato["steps"] > 0
     # on the shelving unit's lower shelf (sealed inside it before furniture levels): taken and put back
     assert vase["picked"] and vase["put_back"] and vase["receptacle"] == "6|2"
-    # on a side table's low shelf, under the vase's level: no pose within reach sees it (no Crouch)
-    assert not watch["picked"] and not watch["put_back"] and "small|7|44" in watch["reason"]
+    # on a side table's low shelf, under the vase's level: no standing pose within reach sees it;
+    # crouched (THOR's Crouch: the camera at 0.9 m) the oracle sees it, takes it and puts it back
+    assert watch["picked"] and watch["put_back"] and watch["reason"] == ""
     assert acted["small|7|40"]["picked"]
-    assert data["summary"]["act"] == {"objects": 4, "picked": 3, "put_back": 3, "counted_reachable_not_picked": 1}
+    assert data["summary"]["act"] == {"objects": 4, "picked": 4, "put_back": 4, "counted_reachable_not_picked": 0}
     tsv = (tmp_path / "o" / "act.tsv").read_text().splitlines()
     assert tsv[0].startswith("house\tobject_id") and len(tsv) == 5
-    assert "picked up 3/4, put back 3" in capsys.readouterr().out
+    assert "picked up 4/4, put back 4" in capsys.readouterr().out

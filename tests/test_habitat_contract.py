@@ -400,6 +400,9 @@ def test_habitat_contract_pick_and_place_through_the_rigid_object_manager(stub, 
     assert mug.translation[1] == pytest.approx(0.81) and mug.semantic_id not in (0, 5)
     sliced = env.step(Action("SliceObject", "table_0"))
     assert not sliced.success and "not supported" in sliced.error
+    crouched = env.step(Action("Crouch"))  # one sensor height: a typed refusal, not an unknown action
+    assert not crouched.success and "one height" in crouched.error
+    assert crouched.observation.feedback.failure == "not_capable"
     world = env.ground_truth()
     items = [ChecklistItem.from_dict(d) for d in (
         {"object": {"type": "Mug"}, "predicate": "inReceptacle", "target": {"type": "table"}},

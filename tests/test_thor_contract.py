@@ -148,7 +148,8 @@ def test_contract_observations_match_the_embedded_simulator(thor, house):
     env, _ = thor()
     ref = _embedded()
     pairs = [(env.reset(house), ref.reset(house))]
-    for name in ["RotateRight", "MoveAhead", "LookDown", "RotateLeft", "RotateLeft", "MoveAhead", "LookUp", "MoveBack"]:
+    for name in ["RotateRight", "MoveAhead", "LookDown", "Crouch", "RotateLeft", "RotateLeft", "Stand", "MoveAhead",
+                 "LookUp", "MoveBack"]:
         pairs.append((env.step(Action(name)).observation, ref.step(Action(name)).observation))
     for got, want in pairs:
         assert np.array_equal(got.rgb, want.rgb)
@@ -161,6 +162,8 @@ def test_contract_observations_match_the_embedded_simulator(thor, house):
         assert got.agent == want.agent
         assert got.feedback.success == want.feedback.success
     assert len({tuple(np.round(o.world_from_camera[:3, 3], 3)) for o, _ in pairs}) > 1  # the agent did move
+    heights = [round(float(o.world_from_camera[2, 3]), 3) for o, _ in pairs]  # ROS z: camera height
+    assert heights[4] == pytest.approx(0.9) and heights[7] == pytest.approx(1.5)  # Crouch, Stand went through
 
 
 class _Recording:

@@ -60,7 +60,11 @@ class EmbeddedConfig:
     horizon_min: float = -30.0  # THOR's limits on cameraHorizon
     horizon_max: float = 60.0
     agent_radius: float = 0.2
-    camera_height: float = 1.5  # above the floor
+    camera_height: float = 1.5  # above the floor, standing
+    # Crouched, THOR's default agent lowers its camera by its whole standing offset above the body
+    # centre (BaseFPSAgentController: crouchingLocalCameraPosition = standing - 0.675 m in the
+    # default, "tall" body): the camera sits at agent.position.y. The LoCoBot body drops 0.22 m.
+    crouch_camera_height: float = 0.9
     body_height: float = 0.9  # THOR's agent.position.y
     reach: float = 1.5  # THOR's visibilityDistance: interaction range
     render_threads: int = 1
@@ -69,12 +73,13 @@ class EmbeddedConfig:
 
 @dataclass
 class AgentPose:
-    """THOR-frame pose: floor position, rotation.y and cameraHorizon."""
+    """THOR-frame pose: floor position, rotation.y, cameraHorizon and isStanding."""
 
     x: float
     z: float
     yaw: float
     horizon: float
+    standing: bool = True  # False after Crouch: the camera at crouch_camera_height
 
 
 def type_color(object_type: str) -> np.ndarray:
@@ -200,7 +205,8 @@ class EmbeddedEnvironment:
             dist = o.distance_to_point(cam)
             out.append(object_metadata(o, children.get(o.id, []), parents, o.id in visible,
                                        o.id in visible and dist <= self.config.reach, dist))
-        agent = agent_metadata(self.pose.x, self.config.body_height, self.pose.z, self.pose.yaw, self.pose.horizon)
+        agent = agent_metadata(self.pose.x, self.config.body_height, self.pose.z, self.pose.yaw, self.pose.horizon,
+                               standing=self.pose.standing)
         held = self.table.objects[self.table.held] if self.table.held else None
         return {
             "objects": out,
@@ -220,7 +226,11 @@ class EmbeddedEnvironment:
     # ---- privileged helpers (oracle, tests) ----------------------------------------------------
     def camera_position(self, pose: AgentPose | None = None) -> np.ndarray:
         p = pose or self.pose
-        return np.array([p.x, self.config.camera_height, p.z])
+        return np.array([p.x, self.camera_height(p.standing), p.z])
+
+    def camera_height(self, standing: bool = True) -> float:
+        """Camera height above the floor standing or crouched (THOR's Crouch/Stand)."""
+        return self.config.camera_height if standing else self.config.crouch_camera_height
 
     def forward(self, yaw: float | None = None) -> np.ndarray:
         y = math.radians(self.pose.yaw if yaw is None else yaw)
@@ -261,7 +271,8 @@ class EmbeddedEnvironment:
                 log.warning(f"{where}: the agent start ({x:.2f}, {z:.2f}) is not free floor (inside furniture or "
                             f"a wall); moved {self.start_moved_m:.2f} m to ({fx:.2f}, {fz:.2f})")
         x, z = fx, fz
-        return AgentPose(x, z, yaw, float(np.clip(horizon, self.config.horizon_min, self.config.horizon_max)))
+        standing = bool(start.get("standing", start.get("isStanding", True)))  # THOR: metadata.agent.standing
+        return AgentPose(x, z, yaw, float(np.clip(horizon, self.config.horizon_min, self.config.horizon_max)), standing)
 
     def _nearest_free(self, x: float, z: float) -> tuple[float, float]:
         if self._collision.is_free(x, z):
@@ -330,6 +341,13 @@ class EmbeddedEnvironment:
                 raise InteractionError(f"{name}: camera horizon {target:.0f} is outside "
                                        f"[{cfg.horizon_min:.0f}, {cfg.horizon_max:.0f}]", Failure.BAD_REQUEST)
             self.pose.horizon = target
+        elif name in ("Crouch", "Stand"):
+            # THOR refuses a Crouch while crouching and a Stand while standing (a failed action).
+            standing = name == "Stand"
+            if self.pose.standing == standing:
+                raise InteractionError(f"{name}: the agent is already {'standing' if standing else 'crouching'}",
+                                       Failure.BAD_REQUEST)
+            self.pose.standing = standing
         elif name == "Stop":
             self.stopped = True
         elif name in INTERACTION_ACTIONS:

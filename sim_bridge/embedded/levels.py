@@ -33,8 +33,9 @@ Where nothing rests on a piece's top, its box is drawn up to its lowest level at
 ``MIN_SEAT_SHARE`` or more, as before levels existed (a TV stand with a phone on its lower shelf
 and nothing on top is drawn as low as that shelf, seen from above): a camera 1.5 m up within
 1.5 m of reach cannot see under a 0.7 m top to a shelf 0.3 m up, and THOR's agent would crouch
-for it, which the embedded agent cannot (no Crouch action). Every committed episode was made
-under that rule, so keeping it keeps them feasible; levels below it become shelves or drawers.
+for it. The rule predates the Crouch action (env.py) and every committed episode was made under
+it, so it stays (keeping them what they were); levels below it become shelves or drawers, seen
+crouched.
 
 How it differs from THOR: levels exist only where the house rests something (a dresser the house
 leaves empty stays one closed box, a shelf nobody used is not there); every drawer spans the whole

@@ -81,12 +81,13 @@ def object_metadata(obj: SimObject, children: list[str], parents: list[str], vis
     }
 
 
-def agent_metadata(x: float, body_y: float, z: float, yaw_deg: float, horizon_deg: float) -> dict[str, Any]:
+def agent_metadata(x: float, body_y: float, z: float, yaw_deg: float, horizon_deg: float,
+                   standing: bool = True) -> dict[str, Any]:
     return {
         "name": "agent",
         "position": {"x": x, "y": body_y, "z": z},
         "rotation": {"x": 0.0, "y": yaw_deg, "z": 0.0},
         "cameraHorizon": horizon_deg,
-        "isStanding": True,
+        "isStanding": standing,
         "inHighFrictionArea": False,
     }

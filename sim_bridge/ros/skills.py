@@ -2,7 +2,7 @@
 
 Why this module: the planner thinks in atomic actions (``MoveAhead``, ``PickupObject``, ...) and
 the in-process evaluation scores exactly those, while a robot implements a few skills
-(``worldmind_interfaces/action/ExecuteSkill``: navigate_to, move, rotate, look, stop, and one
+(``worldmind_interfaces/action/ExecuteSkill``: navigate_to, move, rotate, look, posture, stop, and one
 skill per object interaction of ``household.interactions``: pick, place, open, close, toggle,
 slice, pour, break). One bijective mapping, written once and free of rclpy, keeps the
 planner node, the simulator adapter and the tests on the same contract: an action sent as a
@@ -35,7 +35,7 @@ from household.interactions import BY_ACTION, INTERACTIONS, ROBOT_OBJECT_SKILLS
 # declared there is a robot skill here, and the ExecuteSkill.action constants must list it
 # (tests/test_interaction_table.py reads the .action file).
 OBJECT_SKILLS = ROBOT_OBJECT_SKILLS
-SKILLS = ("navigate_to", "move", "rotate", "look") + OBJECT_SKILLS + ("stop",)
+SKILLS = ("navigate_to", "move", "rotate", "look", "posture") + OBJECT_SKILLS + ("stop",)
 DEFAULT_DEGREES = 30.0
 
 # atomic action -> (skill, direction, on)
@@ -44,11 +44,13 @@ _ATOMIC: dict[str, tuple[str, str, bool]] = {
     "MoveLeft": ("move", "left", False), "MoveRight": ("move", "right", False),
     "RotateLeft": ("rotate", "left", False), "RotateRight": ("rotate", "right", False),
     "LookUp": ("look", "up", False), "LookDown": ("look", "down", False),
+    "Crouch": ("posture", "crouch", False), "Stand": ("posture", "stand", False),
     **{i.action: (i.robot_skill, "", i.robot_on) for i in INTERACTIONS},
     "Stop": ("stop", "", False),
 }
 _BY_SKILL: dict[tuple[str, str, bool], str] = {v: k for k, v in _ATOMIC.items()}
-DIRECTIONS = {"move": ("ahead", "back", "left", "right"), "rotate": ("left", "right"), "look": ("up", "down")}
+DIRECTIONS = {"move": ("ahead", "back", "left", "right"), "rotate": ("left", "right"), "look": ("up", "down"),
+              "posture": ("crouch", "stand")}
 
 
 class SkillError(ValueError):

@@ -234,7 +234,7 @@ class ThorEnvironment:
 
     def _teleport(self, start: dict[str, Any], house_id: str) -> Any:
         call = {"action": "TeleportFull", "position": start["position"], "rotation": start["rotation"],
-                "horizon": start["horizon"], "standing": True}
+                "horizon": start["horizon"], "standing": bool(start.get("standing", True))}
         try:
             event = self._call("TeleportFull", lambda: self.controller.step(call))
         except ValueError as exc:

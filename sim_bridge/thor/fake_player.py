@@ -47,7 +47,7 @@ METADATA, ACTION, RGB_IMAGE, DEPTH_IMAGE, IDS_IMAGE, END_OF_MESSAGE = 1, 2, 4, 5
 SIM_ACTIONS = {
     "MoveAhead": "moveMagnitude", "MoveBack": "moveMagnitude", "MoveLeft": "moveMagnitude",
     "MoveRight": "moveMagnitude", "RotateLeft": "degrees", "RotateRight": "degrees",
-    "LookUp": "degrees", "LookDown": "degrees",
+    "LookUp": "degrees", "LookDown": "degrees", "Crouch": None, "Stand": None,
     **{i.action: None for i in INTERACTIONS},  # every interaction of household.interactions
 }
 
@@ -135,7 +135,8 @@ class Player:
         pos, rot = msg["position"], msg["rotation"]
         if not cast(CollisionMap, env.collision).is_free(float(pos["x"]), float(pos["z"])):  # a reset env has one
             raise ValueError(f"position ({pos['x']}, {pos['z']}) is not a free floor position")
-        env.pose = AgentPose(float(pos["x"]), float(pos["z"]), float(rot["y"]) % 360.0, float(msg["horizon"]))
+        env.pose = AgentPose(float(pos["x"]), float(pos["z"]), float(rot["y"]) % 360.0, float(msg["horizon"]),
+                             bool(msg.get("standing", True)))
         self.obs = env.step(Action("RotateRight", args={"degrees": 0.0})).observation  # re-render in place
 
     def _sim_step(self, name: str, msg: dict[str, Any]) -> tuple[bool, str]:

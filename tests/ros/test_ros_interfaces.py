@@ -77,7 +77,7 @@ def test_local_tf2_msgs_matches_upstream_and_is_ignored_by_colcon():
 
 
 @pytest.mark.parametrize("action", ["MoveAhead", "MoveBack", "MoveLeft", "MoveRight", "RotateLeft", "RotateRight",
-                                    "LookUp", "LookDown", "PickupObject", "PutObject", "OpenObject", "CloseObject",
+                                    "LookUp", "LookDown", "Crouch", "Stand", "PickupObject", "PutObject", "OpenObject", "CloseObject",
                                     "ToggleObjectOn", "ToggleObjectOff", "SliceObject", "Stop"])
 def test_every_atomic_action_round_trips(action):
     obj = "Mug|1|2" if action.endswith("Object") or "Object" in action else None
