@@ -64,9 +64,12 @@ def episode_stats(episodes: list[Episode], manifest_lines: list[str] | None = No
             for note in parts[5:]:
                 dropped[note] += 1
     oracle_ok = sum(1 for e in episodes if e.oracle and e.oracle.get("gc") == 1.0 and e.oracle.get("sr") == 1.0)
+    # Episodes whose oracle had to crouch (an object on a low shelf, in a drawer or a box on the floor)
+    crouched = [e for e in episodes if (e.extra.get("generation") or {}).get("crouched_for")]
     return {
         "episodes": len(episodes),
         "oracle_verified": oracle_ok,
+        "crouch_episode_share": len(crouched) / (len(episodes) or 1),
         "goals_per_episode": {"mean": _mean(goals), "min": min(goals, default=0), "max": max(goals, default=0)},
         "items_per_episode": _mean([len(e.checklist) for e in episodes]),
         "items": len(items),
@@ -99,7 +102,8 @@ def format_stats(stats: dict[str, Any]) -> str:
     pct = lambda x: f"{100 * x:.1f}%"  # noqa: E731
     g = stats["goals_per_episode"]
     lines = [
-        f"episodes: {stats['episodes']} (oracle GC = SR = 1: {stats['oracle_verified']})",
+        f"episodes: {stats['episodes']} (oracle GC = SR = 1: {stats['oracle_verified']}; "
+        f"the oracle crouched in {pct(stats['crouch_episode_share'])})",
         f"goals per episode: mean {g['mean']:.2f} (min {g['min']}, max {g['max']}); "
         f"checklist items per episode: {stats['items_per_episode']:.2f} ({stats['items']} items)",
         "predicate share of items: " + ", ".join(f"{k} {pct(v)}" for k, v in stats["family_share"].items()),

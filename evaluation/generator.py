@@ -158,7 +158,9 @@ def generate_for_house(house: dict[str, Any], house_ref: dict[str, Any], scenari
             if result.sr == 1.0:
                 episode.max_steps = max(300, int(opts.max_steps_factor * result.num_actions))
                 episode.oracle = oracle_figures(result)
-                episode.extra["generation"] = {"attempt": attempt, "dropped": dropped}
+                # crouched_for: what the oracle saw only crouched (a low shelf, a drawer, a box on the floor)
+                episode.extra["generation"] = {"attempt": attempt, "dropped": dropped,
+                                               "crouched_for": list(result.extra.get("oracle_crouched_for") or [])}
                 return episode
             failed = {r.index for r in result.checklist.items if not r.satisfied}
             given_up = {int(k): v for k, v in (result.extra.get("oracle_given_up") or {}).items()}

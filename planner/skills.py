@@ -104,10 +104,12 @@ class Replan(Exception):
         self.target_ids = tuple(target_ids)
 
 
-# An object whose centre is this low (metres above the floor) and that no standing viewpoint in
-# reach shows may sit on a low shelf under a deep top or in a bottom drawer: the agent crouches for
-# it (THOR's Crouch: the camera drops from 1.5 m to 0.9 m) before giving up on seeing it.
-CROUCH_BELOW_Y = 0.8
+# An object whose centre is this low (metres above the floor) and that the standing camera does
+# not show from a pose in reach may sit on a low shelf under a deep top or in a bottom drawer: the
+# agent crouches for it (THOR's Crouch: the camera drops from 1.5 m to 0.9 m), once per object.
+# Below table height only: a crouched camera sees a 0.75 m table top at a grazing angle, no better
+# than standing (a watch on a dining table was crouched for at every viewpoint, in vain).
+CROUCH_BELOW_Y = 0.6
 
 
 class Skills:
@@ -115,6 +117,7 @@ class Skills:
         self.a = agent
         self.explorer = Explorer(agent, self)
         self.crouched = False  # after a Crouch that succeeded, until a Stand
+        self.crouched_for: set[str] = set()  # objects already looked for crouched (once each)
 
     # ---- posture ---------------------------------------------------------------------------
     def crouch(self) -> Generator[Action, Observation, bool]:
@@ -184,10 +187,10 @@ class Skills:
             p = a.pose
             avoid.append((p.x, p.z))
             a.note(f"{object_id} not in view from ({p.x:.2f}, {p.z:.2f}): trying another viewpoint")
-        obj = a.tracker.get(object_id)
         # Small things among others on a table may not show in the agent's frame from anywhere it
         # can stand, yet the simulator may still count them visible: within reach, let the
         # action and the critic decide instead of giving up unasked.
+        obj = a.tracker.get(object_id)
         return obj is not None and obj.distance_3d(a.camera_thor()) <= a.config.edge_reach
 
     def _approach(self, object_id: str, reach: float, avoid: list[tuple[float, float]]) -> SkillGen:
@@ -239,11 +242,14 @@ class Skills:
 
     def _look_crouched(self, object_id: str, closer: bool) -> SkillGen:
         """Within reach of a low object the standing camera does not show (a shelf under a deep
-        top, a bottom drawer): crouch and look again; stand up again if it still does not show."""
+        top, a bottom drawer): crouch and look again; stand up again if it still does not show
+        (and do not crouch for it again: the next viewpoints are tried standing)."""
         a = self.a
         obj = a.tracker.get(object_id)
-        if obj is None or float(obj.centroid[1]) >= CROUCH_BELOW_Y or self.crouched:
+        if (obj is None or float(obj.centroid[1]) >= CROUCH_BELOW_Y or self.crouched
+                or object_id in self.crouched_for):
             return False
+        self.crouched_for.add(object_id)
         if not (yield from self.crouch()):
             return False
         seen = yield from self._look_at(object_id, closer)

@@ -64,6 +64,7 @@ class OraclePlanner:
         self.given_up: dict[int, str] = {}  # checklist index -> why the oracle could not do it
         self._solved: dict[int, int] = {}  # checklist index -> times achieved (undone in between)
         self._unreachable: dict[int, int] = {}  # checklist index -> unreachable objects met
+        self.crouched_for: list[str] = []  # objects only a crouched pose saw (low shelves, drawers)
 
     def reset(self, episode: Any, observation: Any = None) -> None:
         self.checklist = list(episode.checklist)
@@ -74,6 +75,7 @@ class OraclePlanner:
         self._solved = {}
         self._unreachable = {}
         self.given_up = {}
+        self.crouched_for = []
 
     def act(self, observation: Any) -> Action:
         if observation is not None and not observation.feedback.success and observation.feedback.action:
@@ -287,7 +289,7 @@ class OraclePlanner:
     def report_extra(self) -> dict[str, Any]:
         """What the runner adds to the episode report: replans and the items given up."""
         return {"oracle_replans": self.replans, "oracle_given_up": {str(k): v for k, v in self.given_up.items()},
-                "oracle_notes": self.notes[-20:]}
+                "oracle_notes": self.notes[-20:], "oracle_crouched_for": list(self.crouched_for)}
 
     # ---- skills, also driven one by one by ``worldmind audit houses --act`` ----------------------
     def fetch_script(self, obj: SimObject) -> Iterator[Action]:
@@ -353,7 +355,8 @@ class OraclePlanner:
     def _goto(self, obj: SimObject) -> Iterator[Action]:
         """Walk to a pose that sees obj within reach. Standing first; only where no standing pose
         does (a low shelf under a deep top, a bottom drawer, a box on the floor) a crouched one,
-        as THOR's agent would: one Crouch at the end of the walk, one Stand before the next."""
+        as THOR's agent would: a Crouch at the end of that walk, a Stand at the end of the next
+        walk to an object a standing pose sees."""
         env = self.env
         if env.interactable(obj.id):
             return
@@ -361,6 +364,8 @@ class OraclePlanner:
         if found is None:
             raise _Unreachable(obj.id)
         actions, standing, target_h = found
+        if not standing and obj.id not in self.crouched_for:
+            self.crouched_for.append(obj.id)
         for name in actions:
             yield Action(name)
         if env.pose.standing != standing:

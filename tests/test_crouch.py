@@ -87,6 +87,7 @@ def test_the_oracle_crouches_for_a_low_shelf_and_only_there(house0) -> None:
 
     fetched = run(oracle.fetch_script(watch))
     assert env.table.held == LOW_WATCH and fetched.count("Crouch") == 1 and "Stand" not in fetched
+    assert oracle.report_extra()["oracle_crouched_for"] == [LOW_WATCH]  # the generator stores it
     assert not env.pose.standing  # it took the watch crouched (no standing pose sees it: next test)
     # put back on its side table, then the cup on the kitchen counter: a standing pose sees the
     # cup, so the oracle stands up for it (when still crouched) and crouches no more

@@ -261,7 +261,8 @@ def test_stats_of_a_set() -> None:
                     {"object": {"type": "Bowl", "id": "small|4|1"}, "predicate": "isDirty", "value": False},
                     {"object": {"type": "Potato"}, "predicate": "isCooked"},
                     {"object": {"type": "Book"}, "predicate": "inReceptacle", "target": {"type": "Sofa", "room": "LivingRoom"}}],
-                   oracle={"gc": 1.0, "sr": 1.0}, generation={"dropped": [{"kind": "cook", "reason": "no progress"}]})
+                   oracle={"gc": 1.0, "sr": 1.0}, generation={"dropped": [{"kind": "cook", "reason": "no progress"}],
+                                                              "crouched_for": ["small|7|44"]})
     ep2 = Episode.from_dict({**ep1.to_dict(), "id": "v3", "scenario": "Rest & Entertainment",
                              "checklist": [{"object": {"type": "Book"}, "predicate": "isOpen"}], "generation": {},
                              "oracle": {"gc": 0.5, "sr": 0.0}})
@@ -272,8 +273,8 @@ def test_stats_of_a_set() -> None:
     assert stats["scenario_share"] == {"Dining & Kitchen": 0.5, "Rest & Entertainment": 0.5}
     assert stats["infeasible_episodes"] == {"too few goals": 1}
     assert stats["dropped_goals"] == {"cook: no progress": 1, "slice: no progress": 1}
-    assert stats["oracle_verified"] == 1
-    assert "fill 20.0%" in format_stats(stats)
+    assert stats["oracle_verified"] == 1 and stats["crouch_episode_share"] == 0.5
+    assert "fill 20.0%" in format_stats(stats) and "the oracle crouched in 50.0%" in format_stats(stats)
 
 
 def test_shortfall_says_which_rule_failed_with_its_numbers() -> None:
