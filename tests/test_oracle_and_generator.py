@@ -224,3 +224,25 @@ def test_committed_v2_dev_episodes_are_valid_oracle_verified_and_look_like_longa
     predicates = {item.predicate for ep in episodes for item in ep.checklist}
     assert {"isSliced", "isCooked", "isFilledWithLiquid", "isDirty", "isHeld", "isToggled", "isOpen",
             "inReceptacle", "inRoom"} <= predicates
+
+
+def test_committed_crouch_set_is_valid_and_holds_things_seen_only_crouched():
+    """evaluation/data/episodes_dev_crouch (issue 30): the generator over all 100 dev houses after
+    Crouch, one episode per house. Every episode valid and oracle-verified, every house accounted
+    for, and some episodes need what only a crouched pose sees (a low shelf, a drawer), as their
+    generation block records."""
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[1] / "evaluation" / "data" / "episodes_dev_crouch"
+    episodes, errors = load_episodes(folder)
+    assert errors == [] and len(episodes) >= 90
+    db = load_asset_database()
+    for ep in episodes:
+        validate_episode(ep, ep.resolve_house(), db)
+        assert ep.oracle["sr"] == 1.0 and ep.oracle["gc"] == 1.0
+    manifest = (folder / "generation-manifest.tsv").read_text(encoding="utf-8").splitlines()
+    infeasible = {line.split("\t")[0] for line in manifest if "\tinfeasible\t" in line}
+    assert len({ep.id for ep in episodes} | infeasible) == 100
+    crouched = [ep for ep in episodes if ep.extra["generation"].get("crouched_for")]
+    assert len(crouched) >= 10
+    assert any("Drawer" in oid for ep in crouched for oid in ep.extra["generation"]["crouched_for"])
