@@ -43,7 +43,7 @@ from planner.goal_search import search
 from planner.goal_dag import (build_goal_dag, copy_for_next_of_all, dag_to_dict, note_other_goal_types,
                               single_item_goals)
 from planner.navigation import Navigator, Pose
-from planner.object_memory import ObjectMemory, ObjectMemoryFactory
+from planner.object_memory import ObjectMemory, ObjectMemoryFactory, TrackedObject
 from planner.object_tracker import tracker_memory
 from planner.refusals import REFUSED_SITUATIONS, ReceptacleRefusals
 from planner.occupancy import OccupancyConfig, OccupancyMap
@@ -122,7 +122,8 @@ class HoloMindAgent:
         self._last_held = observation.agent.held_object_id
         self._acted_at = -1  # step of the last successful interaction (goal_check reads flags after it)
         self.navigator = Navigator(self.occupancy, self.config.move_step, self.config.rotate_step,
-                                   camera_height=float(observation.world_from_camera[2, 3]))
+                                   camera_height=float(observation.world_from_camera[2, 3]),
+                                   reach_span=self.config.reach_span)
         self.skills = Skills(self)
         self.obs = observation
         self.stats: Counter = Counter()
@@ -201,6 +202,15 @@ class HoloMindAgent:
 
     def camera_thor(self) -> np.ndarray:
         return ros_to_thor_points(self.obs.world_from_camera[:3, 3])
+
+    def reach_distance(self, obj: TrackedObject) -> float:
+        """How far obj is, as the backend measures its interaction range (AgentConfig.reach_span):
+        from the reach span through the agent's axis, or from the camera (crouched or not)."""
+        span = self.config.reach_span
+        if span is None:
+            return obj.distance_3d(self.camera_thor())
+        cam = self.camera_thor()
+        return obj.distance_to_upright(float(cam[0]), float(cam[2]), *span)
 
     @property
     def goal_status(self) -> dict[str, str]:

@@ -57,11 +57,12 @@ class Pose:
 class Navigator:
     def __init__(self, occupancy: OccupancyMap, move_step: float = 0.25, rotate_step: float = 30.0,
                  camera_height: float = 1.5, weight: float = 2.0, max_expansions: int = MAX_EXPANSIONS,
-                 fine_weight: float = FINE_WEIGHT) -> None:
+                 fine_weight: float = FINE_WEIGHT, reach_span: tuple[float, float] | None = None) -> None:
         self.map = occupancy
         self.move_step = move_step
         self.rotate_step = rotate_step
         self.camera_height = camera_height
+        self.reach_span = reach_span  # AgentConfig.reach_span: None measures reach from the camera
         self.weight = weight
         self.fine_weight = fine_weight
         self.max_expansions = max_expansions
@@ -173,9 +174,19 @@ class Navigator:
         gx, gz = np.meshgrid(xs, zs, indexing="ij")
         dx = np.maximum(np.maximum(obj.box_min[0] - gx, 0.0), gx - obj.box_max[0])
         dz = np.maximum(np.maximum(obj.box_min[2] - gz, 0.0), gz - obj.box_max[2])
-        dy = max(obj.box_min[1] - self.camera_height, 0.0, self.camera_height - obj.box_max[1])
+        dy = self.height_gap(float(obj.box_min[1]), float(obj.box_max[1]))
         region[i0:i1, j0:j1] = dx * dx + dz * dz + dy * dy <= reach * reach
         return region & self._grid().mask
+
+    def height_gap(self, y_min: float, y_max: float) -> float:
+        """The vertical part of the reach distance to a box spanning y_min..y_max: from the
+        camera, or from the reach span (AgentConfig.reach_span); the same wherever the agent stands."""
+        lo, hi = self.reach_span if self.reach_span is not None else (self.camera_height, self.camera_height)
+        return max(y_min - hi, 0.0, lo - y_max)
+
+    def reach_distance(self, obj: TrackedObject, x: float, z: float) -> float:
+        """How far obj is for an agent standing at (x, z), as its reach is measured."""
+        return float(math.hypot(obj.distance_xz(x, z), self.height_gap(float(obj.box_min[1]), float(obj.box_max[1]))))
 
     def _known_failure(self, key: tuple) -> bool:
         """True (with ``last_failure`` restored) when this request already failed on this grid."""
@@ -213,9 +224,8 @@ class Navigator:
         if not region.any():
             self.last_failure = f"no mapped free floor within {reach:.2f} m of {obj.object_id}"
             return None
-        cam = self.camera_height
         cx, cz = float(obj.centroid[0]), float(obj.centroid[2])
-        if obj.distance_3d(np.array([pose.x, cam, pose.z])) > reach:
+        if self.reach_distance(obj, pose.x, pose.z) > reach:
             # Before searching: is there floor in reach that sees the object, and is it connected
             # to the agent? A state off a cell centre may be in reach and in sight where its
             # cell's centre is not: test on the region grown by half a cell diagonal, its
@@ -240,7 +250,7 @@ class Navigator:
             seed[max(i - r, 0):i + r + 1, max(j - r, 0):j + r + 1] = False
         field = walking_distance_to(seed if seed.any() else region, grid)
         (bx0, by0, bz0), (bx1, by1, bz1) = (float(v) for v in obj.box_min), (float(v) for v in obj.box_max)
-        dy = max(by0 - cam, 0.0, cam - by1)
+        dy = self.height_gap(by0, by1)
         dy2 = dy * dy
         slack = field.slack
 

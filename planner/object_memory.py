@@ -54,6 +54,12 @@ class TrackedObject:
         d = np.maximum(np.maximum(self.box_min - p, 0.0), p - self.box_max)
         return float(np.linalg.norm(d))
 
+    def distance_to_upright(self, x: float, z: float, y_lo: float, y_hi: float) -> float:
+        """Distance from the upright segment at (x, z), heights y_lo..y_hi, to the box: how THOR
+        measures its interaction range (AgentConfig.reach_span)."""
+        dy = max(self.box_min[1] - y_hi, 0.0, y_lo - self.box_max[1])
+        return float(np.hypot(self.distance_xz(x, z), dy))
+
 
 @runtime_checkable
 class ObjectMemory(Protocol):

@@ -20,7 +20,7 @@ from household.types import Action, Observation
 from planner.agent_config import AgentConfig
 from planner.exploration import Explorer, SkillGen
 from planner.navigation import HORIZONS, Navigator, Pose
-from planner.object_memory import ObjectMemory
+from planner.object_memory import ObjectMemory, TrackedObject
 from planner.occupancy import OccupancyMap
 from planner.refusals import REFUSED_SITUATIONS, ReceptacleRefusals
 from planner.roles import SKILLS, CriticDecision, CriticEvent, PlannerContext, Subgoal
@@ -50,6 +50,7 @@ class AgentView(Protocol):
     @property
     def held_type(self) -> str | None: ...
     def camera_thor(self) -> np.ndarray: ...
+    def reach_distance(self, obj: TrackedObject) -> float: ...
     def context(self, relax_rooms: bool = False, relax_relations: bool = False) -> PlannerContext: ...
     def note(self, text: str) -> None: ...
     def critique(self, event: CriticEvent) -> CriticDecision: ...
@@ -191,7 +192,7 @@ class Skills:
         # can stand, yet the simulator may still count them visible: within reach, let the
         # action and the critic decide instead of giving up unasked.
         obj = a.tracker.get(object_id)
-        return obj is not None and obj.distance_3d(a.camera_thor()) <= a.config.edge_reach
+        return obj is not None and a.reach_distance(obj) <= a.config.edge_reach
 
     def _approach(self, object_id: str, reach: float, avoid: list[tuple[float, float]]) -> SkillGen:
         """Walk until a pose within ``reach`` that faces the object (not near ``avoid``)."""
@@ -203,7 +204,7 @@ class Skills:
             if obj is None:
                 return False
             p = a.pose
-            if (a.tracker.visible_now.get(object_id) and obj.distance_3d(a.camera_thor()) <= reach
+            if (a.tracker.visible_now.get(object_id) and a.reach_distance(obj) <= reach
                     and not any(math.hypot(p.x - x, p.z - z) < 0.4 for x, z in avoid)):
                 return True
             plan = a.navigator.plan_to_object(a.pose, obj, reach, avoid=avoid)
@@ -311,7 +312,7 @@ class Skills:
             a.stats["experience_reused"] += 1
             a.note(f"experience: come closer to {object_id} before {name}")
         near_enough = a.config.reach - 0.1 if not closer else 0.95
-        if not (a.tracker.visible_now.get(object_id) and obj.distance_3d(a.camera_thor()) <= near_enough):
+        if not (a.tracker.visible_now.get(object_id) and a.reach_distance(obj) <= near_enough):
             ok = yield from self.navigate_to(object_id, closer=closer)
             if not ok:
                 a.stats["nav_failures"] += 1

@@ -381,7 +381,7 @@ class OraclePlanner:
         center = obj.position
         cx, cz = float(center[0]), float(center[2])
         grid = cast(CollisionMap, env.collision).free_grid()  # the env was reset
-        near = reachable_region(env, obj, grid, reach, standing=standing)
+        near = reachable_region(env, obj, grid, reach)
         if near is None:
             return None
         field = walking_distance_to(near, grid)
@@ -389,22 +389,22 @@ class OraclePlanner:
         rot = obj.rotation()
         ux, uz = float(rot[0, 0]), float(rot[2, 0])  # local x axis in world (x, z)
         part_centers, part_sizes = obj.local_boxes()  # one box, or the runs of an L or C counter
-        parts = [(float(pc[0]), float(pc[2]), float(ps[0]) / 2.0, float(ps[2]) / 2.0)
+        # THOR's range is measured from the agent's upright capsule (env.range_span): per box,
+        # the height gap between the two is the same wherever the agent stands.
+        lo, hi = env.range_span()
+        parts = [(float(pc[0]), float(pc[2]), float(ps[0]) / 2.0, float(ps[2]) / 2.0,
+                  max(float(center[1] + pc[1] - ps[1] / 2.0) - hi, lo - float(center[1] + pc[1] + ps[1] / 2.0), 0.0) ** 2)
                  for pc, ps in zip(part_centers, part_sizes)]
-        hy = float(obj.size[1]) / 2.0
-        cy = float(center[1])
-        cam_y = env.camera_height(standing)
-        dy = max(abs(cam_y - cy) - hy, 0.0)
         horizon_of: dict[tuple[float, float, int], float] = {}
 
         def box_distance(x: float, z: float) -> float:
             dx, dz = x - cx, z - cz
             lx, lz = dx * ux + dz * uz, -dx * uz + dz * ux
             best = math.inf
-            for px, pz, hx, hz in parts:
+            for px, pz, hx, hz, gap2 in parts:
                 ex, ez = max(abs(lx - px) - hx, 0.0), max(abs(lz - pz) - hz, 0.0)
-                best = min(best, ex * ex + ez * ez)
-            return math.sqrt(best + dy * dy)
+                best = min(best, ex * ex + ez * ez + gap2)
+            return math.sqrt(best)
 
         def is_goal(s: LatticeState) -> bool:
             if box_distance(s.x, s.z) > reach:

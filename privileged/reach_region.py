@@ -19,7 +19,7 @@ from planner.geodesic import walking_distance_to  # noqa: F401  (re-exported for
 from household.free_grid import FreeGrid
 from sim_bridge.embedded.collision import CollisionMap
 from sim_bridge.embedded.env import EmbeddedEnvironment
-from sim_bridge.embedded.objects import SimObject
+from sim_bridge.embedded.objects import SimObject, upright_distances
 
 
 def _components(mask: np.ndarray) -> np.ndarray:
@@ -55,11 +55,10 @@ def _room_labels(grid: FreeGrid, collision: CollisionMap) -> np.ndarray:
 _CACHE: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
 
-def reachable_region(env: EmbeddedEnvironment, obj: SimObject, grid: FreeGrid, reach: float,
-                     standing: bool = True) -> np.ndarray | None:
-    """Free floor cells, connected to the agent, within reach of the object from the camera
-    standing (or crouched) there (None if there are none): saves a full lattice search for
-    objects that cannot be reached at all, and seeds the walking-distance heuristic."""
+def reachable_region(env: EmbeddedEnvironment, obj: SimObject, grid: FreeGrid, reach: float) -> np.ndarray | None:
+    """Free floor cells, connected to the agent, within the simulator's interaction range of the
+    object (None if there are none): saves a full lattice search for objects that cannot be
+    reached at all, and seeds the walking-distance heuristic."""
     mask = grid.mask
     # Only a window around the object can be within reach: keeps this to a few ms.
     span = reach + float(np.linalg.norm(obj.size)) / 2.0
@@ -71,12 +70,10 @@ def reachable_region(env: EmbeddedEnvironment, obj: SimObject, grid: FreeGrid, r
     xs = grid.x0 + grid.resolution * np.arange(i0, i1)
     zs = grid.z0 + grid.resolution * np.arange(j0, j1)
     gx, gz = np.meshgrid(xs, zs, indexing="ij")
-    pts = np.stack([gx, np.full_like(gx, env.camera_height(standing)), gz], axis=-1).reshape(-1, 3)
-    local = (pts - c) @ obj.rotation()
-    # Distance to the nearest box of the body (one, or the runs of an L or C counter).
-    part_centers, part_sizes = obj.local_boxes()
-    dist = np.min([np.linalg.norm(np.maximum(np.abs(local - pc) - ps / 2.0, 0.0), axis=1)
-                   for pc, ps in zip(part_centers, part_sizes)], axis=0)
+    # THOR's range: from the agent's upright capsule to the nearest box of the body (one, or the
+    # runs of an L or C counter); the same for a crouched camera, which only changes what is seen.
+    lo, hi = env.range_span()
+    dist = upright_distances(obj, np.stack([gx.ravel(), gz.ravel()], axis=1), lo, hi)
     near = np.zeros_like(mask)
     near[i0:i1, j0:j1] = dist.reshape(len(xs), len(zs)) <= reach
     near &= mask

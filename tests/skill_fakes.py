@@ -26,6 +26,9 @@ class FakeAgentView:
     def camera_thor(self) -> Any:
         return (0.0, 0.0, 0.0)
 
+    def reach_distance(self, obj: Any) -> float:
+        return float(obj.distance_3d(self.camera_thor()))
+
     def experience_fix(self, action: str, object_type: str) -> None:
         return None
 

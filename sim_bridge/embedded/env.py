@@ -23,7 +23,7 @@ from household.visible_states import states_from_metadata, with_states
 from sim_bridge.embedded.house_geometry import HouseLayout, parse_layout
 from sim_bridge.embedded.interactions import InteractionError, ObjectTable, find_spot
 from sim_bridge.embedded.metadata import agent_metadata, object_metadata, state_metadata
-from sim_bridge.embedded.objects import build_objects
+from sim_bridge.embedded.objects import SimObject, build_objects
 from sim_bridge.embedded.placement_checks import PlacementProblem, check_placements
 from sim_bridge.embedded.render import SceneRenderer
 from household.frames import thor_camera_to_ros_pose, thor_to_ros_points, thor_yaw_to_ros
@@ -66,7 +66,9 @@ class EmbeddedConfig:
     # default, "tall" body): the camera sits at agent.position.y. The LoCoBot body drops 0.22 m.
     crouch_camera_height: float = 0.9
     body_height: float = 0.9  # THOR's agent.position.y
-    reach: float = 1.5  # THOR's visibilityDistance: interaction range
+    # THOR's visibilityDistance: the interaction range, measured as THOR measures it (see
+    # EmbeddedEnvironment.range_distance): from the agent's upright capsule, not from the camera.
+    reach: float = 1.5
     render_threads: int = 1
     data_dir: str | None = None  # where episodes' house files are looked up first
 
@@ -204,7 +206,7 @@ class EmbeddedEnvironment:
             parents = [a.id for a in self.table.ancestors(o)] if o.active else []
             dist = o.distance_to_point(cam)
             out.append(object_metadata(o, children.get(o.id, []), parents, o.id in visible,
-                                       o.id in visible and dist <= self.config.reach, dist))
+                                       o.id in visible and self.range_distance(o) <= self.config.reach, dist))
         agent = agent_metadata(self.pose.x, self.config.body_height, self.pose.z, self.pose.yaw, self.pose.horizon,
                                standing=self.pose.standing)
         held = self.table.objects[self.table.held] if self.table.held else None
@@ -246,9 +248,26 @@ class EmbeddedEnvironment:
         return bool(self._renderer.visible_objects(self.camera_position(p), p.yaw, p.horizon,
                                                   np.array([idx]), max_distance=1e9)[0])
 
+    def range_span(self) -> tuple[float, float]:
+        """The heights of the segment THOR measures the interaction range from: its default
+        visibility scheme (Collider) collects the objects whose colliders lie within
+        visibilityDistance of the agent's capsule, an upright segment from the bottom sphere's
+        centre (one radius above the floor) to the top sphere's centre stretched up by
+        visibilityDistance. Crouching lowers the camera, not the capsule. So an object on a bed
+        or a low table counts its horizontal distance from the agent's axis, not its distance from
+        the camera 0.7 m above it."""
+        c = self.config
+        return c.agent_radius, 2.0 * c.body_height - c.agent_radius + c.reach
+
+    def range_distance(self, obj: SimObject, pose: AgentPose | None = None) -> float:
+        """Distance from the agent's range segment (``range_span``) to the object's body."""
+        p = pose or self.pose
+        lo, hi = self.range_span()
+        return obj.distance_to_upright(p.x, p.z, lo, hi)
+
     def in_reach(self, object_id: str, pose: AgentPose | None = None) -> bool:
         obj = self._table.objects.get(object_id)
-        return obj is not None and obj.distance_to_point(self.camera_position(pose)) <= self.config.reach
+        return obj is not None and self.range_distance(obj, pose) <= self.config.reach
 
     def interactable(self, object_id: str, pose: AgentPose | None = None) -> bool:
         return self.in_reach(object_id, pose) and self.is_visible(object_id, pose)
@@ -316,7 +335,7 @@ class EmbeddedEnvironment:
 
     def _visible_set(self, candidates: list) -> set[str]:
         cam = self.camera_position()
-        near = [o for o in candidates if o.id in self._render_index and o.distance_to_point(cam) <= self.config.reach]
+        near = [o for o in candidates if o.id in self._render_index and self.range_distance(o) <= self.config.reach]
         if not near:
             return set()
         idx = np.array([self._render_index[o.id] for o in near])
@@ -384,7 +403,7 @@ class EmbeddedEnvironment:
             raise InteractionError(f"{name}: object {object_id} no longer exists (it was sliced)", Failure.UNKNOWN_OBJECT)
         if obj.is_picked_up:
             raise InteractionError(f"{name}: object {object_id} is being held", Failure.UNKNOWN)
-        dist = obj.distance_to_point(self.camera_position())
+        dist = self.range_distance(obj)
         if dist > self.config.reach:
             raise InteractionError(f"{name}: object {object_id} is out of reach ({dist:.2f} m > "
                                    f"{self.config.reach:.2f} m)", Failure.OUT_OF_REACH)

@@ -18,7 +18,7 @@ from household.assets import BASIN_DEPTH, CONTAINER_TYPES, MUST_BE_OPEN_TYPES, A
 from household.house_data import HouseError
 from household.house_limits import point as checked_point
 from sim_bridge.embedded import levels as lv
-from sim_bridge.embedded.shapes import Part, compound_parts
+from sim_bridge.embedded.shapes import PANEL_DEPTH_M, PANEL_TYPES, Part, compound_parts, panel_parts
 
 
 @dataclass
@@ -180,6 +180,29 @@ class SimObject:
         """Distance from a THOR point to the body (0 inside): the nearest of its boxes."""
         return float(np.linalg.norm(self._local_excess(p), axis=1).min())
 
+    def distance_to_upright(self, x: float, z: float, y_lo: float, y_hi: float) -> float:
+        """Distance from the upright segment at (x, z) between heights y_lo and y_hi to the body
+        (0 where they meet): the nearest of its boxes. THOR measures its interaction range this
+        way, from the agent's upright capsule (EmbeddedEnvironment.range_distance)."""
+        return float(upright_distances(self, np.array([[x, z]]), y_lo, y_hi)[0])
+
+
+def upright_distances(obj: SimObject, xz: np.ndarray, y_lo: float, y_hi: float) -> np.ndarray:
+    """(N,) distances from upright segments at the (N, 2) floor points ``xz``, spanning heights
+    y_lo..y_hi, to the nearest box of ``obj``. The body turns about +y only, so the height gap
+    per box is the same for every point and the rest is a distance in the floor plane."""
+    rot = obj.rotation()
+    d = np.asarray(xz, dtype=float) - obj.position[[0, 2]]
+    lx = d[:, 0] * rot[0, 0] + d[:, 1] * rot[2, 0]  # local x of each point
+    lz = d[:, 0] * rot[0, 2] + d[:, 1] * rot[2, 2]  # local z
+    centers, sizes = obj.local_boxes()
+    ex = np.maximum(np.abs(lx[:, None] - centers[None, :, 0]) - sizes[None, :, 0] / 2.0, 0.0)
+    ez = np.maximum(np.abs(lz[:, None] - centers[None, :, 2]) - sizes[None, :, 2] / 2.0, 0.0)
+    lo = obj.position[1] + centers[:, 1] - sizes[:, 1] / 2.0
+    hi = obj.position[1] + centers[:, 1] + sizes[:, 1] / 2.0
+    ey = np.maximum(np.maximum(lo - y_hi, y_lo - hi), 0.0)
+    return np.sqrt(ex * ex + ez * ez + (ey * ey)[None, :]).min(axis=1)
+
 
 def _point(p: Any, where: str) -> np.ndarray:
     """A finite point of household size (household/house_limits.py), or HouseError naming it."""
@@ -241,7 +264,28 @@ def build_objects(house: dict[str, Any], catalog: AssetCatalog) -> dict[str, Sim
         if obj.parent is None and obj.affords("pickupable"):
             obj.parent = support_under(obj, out.values())
     _apply_levels(out)
+    _apply_panels(out)
     return out
+
+
+def _apply_panels(objects: dict[str, SimObject]) -> None:
+    """Give each television its screen (shapes.panel_parts), lifted over whatever the house
+    places under it: the tops of the pickupable objects whose boxes cross the screen's slab
+    within the set's box."""
+    loose = [o for o in objects.values() if o.affords("pickupable")]
+    for tv in objects.values():
+        if tv.type not in PANEL_TYPES or tv.parts is not None:
+            continue
+        bottom = float(tv.position[1] - tv.size[1] / 2.0)
+        clearance = 0.0
+        for obj in loose:
+            corners = (obj.corners() - tv.position) @ tv.rotation()
+            lo, hi = corners.min(axis=0), corners.max(axis=0)
+            half = tv.size / 2.0
+            if (lo[0] < half[0] and hi[0] > -half[0] and lo[2] < PANEL_DEPTH_M / 2.0 and hi[2] > -PANEL_DEPTH_M / 2.0
+                    and lo[1] < half[1] and hi[1] > -half[1]):
+                clearance = max(clearance, float(obj.position[1] + obj.size[1] / 2.0) - bottom + 0.01)
+        tv.parts = panel_parts(tv.size, clearance)
 
 
 def _resting_offsets(objects: dict[str, SimObject]) -> dict[str, list[tuple[float, str]]]:

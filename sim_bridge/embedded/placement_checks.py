@@ -9,11 +9,12 @@ naming the house (its id is ``<file>#<line>`` when loaded from a houses file) an
 and kept in ``EmbeddedEnvironment.placement_problems`` so ``worldmind audit houses`` can name
 it among the unreachable objects instead of counting it reachable.
 
-Real ProcTHOR data has such objects: about 20 of the dev houses' objects lie wholly inside a
-television's or a lamp's box. (About 85 more lay on the inner shelves of shelving units, which
-the asset database does not mark as receptacles; the catalog now does, as THOR's units hold
-things on their shelves, and ``levels.py`` opens those shelves.) Each is warned about once per
-process, not on every reset of an evaluation run.
+Real ProcTHOR data has such objects: 2 of the dev houses' objects lie wholly inside a
+houseplant's box. (20 more lay inside televisions' boxes until a television became its screen,
+shapes.py; about 85 more on the inner shelves of shelving units, which the asset database does
+not mark as receptacles; the catalog now does, as THOR's units hold things on their shelves, and
+``levels.py`` opens those shelves.) Each is warned about once per process, not on every reset of
+an evaluation run.
 """
 
 from __future__ import annotations

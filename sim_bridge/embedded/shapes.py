@@ -1,4 +1,5 @@
-"""Compound shapes: assets whose body is not their bounding box (L- and C-shaped counters).
+"""Compound shapes: assets whose body is not their bounding box (L- and C-shaped counters,
+televisions).
 
 The asset database gives one bounding box per asset. For most furniture that box is the body,
 but ProcTHOR's corner counters (``Countertop_L_<W>x<D>``, ``Countertop_C_<W>x<D>``) are runs of
@@ -22,6 +23,18 @@ How the shape is derived, from the data:
 
 The runs do not overlap: the back run owns the corner squares, the side runs start where it
 ends. Every part spans the asset's full height.
+
+Televisions are the other such body (``panel_parts``). A set on a foot has a box as deep as its
+foot (0.23 to 0.56 m in the database) and as tall as the screen plus the foot, but the body is a
+screen a few centimetres thick lifted over the stand: ProcTHOR puts key chains, remotes, watches,
+candles and statues on the TV stand inside that box, under the screen and in front of and behind
+it (45 of the 53 objects the acting audit could not pick up at 2de60e6; 20 of them wholly inside
+the box, so ``placement_checks`` called them sealed in). The screen is modelled as a slab
+``PANEL_DEPTH_M`` deep through the box's middle, the database's thinnest (wall-style) sets being
+0.07 to 0.11 m deep, from a clearance above the box bottom to its top; the foot is not modelled
+(it covers a few centimetres of the stand, where ProcTHOR places nothing). The clearance is the
+larger of ``PANEL_CLEARANCE_SHARE`` of the height and the top of whatever the house places under
+the slab (objects.py), as THOR's screen clears what physics let ProcTHOR put there.
 """
 
 from __future__ import annotations
@@ -43,6 +56,28 @@ class Part:
 
     center: np.ndarray  # (3,) local offset of the part's centre
     size: np.ndarray  # (3,) full extents along local x, y, z
+
+
+# Televisions: a screen this deep through the middle of the box (see the module docstring); a set
+# no deeper than PANEL_MIN_BOX_M is its screen already (a wall-style set) and stays a box.
+PANEL_TYPES = frozenset({"Television"})
+PANEL_DEPTH_M = 0.08
+PANEL_MIN_BOX_M = 0.12
+# The screen's lowest edge above the box bottom, as a share of the box height, when nothing lies
+# under it; and the most it is lifted to clear what does (a screen is kept).
+PANEL_CLEARANCE_SHARE = 0.1
+PANEL_MAX_CLEARANCE_SHARE = 0.5
+
+
+def panel_parts(size: np.ndarray, clearance: float) -> tuple[Part, ...] | None:
+    """The screen of a television of box ``size`` as one part: a ``PANEL_DEPTH_M`` slab through
+    the box's middle from ``clearance`` above its bottom to its top; None for a set already that
+    thin. ``clearance`` is clamped to the shares above."""
+    sx, sy, sz = (float(v) for v in size)
+    if sz <= PANEL_MIN_BOX_M:
+        return None
+    lift = min(max(clearance, PANEL_CLEARANCE_SHARE * sy), PANEL_MAX_CLEARANCE_SHARE * sy)
+    return (Part(np.array([0.0, lift / 2.0, 0.0]), np.array([sx, sy - lift, PANEL_DEPTH_M])),)
 
 
 def shape_kind(asset_id: str) -> str | None:
