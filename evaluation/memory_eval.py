@@ -33,6 +33,7 @@ from memory.pipeline import MemoryPipeline
 from memory.spatial.memory import MemoryConfig, SpatialMemory
 from memory.spatial import store as memory_store
 from memory.spatial.query import Region
+from memory.spatial.sensor_settings import SensorErrors, memory_config_for
 from perception.encoders import Encoders, make_encoders
 from perception.observations import PerceptionError
 from sim_bridge.embedded.collision import CollisionMap
@@ -41,7 +42,7 @@ from sim_bridge.embedded.house_geometry import HouseLayout
 from household.house_data import HouseError, load_house
 from sim_bridge.embedded.interactions import ObjectTable, find_placement, find_spot
 from sim_bridge.sensors import SensorNoise, sensor_profile
-from sim_bridge.sensors.profiles import PoseModel
+from sim_bridge.sensors.profiles import PoseModel, SensorProfile
 from household.frames import thor_to_ros_points
 from household.receptacle_filters import FIXED_RECEPTACLE
 from household.types import Action, point_in_polygon
@@ -68,6 +69,29 @@ class MemoryEvalConfig:
     # False: the profile's pose model is zeroed, to see the memory under the depth and segmentation
     # models alone (what a pose corrected against the map would give; that correction is not built)
     pose_drift: bool = True
+    # True: the memory and perception get the settings the profile's sensors call for
+    # (memory.spatial.sensor_settings); False: the exact-frame defaults whatever the profile
+    sensor_settings: bool = True
+
+
+def sensor_errors(profile: SensorProfile) -> SensorErrors:
+    """What a sensor profile's frames get wrong, as the memory's settings need it: the depth
+    model's k; the localiser's bias plus jitter bounds (position and heading) where the profile
+    has one, else 5 cm and a full turn's heading drift (odometry alone: the smear between nearby
+    views, not the drift over the episode, which no margin covers); the segmenter's failure kinds."""
+    pose, seg = profile.pose, profile.segmentation
+    if pose.is_exact:
+        tol, yaw = 0.0, 0.0
+    elif pose.localiser is not None:
+        loc = pose.localiser
+        tol = loc.bias_max_m + loc.jitter_max_m
+        yaw = math.degrees(loc.bias_yaw_max_rad + loc.jitter_yaw_max_rad)
+    else:
+        tol, yaw = 0.05, math.degrees(pose.yaw_drift_per_rad * 2.0 * math.pi)
+    return SensorErrors(depth_noise_k=profile.depth.noise_k, pose_tolerance_m=tol, yaw_tolerance_deg=yaw,
+                        false_detections=seg.spurious_per_frame > 0,
+                        imperfect_masks=seg.erode_p > 0 or seg.bleed_p > 0,
+                        label_confusion=seg.confusion_p > 0)
 
 
 def viewpoints(env: EmbeddedEnvironment, step: float) -> list[tuple[float, float]]:
@@ -228,16 +252,17 @@ def run_memory_eval(house_file: str, index: int, out_dir: str | Path, *, config:
     env = EmbeddedEnvironment(EmbeddedConfig(width=cfg.width, height=cfg.height, render=True))
     env.reset(house)
     house_id = cast(HouseLayout, env.layout).house_id
-    mcfg = memory_config or MemoryConfig()
+    profile = sensor_profile(cfg.sensors)
+    if not cfg.pose_drift:
+        profile = replace(profile, pose=PoseModel())
+    errors = sensor_errors(profile) if cfg.sensor_settings else SensorErrors()
+    mcfg = memory_config_for(errors, memory_config or MemoryConfig())
     encoders = encoders or make_encoders("hash")
-    pipeline = MemoryPipeline.build(encoders, mcfg, rooms_as_regions(env))
+    pipeline = MemoryPipeline.build(encoders, mcfg, rooms_as_regions(env), mask_edge_check=errors.imperfect_masks)
     memory = pipeline.memory
     points = viewpoints(env, cfg.grid_step)[:cfg.max_viewpoints]
     visible: set[str] = set()
     started = time.monotonic()
-    profile = sensor_profile(cfg.sensors)
-    if not cfg.pose_drift:
-        profile = replace(profile, pose=PoseModel())
     noise = None if profile.is_ideal else SensorNoise(None, profile, seed=cfg.seed)
     log = explore(env, pipeline, points, cfg, visible, progress, noise)
     first, m1, gt1 = score(memory, env, visible, cfg)
@@ -249,7 +274,8 @@ def run_memory_eval(house_file: str, index: int, out_dir: str | Path, *, config:
                       + (", ground-truth instance segmentation" if cfg.sensors == "ideal" else
                          f"; sensors: {cfg.sensors} profile (noisy depth, "
                          f"{'noisy pose' if cfg.pose_drift else 'exact pose'}, imperfect per-frame segmentation)"),
-        "config": asdict(cfg), "memory_config": asdict(mcfg), "encoders": encoders.describe(),
+        "config": asdict(cfg), "memory_config": asdict(mcfg), "sensor_errors": asdict(errors),
+        "mask_edge_check": errors.imperfect_masks, "encoders": encoders.describe(),
         "viewpoints": len(points), "explored": first,
     }
     if cfg.move_objects > 0:
@@ -362,10 +388,15 @@ def main_memory_eval(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--clip-weights", default=None, help="checkpoint file, or 'random' (speed only)")
     ap.add_argument("--save-memory", action="store_true", help="also write memory.npz")
     ap.add_argument("--min-observations", type=int, default=1, metavar="N",
-                    help="an object counts once N segments were associated with it (default 1: at once); "
-                         "2 or more drops a segmenter's one-frame false positives")
+                    help="an object counts once N segments were associated with it (default 1: at once; at least "
+                         "3 where the sensor profile's segmenter has false detections, unless "
+                         "--exact-frame-settings); 2 or more drops a segmenter's one-frame false positives")
     ap.add_argument("--sensors", default="ideal", choices=("ideal", "realistic", "odom-only", "harsh"),
                     help="sensor profile of the frames the memory is fed (default: ideal)")
+    ap.add_argument("--exact-frame-settings", action="store_true",
+                    help="give the memory the settings for exact frames whatever --sensors says (default: the "
+                         "profile's depth noise, pose error and segmenter failures set them; "
+                         "memory/spatial/sensor_settings.py)")
     ap.add_argument("--no-pose-drift", action="store_true",
                     help="zero the profile's pose error (drift and localiser): the memory under depth and "
                          "segmentation noise alone")
@@ -383,7 +414,8 @@ def main_memory_eval(argv: Sequence[str] | None = None) -> int:
         encoders_for(spec)  # bad encoder options fail here, before any house runs
         writable_out_dir(args.out)  # so does an --out that is a file, a device or a full disk
         cfg = MemoryEvalConfig(grid_step=args.grid_step, horizons=horizons, move_objects=args.move, seed=args.seed,
-                               sensors=args.sensors, pose_drift=not args.no_pose_drift)
+                               sensors=args.sensors, pose_drift=not args.no_pose_drift,
+                               sensor_settings=not args.exact_frame_settings)
         tasks = [Task(n, f"house {i}", MemoryEvalJob(args.house, i, cfg, args.voxel_size, spec, args.data_dir,
                                                       args.save_memory, args.min_observations))
                  for n, i in enumerate(indices)]

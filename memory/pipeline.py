@@ -51,10 +51,12 @@ class MemoryPipeline:
 
     @classmethod
     def build(cls, encoders: Encoders | None = None, memory_config: MemoryConfig | None = None,
-              regions: Sequence[Region] = (), min_pixels: int | None = None) -> "MemoryPipeline":
-        """A memory and a perception that agree on voxel size and share the encoders."""
+              regions: Sequence[Region] = (), min_pixels: int | None = None,
+              mask_edge_check: bool = False) -> "MemoryPipeline":
+        """A memory and a perception that agree on voxel size and share the encoders
+        (``mask_edge_check``: the frames come from a learned segmenter, see PerceptionConfig)."""
         memory = SpatialMemory(encoders, memory_config, regions)
-        config = PerceptionConfig(voxel_size=memory.config.voxel_size)
+        config = PerceptionConfig(voxel_size=memory.config.voxel_size, mask_edge_check=mask_edge_check)
         if min_pixels is not None:
             config.min_pixels = int(min_pixels)
         return cls(memory, Perception(config, memory.encoders))

@@ -20,6 +20,7 @@ import numpy as np
 
 from perception.backproject import KEY_BITS, PixelGrid, check_pose, pack_coords, sorted_unique, voxel_centers, yaw_box
 from perception.encoders import Encoders
+from perception.mask_edges import drop_depth_outliers
 from perception.observations import FrameObservations, ObjectObservation, OrientedBox, PerceptionError
 from household.types import Observation
 
@@ -37,6 +38,9 @@ class PerceptionConfig:
     crop_margin: int = 4  # pixels of context around a crop
     oriented_boxes: bool = False  # also fit a gravity-aligned yaw box per instance
     ignore_labels: tuple[str, ...] = ()  # e.g. ("Floor", "Wall") for segmenters that label them
+    # A learned segmenter's masks are off by a pixel or two: drop mask pixels the depth puts
+    # apart from their object (perception/mask_edges.py). Off for exact masks.
+    mask_edge_check: bool = False
 
 
 class Perception:
@@ -90,6 +94,8 @@ class Perception:
         if n_bad:
             warnings.append(f"step {obs.step}: {n_bad} depth pixels are NaN, inf or negative; ignored")
         clean_depth = np.where(valid, depth, 0.0).astype(np.float32)
+        if cfg.mask_edge_check:
+            inst = drop_depth_outliers(inst, clean_depth)
         instance_of_pixel = np.full((height, width), UNKNOWN, dtype=np.int32)
         instance_of_pixel[valid & (inst == 0)] = BACKGROUND
         frame = FrameObservations(obs.step, intr, pose, cfg.voxel_size, clean_depth, instance_of_pixel, [], warnings)

@@ -42,6 +42,9 @@ class AgentConfig:
     # Views of an object that must agree on where it is before the agent believes it: 1 for a
     # segmenter that reports only what is there; 2 for a detector with false detections.
     confirm_views: int = 1
+    # A segmenter whose masks bleed over silhouettes (a learned detector): each object's pixels
+    # the depth puts apart from it are dropped before its box is built (perception/mask_edges.py).
+    mask_edge_check: bool = False
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.ablate) - set(ABLATIONS))

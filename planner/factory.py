@@ -77,6 +77,14 @@ def _env_confirm_views(env: Any) -> int:
     return 2 if isinstance(rate, (int, float)) and rate > 0 else 1
 
 
+def _env_mask_edge_check(env: Any) -> bool:
+    """``AgentConfig.mask_edge_check``: True where the environment's segmenter erodes or bleeds
+    masks (a sensor profile with ``erode_p`` or ``bleed_p``), else False."""
+    seg = getattr(getattr(env, "profile", None), "segmentation", None)
+    return any(isinstance(getattr(seg, k, 0.0), (int, float)) and getattr(seg, k, 0.0) > 0
+               for k in ("erode_p", "bleed_p"))
+
+
 def _deterministic_fallbacks() -> dict[str, Any]:
     """The rule-based roles each LLM role falls back to (keys: planner.llm.ROLE_NAMES), so a model
     that keeps answering invalid JSON makes an llm run degrade to the deterministic planner."""
@@ -108,7 +116,7 @@ def _plugin(name: str) -> Any:
 def make_agent(name: str, env: Any, *, instruction_kind: str = "detailed", ablate: Iterable[str] = (),
                experience_path: str | Path | None = None, llm_config: str | Path | None = None,
                depth_noise_k: float | None = None, pose_tolerance: float | None = None,
-               confirm_views: int | None = None) -> Any:
+               confirm_views: int | None = None, mask_edge_check: bool | None = None) -> Any:
     """The agent for a ``--planner`` name. ``env`` is used by the oracle (it plans on the
     simulator) and, for the others, only for its move step and its sensor profile's depth
     noise. ``experience_path`` is the persisted experience pool (None: in memory for this agent
@@ -116,8 +124,9 @@ def make_agent(name: str, env: Any, *, instruction_kind: str = "detailed", ablat
     planner.llm.factory.load_llm_config); ``depth_noise_k`` is the depth camera's noise figure
     (sigma = k z^2) where no environment states it (a robot's datasheet; None: the environment's);
     likewise ``pose_tolerance`` (metres the pose may be off frame to frame: the localiser's stated
-    accuracy) and ``confirm_views`` (views an object needs before it is believed: 2 for a
-    detector with false detections)."""
+    accuracy), ``confirm_views`` (views an object needs before it is believed: 2 for a
+    detector with false detections) and ``mask_edge_check`` (True behind a segmenter whose masks
+    bleed over silhouettes)."""
     check_planner(name)
     ablate = frozenset(ablate)
     if name == "oracle":
@@ -149,6 +158,7 @@ def make_agent(name: str, env: Any, *, instruction_kind: str = "detailed", ablat
         raise InputError(f"confirm_views: expected a whole number of views in [1, 10], got {confirm_views!r}")
     options["pose_tolerance"] = _env_pose_tolerance(env) if pose_tolerance is None else float(pose_tolerance)
     options["confirm_views"] = _env_confirm_views(env) if confirm_views is None else confirm_views
+    options["mask_edge_check"] = _env_mask_edge_check(env) if mask_edge_check is None else bool(mask_edge_check)
     config = AgentConfig(**options)
     try:
         experience = ExperiencePool.load(experience_path)

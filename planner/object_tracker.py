@@ -23,6 +23,7 @@ import numpy as np
 from household.frames import ros_to_thor_points
 from household.types import Observation
 from perception.backproject import backproject_pixels
+from perception.mask_edges import main_depth_run
 from planner.agent_config import AgentConfig
 from planner.object_memory import ObjectMemory, TrackedObject
 
@@ -41,13 +42,16 @@ class ObjectTracker:
     object clearly elsewhere replaces the box whatever its noise (someone moved it)."""
 
     def __init__(self, stride: int = 2, min_pixels: int = 3, depth_noise_k: float = 0.0,
-                 confirm_views: int = 1) -> None:
+                 confirm_views: int = 1, mask_edge_check: bool = False) -> None:
         self.objects: dict[str, TrackedObject] = {}
         self.depth_noise_k = float(depth_noise_k)
         # A detector that reports things that are not there (a few per hundred frames) is believed
         # only after ``confirm_views`` views of an id agree on where it is; until then the id waits
         # here (views so far, its last box) and is nothing the agent plans with.
         self.confirm_views = max(int(confirm_views), 1)
+        # A learned segmenter's mask bleeds over the silhouette: pixels the depth puts apart from
+        # the object (the wall behind it) would stretch its box by metres (perception/mask_edges.py).
+        self.mask_edge_check = bool(mask_edge_check)
         self.tentative: dict[str, tuple[int, np.ndarray, np.ndarray]] = {}
         self.stride = stride
         self.min_pixels = min_pixels
@@ -88,6 +92,9 @@ class ObjectTracker:
             if not ok.any():
                 continue
             sel, d = sel[ok], d[ok]
+            if self.mask_edge_check and len(d) > 1:
+                main = main_depth_run(np.zeros(len(d), dtype=np.int64), d)
+                sel, d = sel[main], d[main]
             u, v = u_all[sel], v_all[sel]
             thor = ros_to_thor_points(backproject_pixels(u, v, d, k, pose))
             sigma = 0.0
@@ -193,4 +200,5 @@ class ObjectTracker:
 def tracker_memory(config: AgentConfig) -> ObjectMemory:
     """The agent's default object memory (``planner.object_memory.ObjectMemoryFactory``): this
     tracker, with the depth camera's noise figure from the agent's settings."""
-    return ObjectTracker(depth_noise_k=config.depth_noise_k, confirm_views=config.confirm_views)
+    return ObjectTracker(depth_noise_k=config.depth_noise_k, confirm_views=config.confirm_views,
+                         mask_edge_check=config.mask_edge_check)

@@ -40,6 +40,11 @@ class AssociationConfig:
     near_margin_voxels: float = 1.5
     merge_overlap: float = 0.2  # exact overlap with a second object that makes it a fragment
     min_label_share: float = 0.2  # a label counts as the object's when it has this share of votes
+    # How far apart two views may put one object (the pose error between them: on a robot, twice
+    # its localiser's stated accuracy, ``sensor_settings.memory_config_for``): added to the box
+    # margin, so a cup seen from two places with different localiser biases stays one cup.
+    # 0 for an exact pose. Same-label objects seen side by side keep the voxel margin alone.
+    pose_margin_m: float = 0.0
 
     def __post_init__(self) -> None:
         if self.label_mode not in ("strict", "soft"):

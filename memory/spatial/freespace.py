@@ -46,6 +46,16 @@ class FreeSpaceConfig:
     max_window: int = 6  # pixels searched around a voxel's projection for a dropped instance
     min_expected_pixels: float = 40.0  # ~2x the segmenter's smallest instance: smaller may be missed
     absent_frames: int = 2
+    # The sensors' own error, where they have one (a learned detector on a real robot, or a noisy
+    # sensor profile in simulation); 0 for exact depth and pose. Depth: sigma(z) = k z^2 widens
+    # the margin by three sigma. Pose: a stored voxel projects up to ``pose_tolerance_m`` plus
+    # ``yaw_tolerance_deg`` at its range off where the object now shows, so a voxel whose
+    # projection has a pixel at its depth within that window is no evidence of absence (a cup
+    # 6 cm across, stored from a view with another localiser bias, lands beside itself).
+    depth_noise_k: float = 0.0
+    pose_tolerance_m: float = 0.0
+    yaw_tolerance_deg: float = 0.0
+    max_pose_window: int = 12  # pixels searched, at most, around a projection for that
 
 
 @dataclass
@@ -100,7 +110,7 @@ def judge(frame: FrameObservations, voxels: VoxelIndex, rows: np.ndarray, row_of
     d = frame.depth[vi, ui].astype(np.float64)
     inst = frame.instance_of_pixel[vi, ui]
     pix_row = np.where(inst >= 0, row_of_instance[np.maximum(inst, 0)] if len(row_of_instance) else -3, -3)
-    m = cfg.margin + cfg.margin_per_m * z
+    m = cfg.margin + cfg.margin_per_m * z + 3.0 * cfg.depth_noise_k * z ** 2
     measured = d > 0
     occluded = measured & (d < z - m)
     through = measured & (d > z + m)
@@ -116,6 +126,11 @@ def judge(frame: FrameObservations, voxels: VoxelIndex, rows: np.ndarray, row_of
     excused = _dropped_nearby(frame, np.flatnonzero(absent & ~observed), ui, vi, z, m, voxel_size, cfg.max_window)
     judged[excused] = absent[excused] = False
     unknown[excused] = True
+    if cfg.pose_tolerance_m > 0 or cfg.yaw_tolerance_deg > 0:
+        lateral = cfg.pose_tolerance_m + z * np.tan(np.radians(cfg.yaw_tolerance_deg))
+        radius = np.minimum(np.ceil(lateral * intr.fx / np.maximum(z, 1e-6)), cfg.max_pose_window).astype(np.int64)
+        maybe = _depth_nearby(frame, np.flatnonzero(absent & ~observed), ui, vi, z, m, radius)
+        judged[maybe] = absent[maybe] = False
     where = np.searchsorted(rows, obj) if np.all(rows[:-1] <= rows[1:]) else _position(rows, obj)
     n = len(rows)
     # An observed object sheds voxels where the frame shows anything else at or behind them,
@@ -152,6 +167,39 @@ def _dropped_nearby(frame: FrameObservations, cand: np.ndarray, ui: np.ndarray, 
     wd = frame.depth[vv, uu]
     hit = within & (frame.instance_of_pixel[vv, uu] == UNKNOWN) & (wd > 0) & (np.abs(wd - z[cand, None]) <= m[cand, None])
     return cand[hit.any(axis=1)]
+
+
+def _depth_nearby(frame: FrameObservations, cand: np.ndarray, ui: np.ndarray, vi: np.ndarray, z: np.ndarray,
+                  m: np.ndarray, radius: np.ndarray) -> np.ndarray:
+    """Of the candidate voxels, those with a measured pixel at their depth (within ``m``) within
+    ``radius`` pixels of their projection: with the pose that uncertain, the object may be right
+    there, so the voxel is no evidence of absence. Offsets are tried nearest first on a grid of
+    every second pixel beyond two (a surface at the voxel's depth is wider than that), and a
+    voxel leaves the search once one is found. The price: a small thing taken off a table is not
+    seen gone while the table top where it stood lies within that window at its depth (measured
+    on dev house 0: not counting another object's pixels as "maybe it" lowered the recall of
+    seen objects 0.93 -> 0.86 for 0.81 -> 0.84 precision after moving five)."""
+    if len(cand) == 0 or int(radius[cand].max()) <= 0:
+        return cand[:0]
+    intr = frame.intrinsics
+    big = int(radius[cand].max())
+    steps = sorted({k for k in (0, 1, *range(2, big + 1, 2), big) if k <= big})
+    signed = sorted({sign * k for k in steps for sign in (-1, 1)})
+    offsets = sorted(((dv, du) for dv in signed for du in signed), key=lambda o: (max(abs(o[0]), abs(o[1])), o))
+    left = cand.copy()
+    found = []
+    for dv, du in offsets:
+        if len(left) == 0:
+            break
+        r = radius[left]
+        vv = np.clip(vi[left] + dv, 0, intr.height - 1)
+        uu = np.clip(ui[left] + du, 0, intr.width - 1)
+        wd = frame.depth[vv, uu]
+        hit = (max(abs(dv), abs(du)) <= r) & (wd > 0) & (np.abs(wd - z[left]) <= m[left])
+        if hit.any():
+            found.append(left[hit])
+            left = left[~hit]
+    return np.sort(np.concatenate(found)) if found else cand[:0]
 
 
 def _position(rows: np.ndarray, values: np.ndarray) -> np.ndarray:

@@ -56,6 +56,10 @@ class MemoryConfig:
     # times; before that it is tentative: kept, associated, confirmed by its next sighting. A
     # real segmenter's one-frame false positives never count; 1: every segment counts at once.
     min_observations: int = 1
+    # An object's box spans the voxels observed at least this many times (hits, at most
+    # ``max_hits``), where it has any: a learned segmenter's stray pixels land somewhere new in
+    # every frame and would stretch the box by metres. 1: every voxel (exact masks).
+    box_min_hits: int = 1
 
 
 @dataclass
@@ -150,7 +154,8 @@ class SpatialMemory:
             cands = candidates(fq, self.voxels, active, t.column("aabb_min"), t.column("aabb_max"),
                                t.column("n_voxels"), t.column("vote_label"), t.column("vote_weight"),
                                self.index.text, self.index.clip,
-                               self.index.has_clip, margin, cfg.association.min_label_share)
+                               self.index.has_clip, margin + cfg.association.pose_margin_m,
+                               cfg.association.min_label_share)
             assoc = assign(cands, len(frame.objects), cfg.association, self.distinct)
             for keep, absorb in assoc.merges:
                 self._absorb(keep, absorb, frame.step)
@@ -251,13 +256,27 @@ class SpatialMemory:
         have = rows[count > 0]
         if len(have) == 0:
             return
-        coords = unpack_keys(keys)
-        starts = np.concatenate([[0], np.cumsum(count[count > 0])[:-1]])
+        use = self._box_voxels(obj, keys, np.searchsorted(rows, obj), len(rows))
+        coords = unpack_keys(keys[use])
+        per_row = np.bincount(np.searchsorted(rows, obj[use]), minlength=len(rows))
+        starts = np.concatenate([[0], np.cumsum(per_row[count > 0])[:-1]])
         vs = self.config.voxel_size
         t.set("aabb_min", have, np.minimum.reduceat(coords, starts, axis=0) * vs)
         t.set("aabb_max", have, (np.maximum.reduceat(coords, starts, axis=0) + 1) * vs)
         t.set("n_voxels", have, count[count > 0])
         t.set("peak_voxels", have, np.maximum(t.peak_voxels[have], count[count > 0]))
+
+    def _box_voxels(self, obj: np.ndarray, keys: np.ndarray, row_idx: np.ndarray, n_rows: int) -> np.ndarray:
+        """Which of the (object, voxel) pairs make the objects' boxes: all of them, or with
+        ``box_min_hits`` > 1 those observed that often, for every object that has any (a voxel a
+        segmenter's stray pixel put on the wall behind is seen once; the object's own, from every
+        view)."""
+        need = self.config.box_min_hits
+        if need <= 1 or len(obj) == 0:
+            return np.ones(len(obj), dtype=bool)
+        strong = self.voxels.hits_of(obj, keys) >= need
+        n_strong = np.bincount(row_idx[strong], minlength=n_rows)
+        return strong | (n_strong[row_idx] == 0)
 
     # ---- queries -----------------------------------------------------------------------
     def __len__(self) -> int:

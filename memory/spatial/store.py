@@ -76,6 +76,7 @@ def _config_from_json(data: Any, path: Path) -> Any:
     _check(1 <= config.max_hits <= 127, path, "header.config.max_hits", f"must be in 1..127, got {config.max_hits}")
     _check(config.view_max_side >= 1, path, "header.config.view_max_side", "must be >= 1")
     _check(config.min_observations >= 1, path, "header.config.min_observations", "must be >= 1")
+    _check(config.box_min_hits >= 1, path, "header.config.box_min_hits", "must be >= 1")
     return config
 
 

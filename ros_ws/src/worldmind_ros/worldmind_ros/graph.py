@@ -111,12 +111,24 @@ NODE_PARAMS: dict[str, tuple[ParamSpec, ...]] = {
         _p("voxel_size", 0.05, "voxel edge in metres (must equal the memory's)"),
         _p("min_pixels", 20, "instances with fewer pixels are ignored"),
         _p("max_depth", 10.0, "depth beyond this (metres) is ignored"),
+        _p("mask_edge_check", False, "drop mask pixels the depth puts apart from their object (a learned "
+                                     "segmenter's masks bleed over silhouettes); false for exact masks"),
     ),
     "memory_node": _COMMON + _POSES + (
         _p("voxel_size", 0.05, "voxel edge in metres"),
         _p("min_pixels", 20, "instances with fewer pixels are ignored (in-process perception)"),
         _p("min_observations", 1, "an object counts (queries, markers) once this many segments were associated "
                                   "with it; 2 or more drops a real segmenter's one-frame false positives"),
+        _p("learned_segmenter", False, "the segmenter reports false detections, bleeds masks and confuses "
+                                       "look-alikes: objects count after 3 views, boxes from voxels seen twice, "
+                                       "mask pixels apart from their object in depth dropped, label flips outvoted "
+                                       "(memory/spatial/sensor_settings.py); false for exact masks"),
+        _p("depth_noise_k", 0.0, "the depth camera's noise, sigma = k z^2 in metres (datasheet; 0.0036 for a "
+                                 "D435-class camera): the free-space test's margin; 0: exact"),
+        _p("pose_tolerance", 0.0, "metres the localised pose may be off (the localiser's bias plus jitter bound, "
+                                  "e.g. 0.075): where an object may be before it is called gone, and how far two "
+                                  "views of one object may disagree; 0: exact"),
+        _p("yaw_tolerance_deg", 0.0, "degrees the localised heading may be off (e.g. 2.1); 0: exact"),
         _p("marker_period_s", 1.0, "publish the MarkerArray of the map at most this often"),
         _p("save_path", "", "save the memory here on shutdown (empty: do not save)"),
         _p("default_k", 5, "hits per text query when the query does not say"),
@@ -139,6 +151,8 @@ NODE_PARAMS: dict[str, tuple[ParamSpec, ...]] = {
                                   "agent plans with that much less; 0: exact"),
         _p("confirm_views", 1, "views of an object that must agree on where it is before the agent believes it "
                                "(2 for a detector with false detections)"),
+        _p("mask_edge_check", False, "drop mask pixels the depth puts apart from their object before its box is "
+                                     "built (true behind a learned segmenter whose masks bleed); false: exact masks"),
         _p("max_steps", 0, "stop after this many actions (0: the episode's budget, or unlimited)"),
         _p("result_timeout_s", 60.0, "give up on a skill unanswered for this long (the goal is cancelled)"),
         _p("skill_interface", "action", "how skills are sent: 'action' (ExecuteSkill goals) or 'topic' "

@@ -28,6 +28,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 from memory.pipeline import MemoryPipeline
 from memory.spatial.memory import MemoryConfig, SpatialMemory
+from memory.spatial.sensor_settings import SensorErrors, memory_config_for
 from memory.spatial.store import save_memory
 from sim_bridge.ros.convert import MessageClasses, ns_to_time
 from household.types import Observation
@@ -106,9 +107,14 @@ class MemoryNode(WorldMindNode):
 
     def configure(self) -> None:
         p = self.params
-        self.pipeline = MemoryPipeline.build(memory_config=MemoryConfig(voxel_size=p["voxel_size"],
-                                                                           min_observations=p["min_observations"]),
-                                             min_pixels=p["min_pixels"])
+        learned = bool(p["learned_segmenter"])
+        errors = SensorErrors(depth_noise_k=float(p["depth_noise_k"]), pose_tolerance_m=float(p["pose_tolerance"]),
+                              yaw_tolerance_deg=float(p["yaw_tolerance_deg"]), false_detections=learned,
+                              imperfect_masks=learned, label_confusion=learned)
+        config = memory_config_for(errors, MemoryConfig(voxel_size=p["voxel_size"],
+                                                        min_observations=p["min_observations"]))
+        self.pipeline = MemoryPipeline.build(memory_config=config, min_pixels=p["min_pixels"],
+                                             mask_edge_check=learned)
         self.memory = self.pipeline.memory
         self.classes = MessageClasses.from_modules()
         self.updates_pub = self.create_publisher(String, self.local_topic(UPDATES_TOPIC), qos("reliable"))

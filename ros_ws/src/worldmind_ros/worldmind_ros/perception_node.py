@@ -48,7 +48,8 @@ class PerceptionNode(WorldMindNode):
     def configure(self) -> None:
         p = self.params
         self.perception = Perception(PerceptionConfig(voxel_size=p["voxel_size"], min_pixels=p["min_pixels"],
-                                                      max_depth=p["max_depth"]))
+                                                      max_depth=p["max_depth"],
+                                                      mask_edge_check=bool(p["mask_edge_check"])))
         self.pub = self.create_publisher(String, self.local_topic(OBJECTS_TOPIC), qos("reliable"))
         self.stream = ObservationStream(self, self.names, self._on_observation, with_status=False,
                                         **pose_options(self.params))

@@ -40,7 +40,7 @@ def public_episode(episode: Any) -> Any:
 
 
 def make_planner_agent(spec: str, move_step: float, depth_noise_k: float = 0.0, pose_tolerance: float = 0.0,
-                       confirm_views: int = 1) -> Any:
+                       confirm_views: int = 1, mask_edge_check: bool = False) -> Any:
     if spec.startswith("scripted:"):
         from worldmind_ros.scripted_agent import ScriptedAgent
 
@@ -53,7 +53,7 @@ def make_planner_agent(spec: str, move_step: float, depth_noise_k: float = 0.0, 
     # Non-privileged agents take the environment only for its settings; there is none here.
     env_info = SimpleNamespace(config=SimpleNamespace(move_step=move_step, data_dir=None))
     return make_agent(spec, env_info, depth_noise_k=depth_noise_k, pose_tolerance=pose_tolerance,
-                      confirm_views=confirm_views)
+                      confirm_views=confirm_views, mask_edge_check=mask_edge_check)
 
 
 def critic_decisions(agent: Any, since: int) -> tuple[list[dict[str, Any]], int]:
@@ -82,7 +82,7 @@ class PlannerNode(WorldMindNode):
     def configure(self) -> None:
         p = self.params
         self.agent = make_planner_agent(p["agent"], p["move_step"], p["depth_noise_k"], p["pose_tolerance"],
-                                        p["confirm_views"])
+                                        p["confirm_views"], bool(p["mask_edge_check"]))
         self.episode = self._episode(p)
         self.instruction = self.episode.instruction(p["instruction"]) if self.episode.instructions else ""
         budget = int(p["max_steps"]) or int(self.episode.max_steps or 0)
