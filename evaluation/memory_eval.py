@@ -89,9 +89,8 @@ def sensor_errors(profile: SensorProfile) -> SensorErrors:
     else:
         tol, yaw = 0.05, math.degrees(pose.yaw_drift_per_rad * 2.0 * math.pi)
     return SensorErrors(depth_noise_k=profile.depth.noise_k, pose_tolerance_m=tol, yaw_tolerance_deg=yaw,
-                        false_detections=seg.spurious_per_frame > 0,
-                        imperfect_masks=seg.erode_p > 0 or seg.bleed_p > 0,
-                        label_confusion=seg.confusion_p > 0)
+                        false_detections=seg.false_detections, imperfect_masks=seg.imperfect_masks,
+                        label_confusion=seg.label_confusion)
 
 
 def viewpoints(env: EmbeddedEnvironment, step: float) -> list[tuple[float, float]]:

@@ -72,17 +72,16 @@ def _env_pose_tolerance(env: Any) -> float:
 
 def _env_confirm_views(env: Any) -> int:
     """``AgentConfig.confirm_views``: 2 where the environment's segmenter reports false detections
-    (a sensor profile with ``spurious_per_frame``), else 1."""
-    rate = getattr(getattr(getattr(env, "profile", None), "segmentation", None), "spurious_per_frame", 0.0)
-    return 2 if isinstance(rate, (int, float)) and rate > 0 else 1
+    (a sensor profile whose ``SegmentationModel.false_detections``), else 1."""
+    seg = getattr(getattr(env, "profile", None), "segmentation", None)
+    return 2 if getattr(seg, "false_detections", False) is True else 1
 
 
 def _env_mask_edge_check(env: Any) -> bool:
     """``AgentConfig.mask_edge_check``: True where the environment's segmenter erodes or bleeds
-    masks (a sensor profile with ``erode_p`` or ``bleed_p``), else False."""
+    masks (a sensor profile whose ``SegmentationModel.imperfect_masks``), else False."""
     seg = getattr(getattr(env, "profile", None), "segmentation", None)
-    return any(isinstance(getattr(seg, k, 0.0), (int, float)) and getattr(seg, k, 0.0) > 0
-               for k in ("erode_p", "bleed_p"))
+    return getattr(seg, "imperfect_masks", False) is True
 
 
 def _deterministic_fallbacks() -> dict[str, Any]:

@@ -178,15 +178,20 @@ class Navigator:
         region[i0:i1, j0:j1] = dx * dx + dz * dz + dy * dy <= reach * reach
         return region & self._grid().mask
 
+    def _span(self) -> tuple[float, float]:
+        """The heights reach is measured from: the reach span (AgentConfig.reach_span), or the
+        camera's height alone."""
+        return self.reach_span if self.reach_span is not None else (self.camera_height, self.camera_height)
+
     def height_gap(self, y_min: float, y_max: float) -> float:
-        """The vertical part of the reach distance to a box spanning y_min..y_max: from the
-        camera, or from the reach span (AgentConfig.reach_span); the same wherever the agent stands."""
-        lo, hi = self.reach_span if self.reach_span is not None else (self.camera_height, self.camera_height)
+        """The vertical part of the reach distance to a box spanning y_min..y_max; the same
+        wherever the agent stands (the formula of ``TrackedObject.distance_to_upright``)."""
+        lo, hi = self._span()
         return max(y_min - hi, 0.0, lo - y_max)
 
     def reach_distance(self, obj: TrackedObject, x: float, z: float) -> float:
         """How far obj is for an agent standing at (x, z), as its reach is measured."""
-        return float(math.hypot(obj.distance_xz(x, z), self.height_gap(float(obj.box_min[1]), float(obj.box_max[1]))))
+        return obj.distance_to_upright(x, z, *self._span())
 
     def _known_failure(self, key: tuple) -> bool:
         """True (with ``last_failure`` restored) when this request already failed on this grid."""

@@ -14,6 +14,7 @@ second implementation needs nothing of the tracker's code). The skills mark a re
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, runtime_checkable
 
@@ -57,8 +58,8 @@ class TrackedObject:
     def distance_to_upright(self, x: float, z: float, y_lo: float, y_hi: float) -> float:
         """Distance from the upright segment at (x, z), heights y_lo..y_hi, to the box: how THOR
         measures its interaction range (AgentConfig.reach_span)."""
-        dy = max(self.box_min[1] - y_hi, 0.0, y_lo - self.box_max[1])
-        return float(np.hypot(self.distance_xz(x, z), dy))
+        dy = max(float(self.box_min[1]) - y_hi, 0.0, y_lo - float(self.box_max[1]))
+        return math.hypot(self.distance_xz(x, z), dy)
 
 
 @runtime_checkable

@@ -92,6 +92,20 @@ class SegmentationModel:
     per_frame_ids: bool = False  # renumber instance ids every frame
     state_flip_p: float = 0.0  # probability a reported state (household.visible_states) is wrong
 
+    # What a consumer must allow for (the agent's settings in planner/factory.py, the memory's in
+    # evaluation/memory_eval.sensor_errors), read here so both ask the same question.
+    @property
+    def false_detections(self) -> bool:
+        return self.spurious_per_frame > 0
+
+    @property
+    def imperfect_masks(self) -> bool:
+        return self.erode_p > 0 or self.bleed_p > 0
+
+    @property
+    def label_confusion(self) -> bool:
+        return self.confusion_p > 0
+
 
 @dataclass(frozen=True)
 class SensorProfile:
