@@ -26,6 +26,8 @@ from typing import Any, Callable, Sequence, cast
 
 import numpy as np
 
+from evaluation.memory_agent_explorer import explore_by_agent, walk_timing
+from evaluation.memory_frames import Exploration, feed_frame
 from evaluation.memory_metrics import GTObject, make_queries, match, object_metrics, query_metrics
 from evaluation.report import scrub
 from household.atomic_io import atomic_write_bytes, atomic_write_text, writable_out_dir
@@ -35,7 +37,6 @@ from memory.spatial import store as memory_store
 from memory.spatial.query import Region
 from memory.spatial.sensor_settings import SensorErrors, memory_config_for
 from perception.encoders import Encoders, make_encoders
-from perception.observations import PerceptionError
 from sim_bridge.embedded.collision import CollisionMap
 from sim_bridge.embedded.env import AgentPose, EmbeddedConfig, EmbeddedEnvironment
 from sim_bridge.embedded.house_geometry import HouseLayout
@@ -48,6 +49,7 @@ from household.receptacle_filters import FIXED_RECEPTACLE
 from household.types import Action, point_in_polygon
 
 Progress = Callable[[str], None]
+EXPLORERS = ("oracle", "agent")
 
 # Every function here takes an environment that run_memory_eval has reset, so its layout,
 # collision map and object table are set (the casts below say so to the type checker).
@@ -72,6 +74,11 @@ class MemoryEvalConfig:
     # True: the memory and perception get the settings the profile's sensors call for
     # (memory.spatial.sensor_settings); False: the exact-frame defaults whatever the profile
     sensor_settings: bool = True
+    # "oracle": the privileged explorer (teleport to a grid of viewpoints, turn round at each);
+    # "agent": the HoloMind agent's own frontier exploration (evaluation.memory_agent_explorer)
+    explorer: str = "oracle"
+    agent_step_cap: int = 3000  # "agent": steps per exploration (each phase) at most
+    agent_survey: bool = True  # "agent": after the frontiers, look from close by at the open surfaces seen
 
 
 def sensor_errors(profile: SensorProfile) -> SensorErrors:
@@ -140,15 +147,6 @@ def ground_truth(env: EmbeddedEnvironment) -> list[GTObject]:
     return out
 
 
-@dataclass
-class Exploration:
-    frames: int = 0
-    skipped: int = 0
-    perception_s: float = 0.0
-    memory_s: float = 0.0
-    render_s: float = 0.0
-
-
 def explore(env: EmbeddedEnvironment, pipeline: MemoryPipeline, points: Sequence[tuple[float, float]],
             cfg: MemoryEvalConfig, visible: set[str], progress: Progress | None = None,
             noise: SensorNoise | None = None) -> Exploration:
@@ -167,21 +165,7 @@ def explore(env: EmbeddedEnvironment, pipeline: MemoryPipeline, points: Sequence
                 clean = env.step(turn).observation
                 obs = noise.degrade(clean) if noise is not None else clean
                 log.render_s += time.perf_counter() - t0
-                result = pipeline.process(obs)
-                log.perception_s += result.perception_s
-                log.memory_s += result.memory_s
-                if result.skipped:
-                    log.skipped += 1
-                    print(f"memory-eval: skipped frame {obs.step}: {'; '.join(result.report.warnings)}", file=sys.stderr)
-                    continue
-                if noise is None:
-                    visible.update(result.seen)
-                else:
-                    try:
-                        visible.update(o.source_id for o in pipeline.perception.process(clean).objects)
-                    except PerceptionError:
-                        pass
-                log.frames += 1
+                feed_frame(pipeline, obs, clean, noise is not None, visible, log)
         if progress and (time.monotonic() - last > 5.0 or n + 1 == len(points)):
             last = time.monotonic()
             progress(f"viewpoint {n + 1}/{len(points)}: {log.frames} frames, {len(pipeline.memory)} objects")
@@ -249,7 +233,9 @@ def run_memory_eval(house_file: str, index: int, out_dir: str | Path, *, config:
     out = Path(out_dir)
     house = load_house(house_file, index, data_dir)
     env = EmbeddedEnvironment(EmbeddedConfig(width=cfg.width, height=cfg.height, render=True))
-    env.reset(house)
+    if cfg.explorer not in EXPLORERS:
+        raise ValueError(f"explorer: expected one of {', '.join(EXPLORERS)}, got {cfg.explorer!r}")
+    first_frame = env.reset(house)
     house_id = cast(HouseLayout, env.layout).house_id
     profile = sensor_profile(cfg.sensors)
     if not cfg.pose_drift:
@@ -259,17 +245,28 @@ def run_memory_eval(house_file: str, index: int, out_dir: str | Path, *, config:
     encoders = encoders or make_encoders("hash")
     pipeline = MemoryPipeline.build(encoders, mcfg, rooms_as_regions(env), mask_edge_check=errors.imperfect_masks)
     memory = pipeline.memory
-    points = viewpoints(env, cfg.grid_step)[:cfg.max_viewpoints]
+    by_agent = cfg.explorer == "agent"
+    points = [] if by_agent else viewpoints(env, cfg.grid_step)[:cfg.max_viewpoints]
     visible: set[str] = set()
     started = time.monotonic()
-    noise = None if profile.is_ideal else SensorNoise(None, profile, seed=cfg.seed)
-    log = explore(env, pipeline, points, cfg, visible, progress, noise)
+    noise = None if profile.is_ideal else SensorNoise(env if by_agent else None, profile, seed=cfg.seed)
+
+    def walk(phase: str, frame: Any) -> dict[str, Any]:
+        """Explore once (the chosen explorer) and return its timing."""
+        if by_agent:
+            return walk_timing(explore_by_agent(env, pipeline, frame, cfg.agent_step_cap, visible, noise=noise,
+                                                survey=cfg.agent_survey, episode_id=f"{house_id}-{phase}",
+                                                progress=progress))
+        return _timing(explore(env, pipeline, points, cfg, visible, progress, noise))
+
+    timing = walk("explore", first_frame)
     first, m1, gt1 = score(memory, env, visible, cfg)
-    first["timing"] = _timing(log)
+    first["timing"] = timing
     render_memory_png(out / "memory_topdown.png", memory, gt1, m1, visible, env, title=f"{house_id}: explored")
     result: dict[str, Any] = {
         "house_file": str(house_file), "index": index, "house_id": house_id,
-        "privileged": "oracle explorer (teleport + 360 turns), oracle object moves"
+        "privileged": ("the agent's own exploration (frontiers of its map, its planner, the profile's pose)"
+                       if by_agent else "oracle explorer (teleport + 360 turns)") + ", oracle object moves"
                       + (", ground-truth instance segmentation" if cfg.sensors == "ideal" else
                          f"; sensors: {cfg.sensors} profile (noisy depth, "
                          f"{'noisy pose' if cfg.pose_drift else 'exact pose'}, imperfect per-frame segmentation)"),
@@ -279,9 +276,10 @@ def run_memory_eval(house_file: str, index: int, out_dir: str | Path, *, config:
     }
     if cfg.move_objects > 0:
         moved = move_objects(env, cfg.move_objects, np.random.default_rng(cfg.seed), visible)
-        log2 = explore(env, pipeline, points, cfg, visible, progress, noise)
+        # the agent starts its second walk where the first ended, with a new map: one turn's frame first
+        timing2 = walk("re-explore", env.step(Action("RotateRight")).observation if by_agent else None)
         second, m2, gt2 = score(memory, env, visible, cfg)
-        second["timing"] = _timing(log2)
+        second["timing"] = timing2
         found = {gt2[g].object_id for g in m2.gt_of_mem if g >= 0}
         second["moved"] = moved
         second["moved_found_at_new_place"] = sum(mv["object_id"] in found for mv in moved)
@@ -300,7 +298,11 @@ def _fmt(v: Any) -> str:
 
 
 def summary_lines(result: dict[str, Any]) -> list[str]:
-    lines = [f"house {result['house_id']} (index {result['index']}), {result['viewpoints']} viewpoints"]
+    timing = result.get("explored", {}).get("timing", {})
+    how = (f"the agent's own exploration: {timing.get('agent_steps')} steps, {timing.get('path_m')} m walked, "
+           f"{timing.get('surfaces_surveyed')} surfaces looked at, {timing.get('stop_reason')}"
+           if "agent_steps" in timing else f"{result['viewpoints']} viewpoints")
+    lines = [f"house {result['house_id']} (index {result['index']}), {how}"]
     for phase in ("explored", "after_move"):
         r = result.get(phase)
         if not r:
@@ -396,6 +398,15 @@ def main_memory_eval(argv: Sequence[str] | None = None) -> int:
                     help="give the memory the settings for exact frames whatever --sensors says (default: the "
                          "profile's depth noise, pose error and segmenter failures set them; "
                          "memory/spatial/sensor_settings.py)")
+    ap.add_argument("--explorer", default="oracle", choices=EXPLORERS,
+                    help="oracle: teleport to a grid of viewpoints and turn round at each (privileged, default); "
+                         "agent: the HoloMind agent's own frontier exploration with the profile's pose "
+                         "(evaluation/memory_agent_explorer.py)")
+    ap.add_argument("--agent-steps", type=int, default=MemoryEvalConfig.agent_step_cap, metavar="N",
+                    help="--explorer agent: steps per exploration at most (default %(default)s)")
+    ap.add_argument("--no-survey", action="store_true",
+                    help="--explorer agent: stop when the map has no frontier left (default: then also look "
+                         "from close by at every open surface seen)")
     ap.add_argument("--no-pose-drift", action="store_true",
                     help="zero the profile's pose error (drift and localiser): the memory under depth and "
                          "segmentation noise alone")
@@ -407,6 +418,8 @@ def main_memory_eval(argv: Sequence[str] | None = None) -> int:
         horizons = tuple(float(h) for h in args.horizons.split(","))
         if not args.grid_step > 0 or not args.voxel_size > 0 or not all(math.isfinite(h) for h in horizons):
             raise CliError("--grid-step and --voxel-size must be positive, --horizons finite numbers")
+        if args.agent_steps < 1:
+            raise CliError(f"--agent-steps must be >= 1, got {args.agent_steps}")
         if args.min_observations < 1:
             raise CliError(f"--min-observations must be >= 1, got {args.min_observations}")
         spec = (args.text_encoder, args.clip_model, args.clip_weights)
@@ -414,7 +427,8 @@ def main_memory_eval(argv: Sequence[str] | None = None) -> int:
         writable_out_dir(args.out)  # so does an --out that is a file, a device or a full disk
         cfg = MemoryEvalConfig(grid_step=args.grid_step, horizons=horizons, move_objects=args.move, seed=args.seed,
                                sensors=args.sensors, pose_drift=not args.no_pose_drift,
-                               sensor_settings=not args.exact_frame_settings)
+                               sensor_settings=not args.exact_frame_settings, explorer=args.explorer,
+                               agent_step_cap=args.agent_steps, agent_survey=not args.no_survey)
         tasks = [Task(n, f"house {i}", MemoryEvalJob(args.house, i, cfg, args.voxel_size, spec, args.data_dir,
                                                       args.save_memory, args.min_observations))
                  for n, i in enumerate(indices)]

@@ -87,6 +87,9 @@ AGENT_PUT_DOWN = ReceptacleFilter("agent put-down", no_openable=True, fixed_only
 # Any receptacle that is not itself carried: where the agent looks for something unseen (closed
 # ones are opened and looked into), and where memory-eval moves objects behind the agent's back.
 FIXED_RECEPTACLE = ReceptacleFilter("fixed receptacle", fixed_only=True)
+# The agent surveying a house for its memory (``HoloMindAgent.explore_house(survey=True)``): the
+# open, fixed surfaces small things lie on, looked at from close by; nothing is opened.
+SURVEY_SURFACE = ReceptacleFilter("survey surface", no_openable=True, fixed_only=True)
 # The oracle, placing for a room goal: a top (not a box) it can put the object on.
 ORACLE_ROOM_SURFACE = ReceptacleFilter("oracle room surface", no_container=True)
 # The oracle, freeing its hand: a top that is not a seat.

@@ -9,6 +9,7 @@ state, one ``Explorer`` per episode's ``Skills``.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from typing import Generator, Protocol
 
 from household.types import Action, Observation
@@ -26,6 +27,7 @@ class ExplorerAgent(Protocol):
     config: AgentConfig
     navigator: Navigator
     occupancy: OccupancyMap
+    stats: Counter[str]
 
     @property
     def pose(self) -> Pose: ...
@@ -44,6 +46,7 @@ class Moves(Protocol):
 
 
 Frontier = tuple[float, float, int, float, float]  # planner.occupancy.OccupancyMap.frontier's
+STUCK_WALKS = 3  # walks to one frontier blocked before their first step, after which it is given up
 
 
 def frontier_walks(navigator: Navigator, pose: Pose, fronts: list[Frontier]) -> dict[Frontier, float]:
@@ -78,6 +81,10 @@ class Explorer:
         self._frontier_toward: tuple[float, float] | None = None  # ... and what it was chosen for
         self._floor_looks: list[tuple[float, float]] = []  # where the agent looked at the floor around it
         self._cleared: list[tuple[float, float]] = []  # where the agent cleared its map, shut in
+        self._stuck: list[tuple[float, float]] = []  # frontiers whose walk was blocked before its first step
+
+    def _stuck_walks(self, x: float, z: float) -> int:
+        return sum(1 for fx, fz in self._stuck if math.hypot(x - fx, z - fz) < 0.6)
 
     def look_around(self) -> Generator[Action, Observation, None]:
         for _ in range(3):
@@ -131,7 +138,22 @@ class Explorer:
                 a.fail_frontier(x, z)
                 continue
             self._frontier_goal, self._frontier_toward = (x, z), toward
+            start = a.pose
             ok = yield from self.moves.walk(plan.actions, limit=24)
+            if not ok and math.hypot(a.pose.x - start.x, a.pose.z - start.z) < 0.1:
+                # Blocked where it stood. The bump is on the map, but where the pose is off (a
+                # localiser's error) it can land beside the cell the plan goes through, and cells
+                # stood on stay free: the same plan then bumps again, step after step (dev-023-0
+                # under the realistic profile: 378 blocked MoveAheads in a row). As navigate_to
+                # gives up an object after 6 bumps, give up a frontier after STUCK_WALKS.
+                self._stuck.append((x, z))
+                if self._stuck_walks(x, z) >= STUCK_WALKS:
+                    a.note(f"frontier ({x:.2f}, {z:.2f}): blocked {STUCK_WALKS} times before a step; giving it up")
+                    self._frontier_goal = None
+                    self._stuck = [f for f in self._stuck if math.hypot(x - f[0], z - f[1]) >= 0.6]
+                    a.fail_frontier(x, z)
+                    a.fail_frontier(x, z)  # twice: given up as unreachable (forgiven like the others)
+                    a.stats["frontiers_blocked"] += 1
             if ok and math.hypot(a.pose.x - x, a.pose.z - z) <= radius + 0.25:
                 self._frontier_goal = None
                 a.fail_frontier(x, z, reached=True)  # reached: do not come back for it

@@ -49,6 +49,7 @@ from planner.refusals import REFUSED_SITUATIONS, ReceptacleRefusals
 from planner.occupancy import OccupancyConfig, OccupancyMap
 from planner.roles import CriticDecision, CriticEvent, Goal, KnownObject, PlannerContext
 from planner.rooms import RoomSegmenter
+from planner.house_survey import explore_house
 from planner.skills import SKILL_FAILED, UNREACHABLE, Replan, Skills
 from household.assets import default_catalog
 from household.frames import ros_to_thor_points, ros_yaw_to_thor, thor_to_ros_points
@@ -169,6 +170,7 @@ class HoloMindAgent:
                 "critic_refine": int(self.stats["critic_refine"]), "critic_replan": int(self.stats["critic_replan"]),
                 "failed_actions": int(self.stats["failed_actions"]), "experience_reused": int(self.stats["experience_reused"]),
                 "experience_rules": len(self.experience.rules()), "blocked_moves": int(self.stats["blocked_moves"]),
+                "frontiers_blocked": int(self.stats["frontiers_blocked"]),
                 "searches_capped": int(getattr(getattr(self, "navigator", None), "capped_searches", 0)),
                 "episodic_events": len(self.beliefs),
                 "unparsed": [str(u) for u in getattr(self.decomposer, "unparsed", [])][:10],
@@ -336,6 +338,19 @@ class HoloMindAgent:
     def forgive_frontiers(self) -> None:
         """Forget the frontiers given up for want of a plan (not those reached)."""
         self.state.failed_frontiers = [f for f in self.state.failed_frontiers if f[2] >= 2]
+
+    # ---- exploration alone ---------------------------------------------------------------------------
+    def explore_house(self, step_cap: int, survey: bool = False) -> None:
+        """Call after ``reset``: instead of the goal loop, look around, then walk to frontier after
+        frontier of the agent's own map until none is left or ``step_cap`` steps are spent (then
+        Stop). ``survey``: then also look from close by at every open surface seen (nearest
+        first), where small things show that the frontier walk saw from afar or not at all. The
+        memory evaluation's own-navigation explorer (``evaluation.memory_agent_explorer``): the
+        memory is built from what the agent's own walk shows, not from a teleporting oracle."""
+        if step_cap < 1:
+            raise ValueError(f"explore_house: step_cap must be at least 1, got {step_cap}")
+        self._script = explore_house(self, step_cap, survey)
+        self._started = False
 
     # ---- the goal loop ------------------------------------------------------------------------------
     def _run(self) -> Generator[Action, Observation, None]:

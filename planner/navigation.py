@@ -166,8 +166,10 @@ class Navigator:
         res = m.config.resolution
         i0, j0 = m.cell(obj.box_min[0] - reach, obj.box_min[2] - reach)
         i1, j1 = m.cell(obj.box_max[0] + reach, obj.box_max[2] + reach)
-        i0, j0 = max(i0, 0), max(j0, 0)
-        i1, j1 = min(i1 + 1, m.n), min(j1 + 1, m.n)
+        # Clamped to the map, and empty where the box lies wholly off it (an object seen beyond the
+        # map's edge: a negative end would slice from the far side, dev house 7's survey)
+        i0, j0 = min(max(i0, 0), m.n), min(max(j0, 0), m.n)
+        i1, j1 = max(min(i1 + 1, m.n), i0), max(min(j1 + 1, m.n), j0)
         region = np.zeros((m.n, m.n), dtype=bool)
         xs = m.x0 + res * np.arange(i0, i1)
         zs = m.z0 + res * np.arange(j0, j1)

@@ -6,6 +6,7 @@ step-optimal (``planner.navigation.Navigator``: weight 1.2 first, 2 where that r
 from __future__ import annotations
 
 import math
+from collections import Counter
 from types import SimpleNamespace
 
 import numpy as np
@@ -107,3 +108,88 @@ def test_where_the_finer_search_runs_into_its_cap_the_greedy_one_still_plans() -
     assert fine_capped.plan_to_point(start, 2.5, 1.5, 0.3) is None  # the finer search alone: capped
     plan = nav.plan_to_point(start, 2.5, 1.5, 0.3)
     assert plan is not None and plan.cost == greedy.cost
+
+
+class _FrontierAgent:
+    """What ``Explorer`` reads (``planner.exploration.ExplorerAgent``), over the two rooms, with
+    the frontier bookkeeping of ``planner.holomind.HoloMindAgent``."""
+
+    def __init__(self, fronts: list[tuple[float, float, int, float, float]]) -> None:
+        from planner.agent_config import AgentConfig
+
+        self.config = AgentConfig()
+        self.occupancy = SimpleNamespace(frontier=lambda: list(fronts))
+        self.navigator = Navigator(_two_rooms())
+        self.pose = Pose(-2.0, 0.0, 90.0, 30.0)
+        self.failed: list[tuple[float, float, int]] = []
+        self.notes: list[str] = []
+        self.stats: Counter[str] = Counter()
+
+    def note(self, text: str) -> None:
+        self.notes.append(text)
+
+    def frontier_failed(self, x: float, z: float) -> bool:
+        return sum(w for fx, fz, w in self.failed if math.hypot(x - fx, z - fz) < 0.6) >= 2
+
+    def fail_frontier(self, x: float, z: float, reached: bool = False) -> None:
+        self.failed.append((x, z, 2 if reached else 1))
+
+    def forgive_frontiers(self) -> None:
+        self.failed = [f for f in self.failed if f[2] >= 2]
+
+
+class _BlockedMoves:
+    """Every walk is blocked at its first move; ``step_m`` is how far the pose moved before."""
+
+    def __init__(self, agent: _FrontierAgent, step_m: float = 0.0) -> None:
+        self.agent, self.step_m, self.walks = agent, step_m, 0
+
+    def walk(self, actions: list[str], limit: int | None = None):  # type: ignore[no-untyped-def]
+        from household.types import Action
+
+        self.walks += 1
+        yield Action(actions[0])
+        p = self.agent.pose
+        self.agent.pose = Pose(p.x + self.step_m, p.z, p.yaw, p.horizon)
+        return False
+
+    def turn_to(self, x: float, z: float):  # type: ignore[no-untyped-def]
+        yield from ()
+
+    def set_horizon(self, target: float):  # type: ignore[no-untyped-def]
+        yield from ()
+
+
+def _explore(explorer, calls: int) -> list[bool]:  # type: ignore[no-untyped-def]
+    out = []
+    for _ in range(calls):
+        gen = explorer.explore_once()
+        try:
+            next(gen)
+            while True:
+                gen.send(None)
+        except StopIteration as stop:
+            out.append(bool(stop.value))
+    return out
+
+
+def test_a_frontier_whose_walk_is_blocked_where_the_agent_stands_is_given_up_after_three() -> None:
+    """A plan that bumps at its first move, again and again (the bump drawn beside the cell the
+    plan crosses, where the pose is off: dev-023-0 under the realistic profile looped 378 times)
+    is given up after STUCK_WALKS walks; walks that made way before their bump are not counted."""
+    from planner.exploration import STUCK_WALKS, Explorer
+
+    front = (2.0, 0.0, 50, 3.0, 0.0)  # across the doorway, reachable on the map
+    agent = _FrontierAgent([front])
+    moves = _BlockedMoves(agent)
+    explorer = Explorer(agent, moves)  # type: ignore[arg-type]
+    assert _explore(explorer, STUCK_WALKS) == [True] * STUCK_WALKS
+    assert agent.frontier_failed(2.0, 0.0)
+    assert any("giving it up" in n for n in agent.notes) and agent.stats["frontiers_blocked"] == 1
+    assert _explore(explorer, 1) == [False]  # no frontier left: exploration says so
+    assert moves.walks == STUCK_WALKS
+
+    moving = _FrontierAgent([front])
+    explorer = Explorer(moving, _BlockedMoves(moving, step_m=0.25))  # type: ignore[arg-type]
+    assert _explore(explorer, STUCK_WALKS + 2) == [True] * (STUCK_WALKS + 2)
+    assert not moving.frontier_failed(2.0, 0.0)

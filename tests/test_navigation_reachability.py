@@ -101,12 +101,18 @@ def test_a_start_off_the_free_grid_still_plans_out_of_it() -> None:
     assert nav.plan_to_object(START, _vase(-3.5, -1.5)) is not None
 
 
-@pytest.mark.parametrize("case", ["empty map", "goal outside the map", "start inside a wall"])
+OFF_MAP = {"goal outside the map": (40.0, 40.0), "goal below the map's low edge": (-9.0, -9.0),
+           "goal below the map's low edge in z only": (2.5, -9.0)}
+
+
+@pytest.mark.parametrize("case", ["empty map", "start inside a wall", *OFF_MAP])
 def test_bad_requests_get_an_answer_with_the_reason(case: str) -> None:
+    """Including objects remembered beyond the map's edge (on the low side a negative cell index
+    sliced the map from its far end: dev house 7 stopped with a broadcast error)."""
     occ = OccupancyMap((0.0, 0.0), OccupancyConfig(size=12.0)) if case == "empty map" else _two_rooms(True)
     nav = Navigator(occ)
     start = Pose(0.0, 1.5, 90.0, 30.0) if case == "start inside a wall" else START
-    target = (40.0, 40.0) if case == "goal outside the map" else (2.5, 0.0)
+    target = OFF_MAP.get(case, (2.5, 0.0))
     t0 = time.perf_counter()
     plan = nav.plan_to_object(start, _vase(*target))
     point = nav.plan_to_point(start, *target)
