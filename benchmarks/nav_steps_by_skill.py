@@ -68,9 +68,6 @@ class Tagged:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.agent, name)
 
-    def reset(self, episode: Any, observation: Any) -> None:
-        self.agent.reset(episode, observation)
-
     def act(self, observation: Any) -> Any:
         action = self.agent.act(observation)
         if action.name in NAV_ACTIONS:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from evaluation.memory_frames import Exploration, feed_frame
@@ -48,7 +48,6 @@ class AgentWalk(Exploration):
     agent_s: float = 0.0
     path_m: float = 0.0
     surfaces: int = 0  # open surfaces walked up to and looked at (survey)
-    notes: list[str] = field(default_factory=list)
 
 
 class NoGoals:
@@ -115,12 +114,8 @@ def explore_by_agent(env: EmbeddedEnvironment, pipeline: MemoryPipeline, first: 
         if progress and time.monotonic() - last > 5.0:
             last = time.monotonic()
             progress(f"agent step {walk.steps}: {walk.frames} frames, {len(pipeline.memory)} objects")
-    notes = list(getattr(agent, "notes_log", []))
-    walk.notes = notes[-20:]
     walk.surfaces = int(agent.stats["surfaces_surveyed"])
-    capped = any("step cap" in n for n in notes if "exploration:" in n or "survey:" in n)
-    walk.stop_reason = (error if error else "step cap" if capped else "surfaces surveyed" if survey and any("survey:" in n for n in notes)
-                        else "no frontier left" if any("no frontier left" in n for n in notes) else "agent stopped")
+    walk.stop_reason = error or agent.exploration_end or "agent stopped"
     if progress:
         progress(f"agent explored: {walk.steps} steps, {walk.path_m:.1f} m, {walk.stop_reason}")
     return walk

@@ -249,7 +249,7 @@ def run_memory_eval(house_file: str, index: int, out_dir: str | Path, *, config:
     points = [] if by_agent else viewpoints(env, cfg.grid_step)[:cfg.max_viewpoints]
     visible: set[str] = set()
     started = time.monotonic()
-    noise = None if profile.is_ideal else SensorNoise(env if by_agent else None, profile, seed=cfg.seed)
+    noise = None if profile.is_ideal else SensorNoise(env, profile, seed=cfg.seed)
 
     def walk(phase: str, frame: Any) -> dict[str, Any]:
         """Explore once (the chosen explorer) and return its timing."""

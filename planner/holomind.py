@@ -349,6 +349,7 @@ class HoloMindAgent:
         memory is built from what the agent's own walk shows, not from a teleporting oracle."""
         if step_cap < 1:
             raise ValueError(f"explore_house: step_cap must be at least 1, got {step_cap}")
+        self.exploration_end = ""  # set by the walk when it ends (planner.house_survey)
         self._script = explore_house(self, step_cap, survey)
         self._started = False
 

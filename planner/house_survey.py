@@ -36,6 +36,7 @@ class SurveyAgent(Protocol):
     obs: Observation
     catalog: AssetCatalog
     stats: Counter[str]
+    exploration_end: str  # how the walk ended: "no frontier left", "surfaces surveyed", "step cap"
 
     @property
     def skills(self) -> SurveySkills: ...
@@ -56,16 +57,18 @@ SURVEY_GLANCES = ("RotateLeft", "RotateRight", "RotateRight", "RotateLeft")
 def explore_house(agent: SurveyAgent, step_cap: int, survey: bool) -> Generator[Action, Observation, None]:
     """Look around, walk to frontier after frontier until none is left, then (``survey``) look at
     the open surfaces; all within ``step_cap`` steps. Each end is noted ("exploration: ...",
-    "survey: ...")."""
+    "survey: ...") and kept in ``agent.exploration_end``."""
     start = agent.obs.step
     yield from agent.skills.look_around()
     while agent.obs.step - start < step_cap:
         progressed = yield from agent.skills.explore_once()
         if not progressed:
             agent.note("exploration: no frontier left on the map")
+            agent.exploration_end = "no frontier left"
             break
     else:
         agent.note(f"exploration: step cap of {step_cap} reached")
+        agent.exploration_end = "step cap"
         return
     if survey:
         yield from survey_surfaces(agent, start, step_cap)
@@ -83,9 +86,11 @@ def survey_surfaces(agent: SurveyAgent, start: int, step_cap: int) -> Generator[
                                                      openable=info.openable, pickupable=info.pickupable)]
         if not left:
             agent.note(f"survey: looked at {len(visited)} surfaces")
+            agent.exploration_end = "surfaces surveyed"
             return
         if agent.obs.step - start >= step_cap:
             agent.note(f"survey: step cap of {step_cap} reached with {len(left)} surfaces left")
+            agent.exploration_end = "step cap"
             return
         p = agent.pose
         box = min(left, key=lambda o: math.hypot(o.centroid[0] - p.x, o.centroid[2] - p.z))
