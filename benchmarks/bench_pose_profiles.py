@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,8 +33,10 @@ from evaluation.runner import run_episode  # noqa: E402
 from household.types import Observation  # noqa: E402
 from planner.factory import make_agent  # noqa: E402
 from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment  # noqa: E402
+from perception.pose_correction import CorrectorConfig, ScanToMapCorrector  # noqa: E402
 from sim_bridge.sensors import SensorNoise, sensor_profile  # noqa: E402
 
+CORRECTED = "+correction"  # a profile name with this suffix: its frames through the scan-to-map correction
 DEV = Path(__file__).resolve().parents[1] / "evaluation" / "data" / "episodes_dev"
 
 
@@ -64,6 +67,7 @@ class Track:
     pos: np.ndarray
     head: np.ndarray
     jumps: int
+    outcomes: dict[str, int]
 
     @property
     def ate_rmse(self) -> float:
@@ -79,16 +83,20 @@ def path_length(frames: list[Observation]) -> float:
     return float(np.hypot(*np.diff(xy, axis=0).T).sum()) if len(xy) > 1 else 0.0
 
 
-def track(frames: list[Observation], episode: Any, profile: str, seed: int) -> Track:
+def track(frames: list[Observation], episode: Any, profile: str, seed: int, corrected: bool = False) -> Track:
     noise = SensorNoise(None, sensor_profile(profile), seed=seed)
     noise.begin(episode)
+    corrector = ScanToMapCorrector(CorrectorConfig(depth_noise_k=noise.profile.depth.noise_k)) if corrected else None
     pos, head = [], []
     for truth in frames:
         seen = noise.degrade(truth)
+        if corrector is not None:
+            seen = corrector.correct(seen)
         pos.append(math.hypot(seen.agent.position[0] - truth.agent.position[0],
                               seen.agent.position[1] - truth.agent.position[1]))
         head.append(abs((seen.agent.yaw_deg - truth.agent.yaw_deg + 180.0) % 360.0 - 180.0))
-    return Track(np.asarray(pos), np.asarray(head), noise.pose_error.jumps)
+    return Track(np.asarray(pos), np.asarray(head), noise.pose_error.jumps,
+                 dict(corrector.outcomes) if corrector is not None else {})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -100,7 +108,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     profiles = [p.strip() for p in args.profiles.split(",") if p.strip()]
     for p in profiles:
-        sensor_profile(p)  # an unknown name fails here, naming the choices
+        sensor_profile(p.removesuffix(CORRECTED))  # an unknown name fails here, naming the choices
+    render = any(p.endswith(CORRECTED) for p in profiles)  # the correction registers depth
     loaded, problems = load_episodes(args.episodes)
     for line in problems:
         print(f"skipped: {line}", file=sys.stderr)
@@ -109,23 +118,26 @@ def main(argv: list[str] | None = None) -> int:
           f"{args.seeds} seed(s); ATE = RMSE of the map-frame position the planner reads, no alignment")
     pooled: dict[str, list[Track]] = {p: [] for p in profiles}
     for ep in episodes:
-        sim = EmbeddedEnvironment(EmbeddedConfig(render=False))
+        sim = EmbeddedEnvironment(EmbeddedConfig(render=render))
         env = Recorder(sim)
         result, _ = run_episode(env, make_agent("oracle", sim), ep)
         frames = env.frames
         print(f"{ep.id}: {len(frames)} frames, {path_length(frames):.1f} m travelled, oracle GC {result.gc:.3f}")
         for p in profiles:
-            tracks = [track(frames, ep, p, seed) for seed in range(args.seeds)]
+            tracks = [track(frames, ep, p.removesuffix(CORRECTED), seed, p.endswith(CORRECTED))
+                      for seed in range(args.seeds)]
             pooled[p].extend(tracks)
-            print(f"  {p:<10} ATE RMSE {np.mean([t.ate_rmse for t in tracks]):7.3f} m  "
+            print(f"  {p:<22} ATE RMSE {np.mean([t.ate_rmse for t in tracks]):7.3f} m  "
                   f"max {max(float(t.pos.max()) for t in tracks):7.3f} m  "
                   f"heading RMSE {np.mean([t.head_rmse for t in tracks]):6.2f} deg  "
-                  f"jumps {sum(t.jumps for t in tracks)}")
+                  f"jumps {sum(t.jumps for t in tracks)}"
+                  + (f"  frames {dict(sum((Counter(t.outcomes) for t in tracks), Counter()))}"
+                     if p.endswith(CORRECTED) else ""))
     print("all episodes (RMSE over every frame pooled; mean of per-episode ATE):")
     for p in profiles:
         pos = np.concatenate([t.pos for t in pooled[p]]) if pooled[p] else np.zeros(1)
         head = np.concatenate([t.head for t in pooled[p]]) if pooled[p] else np.zeros(1)
-        print(f"  {p:<10} ATE RMSE {float(np.sqrt(np.mean(pos ** 2))):7.3f} m (mean per episode "
+        print(f"  {p:<22} ATE RMSE {float(np.sqrt(np.mean(pos ** 2))):7.3f} m (mean per episode "
               f"{np.mean([t.ate_rmse for t in pooled[p]]):.3f})  max {float(pos.max()):.3f} m  "
               f"heading RMSE {float(np.sqrt(np.mean(head ** 2))):.2f} deg  jumps {sum(t.jumps for t in pooled[p])}")
     return 0

@@ -45,6 +45,10 @@ class AgentConfig:
     # A segmenter whose masks bleed over silhouettes (a learned detector): each object's pixels
     # the depth puts apart from it are dropped before its box is built (perception/mask_edges.py).
     mask_edge_check: bool = False
+    # A robot without a localiser (its pose is odometry, REP 105 ``odom``): each depth frame is
+    # registered against the agent's own map and the pose corrected before anything uses it
+    # (perception/pose_correction.py). False where a localiser keeps the pose in ``map``.
+    pose_correction: bool = False
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.ablate) - set(ABLATIONS))

@@ -70,6 +70,14 @@ def _env_pose_tolerance(env: Any) -> float:
     return float(getattr(localiser, "bias_max_m", 0.05)) if localiser is not None else 0.05
 
 
+def _env_pose_correction(env: Any) -> bool:
+    """``AgentConfig.pose_correction``: True where the environment's pose drifts and no localiser
+    bounds it (a sensor profile whose pose model has drift and no ``localiser``: ``odom-only``,
+    ``harsh``), else False."""
+    pose = getattr(getattr(env, "profile", None), "pose", None)
+    return pose is not None and not getattr(pose, "is_exact", True) and getattr(pose, "localiser", None) is None
+
+
 def _env_confirm_views(env: Any) -> int:
     """``AgentConfig.confirm_views``: 2 where the environment's segmenter reports false detections
     (a sensor profile whose ``SegmentationModel.false_detections``), else 1."""
@@ -115,7 +123,8 @@ def _plugin(name: str) -> Any:
 def make_agent(name: str, env: Any, *, instruction_kind: str = "detailed", ablate: Iterable[str] = (),
                experience_path: str | Path | None = None, llm_config: str | Path | None = None,
                depth_noise_k: float | None = None, pose_tolerance: float | None = None,
-               confirm_views: int | None = None, mask_edge_check: bool | None = None) -> Any:
+               confirm_views: int | None = None, mask_edge_check: bool | None = None,
+               pose_correction: bool | None = None) -> Any:
     """The agent for a ``--planner`` name. ``env`` is used by the oracle (it plans on the
     simulator) and, for the others, only for its move step and its sensor profile's depth
     noise. ``experience_path`` is the persisted experience pool (None: in memory for this agent
@@ -124,8 +133,9 @@ def make_agent(name: str, env: Any, *, instruction_kind: str = "detailed", ablat
     (sigma = k z^2) where no environment states it (a robot's datasheet; None: the environment's);
     likewise ``pose_tolerance`` (metres the pose may be off frame to frame: the localiser's stated
     accuracy), ``confirm_views`` (views an object needs before it is believed: 2 for a
-    detector with false detections) and ``mask_edge_check`` (True behind a segmenter whose masks
-    bleed over silhouettes)."""
+    detector with false detections), ``mask_edge_check`` (True behind a segmenter whose masks
+    bleed over silhouettes) and ``pose_correction`` (True on a robot without a localiser: the agent
+    registers depth against its own map; None: where the environment's pose model has no localiser)."""
     check_planner(name)
     ablate = frozenset(ablate)
     if name == "oracle":
@@ -158,6 +168,7 @@ def make_agent(name: str, env: Any, *, instruction_kind: str = "detailed", ablat
     options["pose_tolerance"] = _env_pose_tolerance(env) if pose_tolerance is None else float(pose_tolerance)
     options["confirm_views"] = _env_confirm_views(env) if confirm_views is None else confirm_views
     options["mask_edge_check"] = _env_mask_edge_check(env) if mask_edge_check is None else bool(mask_edge_check)
+    options["pose_correction"] = _env_pose_correction(env) if pose_correction is None else bool(pose_correction)
     config = AgentConfig(**options)
     try:
         experience = ExperiencePool.load(experience_path)

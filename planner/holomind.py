@@ -50,6 +50,7 @@ from planner.occupancy import OccupancyConfig, OccupancyMap
 from planner.roles import CriticDecision, CriticEvent, Goal, KnownObject, PlannerContext
 from planner.rooms import RoomSegmenter
 from planner.house_survey import explore_house
+from perception.pose_correction import CorrectorConfig, ScanToMapCorrector
 from planner.skills import SKILL_FAILED, UNREACHABLE, Replan, Skills
 from household.assets import default_catalog
 from household.frames import ros_to_thor_points, ros_yaw_to_thor, thor_to_ros_points
@@ -113,6 +114,9 @@ class HoloMindAgent:
             from planner.instruction_parser import InstructionParser
             self.decomposer = InstructionParser(self.catalog)
         self.instruction = episode.instruction(self.config.instruction_kind)
+        self.localiser = ScanToMapCorrector(CorrectorConfig(depth_noise_k=self.config.depth_noise_k)) \
+            if self.config.pose_correction else None
+        observation = self._localise(observation)
         p = ros_to_thor_points(np.array(observation.agent.position))
         self.occupancy = OccupancyMap((float(p[0]), float(p[2])), OccupancyConfig(
             robot_radius=0.2, depth_noise_k=self.config.depth_noise_k, pose_tolerance=self.config.pose_tolerance))
@@ -148,6 +152,7 @@ class HoloMindAgent:
         self._started = False
 
     def act(self, observation: Observation) -> Action:
+        observation = self._localise(observation)
         if self._started:
             self._integrate(observation)
         self.obs = observation
@@ -175,6 +180,7 @@ class HoloMindAgent:
                 "episodic_events": len(self.beliefs),
                 "unparsed": [str(u) for u in getattr(self.decomposer, "unparsed", [])][:10],
                 **({"llm": self.llm_client.usage()} if self.llm_client is not None else {}),
+                **({"pose_correction": self.localiser.diagnostics()} if getattr(self, "localiser", None) else {}),
                 "agent_notes": self.notes_log[-60:]}
 
     # ---- the end checks (planner.end_checks) ------------------------------------------------------
@@ -191,6 +197,12 @@ class HoloMindAgent:
                                             "at_step": int(self.obs.step)}
 
     # ---- perception into the agent's own state ---------------------------------------------------
+    def _localise(self, obs: Observation) -> Observation:
+        """The frame with its pose in ``map``: as given where a localiser keeps it there; else
+        corrected by registering its depth against the agent's own map (``config.pose_correction``)."""
+        localiser = getattr(self, "localiser", None)
+        return obs if localiser is None else localiser.correct(obs)
+
     def _integrate(self, obs: Observation) -> None:
         self.occupancy.integrate(obs)
         self.tracker.integrate(obs)

@@ -215,6 +215,10 @@ def _add_sim_options(p: argparse.ArgumentParser) -> None:
                    help="sensor realism: ideal (perfect depth, pose, segmentation), realistic (a localised "
                         "robot: bounded pose error), odom-only (unbounded odometry drift in map) or harsh "
                         "(sim_bridge/sensors/profiles.py; default: ideal)")
+    p.add_argument("--pose-correction", default="auto", choices=("auto", "on", "off"),
+                   help="register each depth frame against the agent's own map and correct the odometry pose "
+                        "(perception/pose_correction.py): auto (default) where the pose has no localiser "
+                        "(--sensors odom-only, harsh), on, or off (the uncorrected pose, for comparison)")
     p.add_argument("--thor-build", default=None, metavar="PATH",
                    help="--sim thor: an AI2-THOR 5.0 build executable (default: ai2thor's own build under "
                         "~/.ai2thor; see sim_bridge/thor/README.md)")

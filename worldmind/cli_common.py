@@ -22,6 +22,7 @@ EXPERIENCE_FILE = "experience_pool.json"  # eval longact's default pool, inside 
 SIMULATORS = ("embedded", "thor", "habitat")
 INSTRUCTION_KINDS = ("detailed", "concise")
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+POSE_CORRECTION = {"auto": None, "on": True, "off": False}  # --pose-correction -> make_agent's pose_correction
 SENSOR_PROFILES = ("ideal", "realistic", "odom-only", "harsh")  # sim_bridge/sensors/profiles.py (not imported: --help stays light)
 
 
@@ -189,7 +190,8 @@ def _decision_lines(result: Any) -> list[str]:
 def agent_for(args: argparse.Namespace, env: Any, experience_path: str | Path | None) -> Any:
     """make_agent with the planner options of ``run`` / ``eval longact``."""
     return make_agent(args.planner, env, instruction_kind=args.instruction, ablate=args.ablate or (),
-                      experience_path=experience_path, llm_config=args.llm_config)
+                      experience_path=experience_path, llm_config=args.llm_config,
+                      pose_correction=POSE_CORRECTION[getattr(args, "pose_correction", None) or "auto"])
 
 
 def save_experience(agent: Any) -> None:
