@@ -1,13 +1,19 @@
 """Absolute trajectory error of the pose the planner reads, per sensor profile (issue 31).
 
 Run: ``python benchmarks/bench_pose_profiles.py [--episodes DIR] [--every 40] [--seeds 1]
-[--profiles realistic,odom-only,harsh]``. Each episode is driven once by the oracle (privileged,
+[--profiles realistic,odom-only,odom-only+correction,harsh]``. Each episode is driven once by the oracle (privileged,
 on the embedded simulator without rendering: the pose does not depend on the images), and its
 true frames are recorded; each profile's ``SensorNoise`` then filters the same frames, seeded per
 episode exactly as ``worldmind eval longact --sensors P`` seeds it (seed 0, then 1, ... with
 ``--seeds``). Per episode and profile it prints the path length, the ATE RMSE (metres: root mean
 square of the position error at every frame, no alignment, because the planner uses the ``map``
 frame as it is given), the largest error, the heading RMSE and the relocalisation jumps.
+
+A profile named ``P+correction`` (e.g. ``odom-only+correction``) is profile P with its frames
+then passed through the scan-to-map pose correction the agent uses on a robot without a
+localiser (``perception.pose_correction``; seeded from the same noise, so it sits beside P's
+uncorrected figure); such a run renders depth (slower) and also prints the frames by outcome
+and the correction's wall time per frame.
 
 The trajectory is the oracle's, not HoloMind's: a figure of the pose model over a household
 episode's motion (moves of 0.25 m, turns of 30 degrees), not of any planner. Figures only; the
@@ -19,6 +25,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,6 +75,7 @@ class Track:
     head: np.ndarray
     jumps: int
     outcomes: dict[str, int]
+    seconds_per_frame: float = 0.0  # the correction's wall time
 
     @property
     def ate_rmse(self) -> float:
@@ -88,15 +96,18 @@ def track(frames: list[Observation], episode: Any, profile: str, seed: int, corr
     noise.begin(episode)
     corrector = ScanToMapCorrector(CorrectorConfig(depth_noise_k=noise.profile.depth.noise_k)) if corrected else None
     pos, head = [], []
+    spent = 0.0
     for truth in frames:
         seen = noise.degrade(truth)
         if corrector is not None:
+            t0 = time.perf_counter()
             seen = corrector.correct(seen)
+            spent += time.perf_counter() - t0
         pos.append(math.hypot(seen.agent.position[0] - truth.agent.position[0],
                               seen.agent.position[1] - truth.agent.position[1]))
         head.append(abs((seen.agent.yaw_deg - truth.agent.yaw_deg + 180.0) % 360.0 - 180.0))
     return Track(np.asarray(pos), np.asarray(head), noise.pose_error.jumps,
-                 dict(corrector.outcomes) if corrector is not None else {})
+                 dict(corrector.outcomes) if corrector is not None else {}, spent / max(len(frames), 1))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -131,7 +142,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"max {max(float(t.pos.max()) for t in tracks):7.3f} m  "
                   f"heading RMSE {np.mean([t.head_rmse for t in tracks]):6.2f} deg  "
                   f"jumps {sum(t.jumps for t in tracks)}"
-                  + (f"  frames {dict(sum((Counter(t.outcomes) for t in tracks), Counter()))}"
+                  + (f"  frames {dict(sum((Counter(t.outcomes) for t in tracks), Counter()))}, "
+                     f"{1000 * np.mean([t.seconds_per_frame for t in tracks]):.1f} ms/frame"
                      if p.endswith(CORRECTED) else ""))
     print("all episodes (RMSE over every frame pooled; mean of per-episode ATE):")
     for p in profiles:

@@ -81,11 +81,14 @@ def explore_by_agent(env: EmbeddedEnvironment, pipeline: MemoryPipeline, first: 
         noise.begin(episode)
     walk = AgentWalk()
     obs = noise.degrade(first) if noise is not None else first
-    feed_frame(pipeline, obs, first, noise is not None, visible, walk)
     t0 = time.perf_counter()
     agent.reset(episode, obs)
     agent.explore_house(step_cap, survey=survey)
     walk.agent_s += time.perf_counter() - t0
+    # The memory gets each frame as the agent localised it (on a robot without a localiser the
+    # agent corrects the odometry pose: AgentConfig.pose_correction), after the agent has taken it.
+    feed_frame(pipeline, agent.obs, first, noise is not None, visible, walk)
+    clean: Observation | None = None  # the newest frame, until the agent has taken it
     last = time.monotonic()
     prev = env.pose.x, env.pose.z
     error = ""
@@ -98,6 +101,9 @@ def explore_by_agent(env: EmbeddedEnvironment, pipeline: MemoryPipeline, first: 
             print(f"memory-eval: {episode_id}: {error}", file=sys.stderr)
             break
         walk.agent_s += time.perf_counter() - t0
+        if clean is not None:
+            feed_frame(pipeline, agent.obs, clean, noise is not None, visible, walk)
+            clean = None
         if action.name == "Stop":
             break
         t0 = time.perf_counter()
@@ -110,10 +116,11 @@ def explore_by_agent(env: EmbeddedEnvironment, pipeline: MemoryPipeline, first: 
         here = env.pose.x, env.pose.z
         walk.path_m += ((here[0] - prev[0]) ** 2 + (here[1] - prev[1]) ** 2) ** 0.5
         prev = here
-        feed_frame(pipeline, obs, clean, noise is not None, visible, walk)
         if progress and time.monotonic() - last > 5.0:
             last = time.monotonic()
             progress(f"agent step {walk.steps}: {walk.frames} frames, {len(pipeline.memory)} objects")
+    if clean is not None:  # the walk ended before the agent took the last frame: as the sensors gave it
+        feed_frame(pipeline, obs, clean, noise is not None, visible, walk)
     walk.surfaces = int(agent.stats["surfaces_surveyed"])
     walk.stop_reason = error or agent.exploration_end or "agent stopped"
     if progress:

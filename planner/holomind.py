@@ -152,9 +152,11 @@ class HoloMindAgent:
         self._started = False
 
     def act(self, observation: Observation) -> Action:
-        observation = self._localise(observation)
         if self._started:
+            observation = self._localise(observation)
             self._integrate(observation)
+        elif getattr(self, "localiser", None) is not None:
+            observation = self.obs  # the first frame, as reset() localised it (registered once)
         self.obs = observation
         try:
             action = self._script.send(observation) if self._started else next(self._script)
@@ -180,8 +182,14 @@ class HoloMindAgent:
                 "episodic_events": len(self.beliefs),
                 "unparsed": [str(u) for u in getattr(self.decomposer, "unparsed", [])][:10],
                 **({"llm": self.llm_client.usage()} if self.llm_client is not None else {}),
-                **({"pose_correction": self.localiser.diagnostics()} if getattr(self, "localiser", None) else {}),
+                **self._pose_correction_report(),
                 "agent_notes": self.notes_log[-60:]}
+
+    def _pose_correction_report(self) -> dict[str, Any]:
+        """``{"pose_correction": frames by outcome, the correction now}`` where the agent corrects
+        its pose (``config.pose_correction``); empty otherwise."""
+        localiser = getattr(self, "localiser", None)
+        return {"pose_correction": localiser.diagnostics()} if localiser is not None else {}
 
     # ---- the end checks (planner.end_checks) ------------------------------------------------------
     def _recheck_own_actions(self) -> list[str]:

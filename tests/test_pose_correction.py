@@ -199,7 +199,10 @@ def test_the_agent_reads_the_corrected_pose_and_reports_the_correction() -> None
                                                         config=SimpleNamespace(move_step=0.25)))
     episode = SimpleNamespace(id="synthetic", instruction=lambda kind: "Put the mug on the table.")
     drift = np.eye(3)
-    agent.reset(episode, frame(1.0, 1.2, 0.0, drift))
+    first = frame(1.0, 1.2, 0.0, drift)
+    agent.reset(episode, first)
+    agent.act(first)  # as the runner does: the first act is on the frame reset() was given
+    assert agent.localiser.frames == 1  # ... which is registered once
     for i, (x, y, yaw) in enumerate(walk()[1:12], start=1):
         drift = se2(0.0, 0.0, 0.03, (x, y)) @ drift
         obs = frame(x, y, yaw, drift, step=i)

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from perception.scan_registration import se2
+
 
 @dataclass(frozen=True)
 class LocaliserModel:
@@ -64,9 +66,9 @@ class PoseModel:
 
 
 def about(x: float, y: float, dtheta: float, dx: float, dy: float) -> np.ndarray:
-    """The SE(2) error that turns by ``dtheta`` about the point (x, y), then shifts by (dx, dy)."""
-    c, s = math.cos(dtheta), math.sin(dtheta)
-    return np.array([[c, -s, x - c * x + s * y + dx], [s, c, y - s * x - c * y + dy], [0.0, 0.0, 1.0]])
+    """The SE(2) error that turns by ``dtheta`` about the point (x, y), then shifts by (dx, dy)
+    (the one SE(2) builder, ``perception.scan_registration.se2``, which the correction inverts)."""
+    return se2(dtheta, dx, dy, (x, y))
 
 
 def _clip_norm(v: np.ndarray, limit: float) -> np.ndarray:

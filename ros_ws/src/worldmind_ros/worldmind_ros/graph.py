@@ -153,6 +153,10 @@ NODE_PARAMS: dict[str, tuple[ParamSpec, ...]] = {
                                "(2 for a detector with false detections)"),
         _p("mask_edge_check", False, "drop mask pixels the depth puts apart from their object before its box is "
                                      "built (true behind a learned segmenter whose masks bleed); false: exact masks"),
+        _p("pose_correction", False, "true on a robot without a localiser: poses are read in odom_frame, each depth "
+                                     "frame is registered against the agent's own map, and the planner publishes "
+                                     "map_frame -> odom_frame on /tf (REP 105); false where a localiser (AMCL, "
+                                     "slam_toolbox) publishes it"),
         _p("max_steps", 0, "stop after this many actions (0: the episode's budget, or unlimited)"),
         _p("result_timeout_s", 60.0, "give up on a skill unanswered for this long (the goal is cancelled)"),
         _p("skill_interface", "action", "how skills are sent: 'action' (ExecuteSkill goals) or 'topic' "

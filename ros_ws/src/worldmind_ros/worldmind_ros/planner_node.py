@@ -10,6 +10,11 @@ Why the planner is non-privileged by construction here: this process has no simu
 episode file gives only the instruction (its checklist, goals and oracle plan are removed before
 the agent sees it), and the privileged ``oracle`` planner is refused. ``agent`` is a planner name
 for ``make_agent`` or ``scripted:FILE`` (``scripted_agent``: a recorded action list).
+
+With ``pose_correction`` (a robot without a localiser) the planner reads poses in ``odom``,
+the agent registers each depth frame against its own map (``perception.pose_correction``), and
+the node publishes the correction as ``map -> odom`` on ``/tf`` at each acted-on frame's stamp
+(REP 105), so the other nodes' ``map`` lookups see the corrected pose.
 """
 
 from __future__ import annotations
@@ -25,7 +30,9 @@ from std_msgs.msg import String
 from household.types import Action, ActionFeedback, Observation
 from planner.goal_dag import goal_dag_payload
 from sim_bridge.ros import payloads
+from sim_bridge.ros.tf import FrameNames, StampedTransform, transform_of
 from worldmind_ros.observation_stream import ObservationStream, pose_options
+from worldmind_ros.tf_io import frame_names
 from worldmind_ros.runtime import WorldMindNode, main_for, topic_qos
 
 PRIVILEGED = ("oracle",)
@@ -40,7 +47,7 @@ def public_episode(episode: Any) -> Any:
 
 
 def make_planner_agent(spec: str, move_step: float, depth_noise_k: float = 0.0, pose_tolerance: float = 0.0,
-                       confirm_views: int = 1, mask_edge_check: bool = False) -> Any:
+                       confirm_views: int = 1, mask_edge_check: bool = False, pose_correction: bool = False) -> Any:
     if spec.startswith("scripted:"):
         from worldmind_ros.scripted_agent import ScriptedAgent
 
@@ -53,7 +60,28 @@ def make_planner_agent(spec: str, move_step: float, depth_noise_k: float = 0.0, 
     # Non-privileged agents take the environment only for its settings; there is none here.
     env_info = SimpleNamespace(config=SimpleNamespace(move_step=move_step, data_dir=None))
     return make_agent(spec, env_info, depth_noise_k=depth_noise_k, pose_tolerance=pose_tolerance,
-                      confirm_views=confirm_views, mask_edge_check=mask_edge_check)
+                      confirm_views=confirm_views, mask_edge_check=mask_edge_check, pose_correction=pose_correction)
+
+
+def stream_pose_options(params: dict[str, Any]) -> dict[str, Any]:
+    """The observation stream's pose options: as every sensor consumer's, except that with
+    ``pose_correction`` the poses are looked up in ``odom_frame`` (no localiser publishes
+    ``map -> odom``; the planner itself does, from its correction)."""
+    options = pose_options(params)
+    if params.get("pose_correction"):
+        frames = options["frames"]
+        options["frames"] = dataclasses.replace(frames, map=frames.odom)
+    return options
+
+
+def map_to_odom(agent: Any, frames: FrameNames, stamp_ns: int) -> StampedTransform | None:
+    """The agent's ``map -> odom`` correction at ``stamp_ns`` as a transform to publish; None for
+    an agent that does not correct its pose (duck-typed: ``agent.localiser.map_from_odom``)."""
+    localiser = getattr(agent, "localiser", None)
+    matrix = getattr(localiser, "map_from_odom", None)
+    if matrix is None:
+        return None
+    return StampedTransform(frames.map, frames.odom, int(stamp_ns), transform_of(matrix))
 
 
 def critic_decisions(agent: Any, since: int) -> tuple[list[dict[str, Any]], int]:
@@ -82,7 +110,14 @@ class PlannerNode(WorldMindNode):
     def configure(self) -> None:
         p = self.params
         self.agent = make_planner_agent(p["agent"], p["move_step"], p["depth_noise_k"], p["pose_tolerance"],
-                                        p["confirm_views"], bool(p["mask_edge_check"]))
+                                        p["confirm_views"], bool(p["mask_edge_check"]), bool(p["pose_correction"]))
+        # Without a localiser the planner corrects its pose and publishes map -> odom (REP 105).
+        self.tf_pub = None
+        self._stamps: dict[int, int] = {}  # step -> stamp of the frames not yet acted on
+        if p["pose_correction"]:
+            from worldmind_ros.tf_io import TfPublisher
+
+            self.tf_pub = TfPublisher(self)
         self.episode = self._episode(p)
         self.instruction = self.episode.instruction(p["instruction"]) if self.episode.instructions else ""
         budget = int(p["max_steps"]) or int(self.episode.max_steps or 0)
@@ -103,7 +138,7 @@ class PlannerNode(WorldMindNode):
             self.skill_client = SkillActionClient(self, p["skill_action"], float(p["result_timeout_s"]))
         else:
             self.subscribe_json("skill_result", self._on_result)
-        self.stream = ObservationStream(self, self.names, self._on_observation, **pose_options(self.params))
+        self.stream = ObservationStream(self, self.names, self._on_observation, **stream_pose_options(self.params))
         self.started = False
         self.next_step = 0  # the step of the observation we act on next
         self.pending: tuple[str, Action, int] | None = None  # request id, action, step it was chosen at
@@ -202,6 +237,10 @@ class PlannerNode(WorldMindNode):
 
         sec, nanosec = divmod(int(stamp_ns), 1_000_000_000)
         self._map_stamp = Time(sec=sec, nanosec=nanosec)
+        if self.tf_pub is not None:
+            self._stamps[obs.step] = int(stamp_ns)
+            for old in [k for k in self._stamps if k < obs.step - 64]:
+                del self._stamps[old]
         self.latest = obs
         if self.stopped or obs.step < self.next_step:
             return
@@ -243,6 +282,10 @@ class PlannerNode(WorldMindNode):
             action = Action("Stop")
         else:
             action = self.agent.act(obs)
+        if self.tf_pub is not None and obs.step in self._stamps:
+            correction = map_to_odom(self.agent, frame_names(self.params), self._stamps[obs.step])
+            if correction is not None:
+                self.tf_pub.send([correction])
         self.last_obs = obs
         self._publish_plan_and_critic(obs.step)
         rid = f"{self.run_id}-{obs.step}-{self.actions}"
