@@ -13,10 +13,11 @@ coming back through the same rooms, this is localisation against a map built on 
 
 What it refuses, and says so in ``diagnostics`` (the agent reports them per episode):
 - a frame with no usable depth: the pose is odometry composed with the last correction;
-- too few correspondences (a new area, the map too sparse there): the same, and the frame is
-  mapped at that pose;
-- a registration that diverges (a correction larger than odometry can explain between frames,
-  too few inliers, a large residual): the same, and the frame is not mapped;
+- no map near the robot yet (a new area): the same, and the frame is mapped at that pose;
+- too few correspondences (under ``min_inliers`` or ``min_inlier_fraction`` of the frame's
+  points: it sees mostly what is not mapped yet): the same, and the frame is mapped;
+- a registration that diverges (a correction larger than the drift since the last full fix can
+  explain, or a large residual): the same, and the frame is not mapped;
 - a scene that pins down only some directions (facing one wall): corrected along those only;
 - an odometry jump of more than ``max_odometry_jump_m`` or ``max_odometry_jump_deg`` between two
   frames (a wheel slip, a reset odometry): the jump is not believed; the pose stays at the last
@@ -144,9 +145,11 @@ def lift_se2(t: np.ndarray) -> np.ndarray:
 
 
 def planar_pose(world_from_camera: np.ndarray) -> np.ndarray:
-    """The 3x3 SE(2) of a camera pose's floor-plane position and its optical axis's heading."""
-    axis = world_from_camera[:3, 2]  # the optical z axis in the world
-    return se2(math.atan2(float(axis[1]), float(axis[0])), float(world_from_camera[0, 3]),
+    """The 3x3 SE(2) of a camera pose's floor-plane position and heading. The heading is read off
+    the optical x axis (right in the image, level for a camera that tilts but does not roll):
+    forward = up x right, defined even when the camera looks straight down."""
+    right = world_from_camera[:3, 0]
+    return se2(math.atan2(float(right[0]), float(-right[1])), float(world_from_camera[0, 3]),
                float(world_from_camera[1, 3]))
 
 

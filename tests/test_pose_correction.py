@@ -228,3 +228,14 @@ def test_non_finite_depth_is_skipped_not_registered(bad: str) -> None:
     out = corrector.correct(frame(1.0, 1.2, 0.0, np.eye(3), depth=depth))
     assert np.isfinite(corrector.map.points).all() and len(corrector.map) > 0
     assert dataclasses.replace(out).agent.position[0] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("pitch", [0.0, 30.0, 89.9, 90.0])
+def test_the_planar_heading_holds_when_the_camera_looks_down(pitch: float) -> None:
+    from perception.pose_correction import planar_pose
+
+    for yaw in (0.0, 75.0, -120.0, 180.0):
+        t = planar_pose(camera_pose(1.0, 2.0, yaw, pitch))
+        heading = math.degrees(math.atan2(t[1, 0], t[0, 0]))
+        assert abs((heading - yaw + 180.0) % 360.0 - 180.0) < 1e-6
+        assert (t[0, 2], t[1, 2]) == pytest.approx((1.0, 2.0))
