@@ -4,13 +4,15 @@
   ros_ws/README.md), so ``import worldmind_ros`` works here and in the node processes.
 - ``isolated``: a test that starts rclpy/DDS re-executes itself (pytest on its own node id) inside a
   private network namespace holding only loopback (``unshare -n``, docs/PLATFORM.md) with
-  ``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST``, so no DDS traffic ever reaches the host network.
+  ``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST``, so no DDS traffic ever reaches the host network,
+  and on a DDS domain of its own (``next_domain_id``: shared memory crosses namespaces).
   Where ``unshare -n`` is not permitted (not root) such tests are skipped with that reason.
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import subprocess
 import sys
@@ -39,9 +41,27 @@ def netns_problem() -> str | None:
     return None if r.returncode == 0 else f"unshare -n is not permitted here (needs root): {r.stderr.strip()[:200]}"
 
 
+_DOMAINS = itertools.count()
+
+
+def next_domain_id() -> int:
+    """A DDS domain for the next isolated run: unique among the runs of this pytest worker and
+    apart from the other workers' (gw0: 1-50, gw1: 51-100, ...; the worker's 50 rotate). Why: a
+    network namespace does not isolate shared memory, and Fast DDS discovers participants over its
+    shared-memory transport too, so two isolated runs on one domain (two xdist workers, or a node
+    process an earlier run left behind) see each other's servers ("more than one action server
+    for the action '/worldmind/execute_skill'", a goal answered by the wrong simulator). Domain
+    ids stay within 1-232, the range whose UDP ports are valid."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    index = int(worker[2:]) if worker[2:].isdigit() else 0
+    return 1 + (index * 50 + next(_DOMAINS) % 50) % 232
+
+
 def netns_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     env = dict(os.environ)
     env.update({NETNS_FLAG: "1", "ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST",
+                "ROS_DOMAIN_ID": os.environ["ROS_DOMAIN_ID"] if in_netns() and "ROS_DOMAIN_ID" in os.environ
+                else str(next_domain_id()),
                 "PYTHONPATH": os.pathsep.join([str(ROS_PKG), str(REPO)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])),
                 "FASTRTPS_DEFAULT_PROFILES_FILE": str(ROS_PKG / "config" / "fastdds_large_frames.xml"),
                 "RCUTILS_COLORIZED_OUTPUT": "0"})
