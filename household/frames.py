@@ -9,9 +9,14 @@ conventions are those of a well-tested library, not ours.
 
 from __future__ import annotations
 
+import dataclasses
+import math
+
 import numpy as np
 import numpy.typing as npt
 from transforms3d.euler import euler2mat, mat2euler
+
+from household.types import AgentStatus
 
 # Columns: where THOR's x, y, z axes land in ROS.
 ROS_FROM_THOR = np.array([[0.0, 0.0, 1.0], [-1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
@@ -90,3 +95,42 @@ def is_rigid_transform(pose: np.ndarray, tol: float = 1e-4) -> bool:
         and abs(np.linalg.det(rot) - 1.0) < tol
         and np.allclose(pose[3], [0.0, 0.0, 0.0, 1.0], atol=tol)
     )
+
+
+# ---- planar poses: SE(2) in the REP 103 floor plane (x, y, yaw about +z) ---------------------------
+# A wheeled base's pose error and its correction are SE(2) (3x3 homogeneous matrices): the sensor
+# profiles draw it (sim_bridge.sensors), the scan-to-map correction undoes it (perception).
+
+
+def se2(theta: float, tx: float, ty: float, pivot: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
+    """3x3 SE(2): rotate by ``theta`` about ``pivot``, then shift by (tx, ty)."""
+    c, s = math.cos(theta), math.sin(theta)
+    px, py = pivot
+    return np.array([[c, -s, px - c * px + s * py + tx], [s, c, py - s * px - c * py + ty], [0.0, 0.0, 1.0]])
+
+
+def se2_yaw(t: np.ndarray) -> float:
+    """The rotation of a 3x3 SE(2), radians."""
+    return float(math.atan2(t[1, 0], t[0, 0]))
+
+
+def apply_se2(t: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Apply a 3x3 SE(2) to (N, 3) points' x and y (z kept)."""
+    out = np.array(points, dtype=float, copy=True)
+    out[:, :2] = points[:, :2] @ t[:2, :2].T + t[:2, 2]
+    return out
+
+
+def lift_se2(t: np.ndarray) -> np.ndarray:
+    """The 4x4 (REP 103, rotation about z) of a 3x3 SE(2)."""
+    out = np.eye(4)
+    out[:2, :2], out[:2, 3] = t[:2, :2], t[:2, 2]
+    return out
+
+
+def reposed_agent(agent: AgentStatus, t: np.ndarray) -> AgentStatus:
+    """``agent`` with its floor-plane position and yaw moved by the 3x3 SE(2) ``t``."""
+    x, y, z = (float(c) for c in agent.position)
+    px, py = (t @ np.array([x, y, 1.0]))[:2]
+    return dataclasses.replace(agent, position=(float(px), float(py), z),
+                               yaw_deg=float(agent.yaw_deg + math.degrees(se2_yaw(t))))

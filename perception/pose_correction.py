@@ -39,10 +39,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from household.frames import apply_se2, lift_se2, reposed_agent, se2, se2_yaw
 from household.types import Observation
 from perception.backproject import pixel_to_camera, voxel_keys
-from perception.scan_registration import (Registration, RegistrationConfig, RegistrationTarget, apply_se2,
-                                          register_se2, se2)
+from perception.scan_registration import Registration, RegistrationConfig, RegistrationTarget, register_se2
 
 OUTCOMES = ("registered", "partly constrained", "no depth", "sparse map", "diverged", "odometry jump")
 
@@ -133,17 +133,6 @@ class VoxelPointMap:
         return pts[close]
 
 
-def _yaw(m: np.ndarray) -> float:
-    return float(math.atan2(m[1, 0], m[0, 0]))
-
-
-def lift_se2(t: np.ndarray) -> np.ndarray:
-    """The 4x4 (REP 103, rotation about z) of a 3x3 SE(2)."""
-    out = np.eye(4)
-    out[:2, :2], out[:2, 3] = t[:2, :2], t[:2, 2]
-    return out
-
-
 def planar_pose(world_from_camera: np.ndarray) -> np.ndarray:
     """The 3x3 SE(2) of a camera pose's floor-plane position and heading. The heading is read off
     the optical x axis (right in the image, level for a camera that tilts but does not roll):
@@ -164,7 +153,6 @@ class ScanToMapCorrector:
         self.last_outcome = ""
         self.last_registration: Registration | None = None
         self._last_odom: np.ndarray | None = None  # planar odometry pose of the last frame
-        self._last_map: np.ndarray | None = None  # its corrected planar pose
         self.frames = 0
         self._target: RegistrationTarget | None = None
         self._target_at = (0.0, 0.0, 0, 0)  # where (x, y), at what map size and frame it was built
@@ -183,12 +171,14 @@ class ScanToMapCorrector:
         self.frames += 1
         odom_cam = np.asarray(obs.world_from_camera, dtype=float)
         odom_planar = planar_pose(odom_cam)
-        if self._last_odom is not None and self._last_map is not None:
+        if self._last_odom is not None:
             step = np.linalg.inv(self._last_odom) @ odom_planar
-            dist, turn = math.hypot(step[0, 2], step[1, 2]), abs(_yaw(step))
+            dist, turn = math.hypot(step[0, 2], step[1, 2]), abs(se2_yaw(step))
             if dist > cfg.max_odometry_jump_m or math.degrees(turn) > cfg.max_odometry_jump_deg:
-                # the odometry's own step is not believed: keep the last map pose
-                self.map_from_odom_se2 = self._last_map @ np.linalg.inv(odom_planar)
+                # the odometry's own step is not believed: keep the last map pose (the last
+                # frame's odometry under the correction it ended with, which is still the current one)
+                last_map = self.map_from_odom_se2 @ self._last_odom
+                self.map_from_odom_se2 = last_map @ np.linalg.inv(odom_planar)
                 self._fix = self.map_from_odom_se2  # the jump is not drift: bounds count from here
                 self._record("odometry jump")
             else:
@@ -208,7 +198,6 @@ class ScanToMapCorrector:
                 self.map.insert(points[mappable])
             self._record(outcome)
         self._last_odom = odom_planar
-        self._last_map = self.map_from_odom_se2 @ odom_planar
         return self._reposed(obs, cam)
 
     def plausible_correction(self) -> tuple[float, float]:
@@ -267,7 +256,7 @@ class ScanToMapCorrector:
         # what the correction would have moved the sensor since the last full fix, all frames together
         since = (reg.delta @ self.map_from_odom_se2) @ np.linalg.inv(self._fix)
         moved = float(np.hypot(*(since[:2, :2] @ np.asarray(pivot) + since[:2, 2] - np.asarray(pivot))))
-        if reg.rmse_m > cfg.max_rmse_m or moved > max_m or abs(math.degrees(_yaw(since))) > max_deg:
+        if reg.rmse_m > cfg.max_rmse_m or moved > max_m or abs(math.degrees(se2_yaw(since))) > max_deg:
             return "diverged", None
         if reg.constrained < 3:
             return "partly constrained", (reg.delta if reg.constrained else None)
@@ -280,12 +269,7 @@ class ScanToMapCorrector:
         self.last_outcome = outcome
 
     def _reposed(self, obs: Observation, cam: np.ndarray) -> Observation:
-        t = self.map_from_odom_se2
-        x, y, z = (float(c) for c in obs.agent.position)
-        px, py = (t @ np.array([x, y, 1.0]))[:2]
-        agent = dataclasses.replace(obs.agent, position=(float(px), float(py), z),
-                                    yaw_deg=float(obs.agent.yaw_deg + math.degrees(_yaw(t))))
-        return dataclasses.replace(obs, agent=agent, world_from_camera=cam)
+        return dataclasses.replace(obs, agent=reposed_agent(obs.agent, self.map_from_odom_se2), world_from_camera=cam)
 
     # ---- what happened --------------------------------------------------------------------------
     def diagnostics(self) -> dict[str, object]:
@@ -294,5 +278,5 @@ class ScanToMapCorrector:
         return {"frames": self.frames, "outcomes": {k: int(self.outcomes[k]) for k in OUTCOMES if self.outcomes[k]},
                 "last_outcome": self.last_outcome,
                 "correction_m": round(float(math.hypot(t[0, 2], t[1, 2])), 4),
-                "correction_deg": round(math.degrees(_yaw(t)), 3), "map_voxels": len(self.map)}
+                "correction_deg": round(math.degrees(se2_yaw(t)), 3), "map_voxels": len(self.map)}
 

@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.spatial import cKDTree
 
+from household.frames import apply_se2, se2
+
 
 @dataclass(frozen=True)
 class RegistrationConfig:
@@ -101,20 +103,6 @@ class Registration:
     @property
     def yaw_rad(self) -> float:
         return float(math.atan2(self.delta[1, 0], self.delta[0, 0]))
-
-
-def se2(theta: float, tx: float, ty: float, pivot: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
-    """3x3 SE(2): rotate by ``theta`` about ``pivot``, then shift by (tx, ty)."""
-    c, s = math.cos(theta), math.sin(theta)
-    px, py = pivot
-    return np.array([[c, -s, px - c * px + s * py + tx], [s, c, py - s * px - c * py + ty], [0.0, 0.0, 1.0]])
-
-
-def apply_se2(t: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """Apply a 3x3 SE(2) to (N, 3) points' x and y (z kept)."""
-    out = np.array(points, dtype=float, copy=True)
-    out[:, :2] = points[:, :2] @ t[:2, :2].T + t[:2, 2]
-    return out
 
 
 def register_se2(source: np.ndarray, weights: np.ndarray, target: RegistrationTarget, pivot: tuple[float, float],

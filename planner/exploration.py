@@ -47,6 +47,7 @@ class Moves(Protocol):
 
 Frontier = tuple[float, float, int, float, float]  # planner.occupancy.OccupancyMap.frontier's
 STUCK_WALKS = 3  # walks to one frontier blocked before their first step, after which it is given up
+STUCK_RADIUS = 0.6  # metres: blocked walks to frontiers this close count for the same frontier
 
 
 def frontier_walks(navigator: Navigator, pose: Pose, fronts: list[Frontier]) -> dict[Frontier, float]:
@@ -83,8 +84,8 @@ class Explorer:
         self._cleared: list[tuple[float, float]] = []  # where the agent cleared its map, shut in
         self._stuck: list[tuple[float, float]] = []  # frontiers whose walk was blocked before its first step
 
-    def _stuck_walks(self, x: float, z: float) -> int:
-        return sum(1 for fx, fz in self._stuck if math.hypot(x - fx, z - fz) < 0.6)
+    def _stuck_near(self, x: float, z: float) -> list[tuple[float, float]]:
+        return [f for f in self._stuck if math.hypot(x - f[0], z - f[1]) < STUCK_RADIUS]
 
     def look_around(self) -> Generator[Action, Observation, None]:
         for _ in range(3):
@@ -147,10 +148,11 @@ class Explorer:
                 # under the realistic profile: 378 blocked MoveAheads in a row). As navigate_to
                 # gives up an object after 6 bumps, give up a frontier after STUCK_WALKS.
                 self._stuck.append((x, z))
-                if self._stuck_walks(x, z) >= STUCK_WALKS:
+                near = self._stuck_near(x, z)
+                if len(near) >= STUCK_WALKS:
                     a.note(f"frontier ({x:.2f}, {z:.2f}): blocked {STUCK_WALKS} times before a step; giving it up")
                     self._frontier_goal = None
-                    self._stuck = [f for f in self._stuck if math.hypot(x - f[0], z - f[1]) >= 0.6]
+                    self._stuck = [f for f in self._stuck if f not in near]
                     a.fail_frontier(x, z)
                     a.fail_frontier(x, z)  # twice: given up as unreachable (forgiven like the others)
                     a.stats["frontiers_blocked"] += 1

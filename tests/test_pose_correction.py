@@ -15,8 +15,9 @@ import numpy as np
 import pytest
 
 from household.types import ActionFeedback, AgentStatus, CameraIntrinsics, Observation
-from perception.pose_correction import CorrectorConfig, ScanToMapCorrector, VoxelPointMap, lift_se2
-from perception.scan_registration import RegistrationTarget, apply_se2, register_se2, se2
+from household.frames import apply_se2, lift_se2, se2
+from perception.pose_correction import CorrectorConfig, ScanToMapCorrector, VoxelPointMap
+from perception.scan_registration import RegistrationTarget, register_se2
 from planner.factory import _env_pose_correction, make_agent
 from sim_bridge.sensors.profiles import PROFILES
 

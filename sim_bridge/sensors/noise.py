@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from scipy import ndimage
 
+from household.frames import lift_se2, reposed_agent
 from household.types import AgentStatus, InstanceLabel, Observation, StepResult
 from household.visible_states import flip_states
 from sim_bridge.sensors.pose import PoseError
@@ -74,13 +75,7 @@ class SensorNoise:
     def _drift(self, obs: Observation) -> tuple[AgentStatus, np.ndarray]:
         x, y = float(obs.agent.position[0]), float(obs.agent.position[1])
         err = self.pose_error.update(x, y, math.radians(obs.agent.yaw_deg))
-        px, py = (err @ np.array([x, y, 1.0]))[:2]
-        dyaw = math.degrees(math.atan2(err[1, 0], err[0, 0]))
-        agent = dataclasses.replace(obs.agent, position=(float(px), float(py), float(obs.agent.position[2])),
-                                    yaw_deg=float(obs.agent.yaw_deg + dyaw))
-        t4 = np.eye(4)
-        t4[:2, :2], t4[:2, 3] = err[:2, :2], err[:2, 2]
-        return agent, t4 @ np.asarray(obs.world_from_camera, dtype=float)
+        return reposed_agent(obs.agent, err), lift_se2(err) @ np.asarray(obs.world_from_camera, dtype=float)
 
 
 def _degrade_depth(obs: Observation, model: DepthModel, rng: np.random.Generator) -> np.ndarray | None:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from perception.scan_registration import se2
+from household.frames import se2
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ class PoseModel:
 
 def about(x: float, y: float, dtheta: float, dx: float, dy: float) -> np.ndarray:
     """The SE(2) error that turns by ``dtheta`` about the point (x, y), then shifts by (dx, dy)
-    (the one SE(2) builder, ``perception.scan_registration.se2``, which the correction inverts)."""
+    (the one SE(2) builder, ``household.frames.se2``, which the correction in perception inverts)."""
     return se2(dtheta, dx, dy, (x, y))
 
 

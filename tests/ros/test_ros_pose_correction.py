@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from perception.pose_correction import ScanToMapCorrector
-from perception.scan_registration import se2
+from household.frames import se2
 from sim_bridge.ros.tf import FrameNames, TransformBuffer, matrix_of, transform_of
 from worldmind_ros.graph import NODE_PARAMS
 from worldmind_ros.planner_node import map_to_odom, stream_pose_options
