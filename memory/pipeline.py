@@ -12,13 +12,13 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Collection, Sequence
 
 from household.types import Observation
 from memory.spatial.memory import IntegrationReport, MemoryConfig, MemoryInputError, SpatialMemory
 from memory.spatial.query import Region
 from perception.encoders import Encoders
-from perception.observations import PerceptionError
+from perception.observations import FrameObservations, PerceptionError
 from perception.perceive import Perception, PerceptionConfig
 
 log = logging.getLogger(__name__)
@@ -31,6 +31,7 @@ class FrameResult:
     step: int
     report: IntegrationReport
     seen: list[str] = field(default_factory=list)  # source ids of the instances perceived
+    frame: FrameObservations | None = None  # what perception made of it (None: skipped there)
     perception_s: float = 0.0
     memory_s: float = 0.0
 
@@ -61,11 +62,13 @@ class MemoryPipeline:
             config.min_pixels = int(min_pixels)
         return cls(memory, Perception(config, memory.encoders))
 
-    def process(self, obs: Observation) -> FrameResult:
-        """Perceive and integrate one observation; a bad one is skipped with a warning."""
+    def process(self, obs: Observation, ignore_ids: Collection[str] = ()) -> FrameResult:
+        """Perceive and integrate one observation; a bad one is skipped with a warning.
+        ``ignore_ids``: segmenter ids left out of the frame (the object in the gripper:
+        ``Perception.process``)."""
         t0 = time.perf_counter()
         try:
-            frame = self.perception.process(obs)
+            frame = self.perception.process(obs, ignore_ids)
         except PerceptionError as exc:
             log.warning("skipped frame %s: %s", obs.step, exc)
             return FrameResult(obs.step, IntegrationReport(obs.step, skipped=True, warnings=[str(exc)]),
@@ -78,4 +81,4 @@ class MemoryPipeline:
             report = IntegrationReport(obs.step, skipped=True, warnings=[str(exc)])
         t2 = time.perf_counter()
         seen = [] if report.skipped else [o.source_id for o in frame.objects]
-        return FrameResult(obs.step, report, seen, t1 - t0, t2 - t1)
+        return FrameResult(obs.step, report, seen, frame, t1 - t0, t2 - t1)

@@ -15,6 +15,7 @@ out-of-range depth only invalidates those pixels and is reported in ``warnings``
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Collection
 
 import numpy as np
 
@@ -81,7 +82,11 @@ class Perception:
         pose = check_pose(obs.world_from_camera, f"{where}: world_from_camera")
         return depth, inst, rgb, pose
 
-    def process(self, obs: Observation) -> FrameObservations:
+    def process(self, obs: Observation, ignore_ids: Collection[str] = ()) -> FrameObservations:
+        """One observation's objects. ``ignore_ids``: segmenter ids (``InstanceLabel.object_id``)
+        to leave out, their pixels unknown rather than background: the object in the robot's
+        gripper moves with the camera, so a map must neither store it along the path nor read its
+        pixels as space seen empty behind it."""
         cfg = self.config
         depth, inst, rgb, pose = self._validate(obs)
         intr = obs.intrinsics
@@ -100,7 +105,8 @@ class Perception:
         instance_of_pixel[valid & (inst == 0)] = BACKGROUND
         frame = FrameObservations(obs.step, intr, pose, cfg.voxel_size, clean_depth, instance_of_pixel, [], warnings)
 
-        known = np.array(sorted(k for k, lab in obs.id_to_label.items() if lab.object_type not in cfg.ignore_labels),
+        known = np.array(sorted(k for k, lab in obs.id_to_label.items()
+                                if lab.object_type not in cfg.ignore_labels and lab.object_id not in ignore_ids),
                          dtype=np.int64)
         rows, cols = np.nonzero(valid & (inst > 0))
         if len(rows) == 0:

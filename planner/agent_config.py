@@ -10,6 +10,10 @@ from dataclasses import dataclass
 # instruction order). Each names a component that planner.ablations swaps for a no-op one; the
 # names here are what the CLI checks and the run's planner label carries.
 ABLATIONS = ("critic", "episodic", "high-level")
+# What the agent grounds objects through (planner.object_memory.ObjectMemory implementations):
+# "tracker", a box per segmenter id for the planner alone (planner.object_tracker); "spatial", the
+# scene map's object table with its voxels and text index (planner.spatial_object_memory).
+OBJECT_MEMORIES = ("tracker", "spatial")
 
 
 @dataclass
@@ -49,8 +53,13 @@ class AgentConfig:
     # registered against the agent's own map and the pose corrected before anything uses it
     # (perception/pose_correction.py). False where a localiser keeps the pose in ``map``.
     pose_correction: bool = False
+    # Where the agent keeps the objects it has seen (OBJECT_MEMORIES).
+    object_memory: str = "tracker"
 
     def __post_init__(self) -> None:
+        if self.object_memory not in OBJECT_MEMORIES:
+            raise ValueError(f"AgentConfig.object_memory: {self.object_memory!r} is not one of "
+                             f"{', '.join(OBJECT_MEMORIES)}")
         unknown = sorted(set(self.ablate) - set(ABLATIONS))
         if unknown:  # a misspelt ablation would otherwise switch nothing off, silently
             raise ValueError(f"AgentConfig.ablate: unknown ablation {', '.join(map(repr, unknown))} "

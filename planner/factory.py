@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Iterable, cast
 
 from household.errors import InputError
-from planner.agent_config import ABLATIONS  # noqa: F401 (re-exported: the CLI checks --ablate against it)
+from planner.agent_config import ABLATIONS, OBJECT_MEMORIES  # noqa: F401 (re-exported: the CLI's --ablate, --object-memory)
 
 PLANNERS = ("oracle", "deterministic")  # plus "llm:<model>" (LLM_PREFIX + any litellm model string)
 LLM_PREFIX = "llm:"
@@ -124,7 +124,7 @@ def make_agent(name: str, env: Any, *, instruction_kind: str = "detailed", ablat
                experience_path: str | Path | None = None, llm_config: str | Path | None = None,
                depth_noise_k: float | None = None, pose_tolerance: float | None = None,
                confirm_views: int | None = None, mask_edge_check: bool | None = None,
-               pose_correction: bool | None = None) -> Any:
+               pose_correction: bool | None = None, object_memory: str = "tracker") -> Any:
     """The agent for a ``--planner`` name. ``env`` is used by the oracle (it plans on the
     simulator) and, for the others, only for its move step and its sensor profile's depth
     noise. ``experience_path`` is the persisted experience pool (None: in memory for this agent
@@ -135,7 +135,8 @@ def make_agent(name: str, env: Any, *, instruction_kind: str = "detailed", ablat
     accuracy), ``confirm_views`` (views an object needs before it is believed: 2 for a
     detector with false detections), ``mask_edge_check`` (True behind a segmenter whose masks
     bleed over silhouettes) and ``pose_correction`` (True on a robot without a localiser: the agent
-    registers depth against its own map; None: where the environment's pose model has no localiser)."""
+    registers depth against its own map; None: where the environment's pose model has no localiser);
+    ``object_memory`` what the agent grounds objects through (``AgentConfig.object_memory``)."""
     check_planner(name)
     ablate = frozenset(ablate)
     if name == "oracle":
@@ -169,6 +170,9 @@ def make_agent(name: str, env: Any, *, instruction_kind: str = "detailed", ablat
     options["confirm_views"] = _env_confirm_views(env) if confirm_views is None else confirm_views
     options["mask_edge_check"] = _env_mask_edge_check(env) if mask_edge_check is None else bool(mask_edge_check)
     options["pose_correction"] = _env_pose_correction(env) if pose_correction is None else bool(pose_correction)
+    if object_memory not in OBJECT_MEMORIES:
+        raise InputError(f"object_memory: {object_memory!r} is not one of {', '.join(OBJECT_MEMORIES)}")
+    options["object_memory"] = object_memory
     config = AgentConfig(**options)
     try:
         experience = ExperiencePool.load(experience_path)

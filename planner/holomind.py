@@ -2,8 +2,8 @@
 critic, from observations only.
 
 Per step the agent integrates the frame into its own occupancy map (``planner.occupancy``),
-room segmentation (``planner.rooms``), object tracker (``planner.object_tracker``) and, when
-enabled, the spatial semantic memory (``memory.spatial``); ground truth is never read. The goal
+room segmentation (``planner.rooms``) and object memory (``planner.object_tracker`` by default,
+or the spatial semantic memory: ``AgentConfig.object_memory``); ground truth is never read. The goal
 loop (``_run``) is a generator that yields atomic actions and receives observations:
 for the next ready goal of the DAG it refines, grounds (searching for what is not yet seen:
 frontier exploration, then opening containers that could hold it), translates into skills and
@@ -14,11 +14,11 @@ seen (``planner.goal_search``), and the checks once every goal has run, with eac
 report shows it (``planner.end_checks``).
 
 Injected parts: the object memory (``planner.object_memory.ObjectMemory``, made per episode by
-the ``object_memory`` factory; the object tracker by default) and the components the ablations
-of LongAct Table 4 swap for no-op ones (``planner.ablations``): ``critic`` (no diagnosis: a failed
-action just fails its goal attempt), ``episodic`` (no experience pool and no memory of what the
-agent's own actions did to object states), ``high-level`` (no DAG ordering or refinement: goals in
-instruction order). The agent itself never asks which ablations are on.
+the ``object_memory`` factory; by default the one ``AgentConfig.object_memory`` names) and the
+components the ablations of LongAct Table 4 swap for no-op ones (``planner.ablations``):
+``critic`` (no diagnosis: a failed action just fails its goal attempt), ``episodic`` (no
+experience pool and no memory of what the agent's own actions did to object states),
+``high-level`` (no DAG ordering or refinement: goals in instruction order). The agent itself never asks which ablations are on.
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ from planner.goal_dag import (build_goal_dag, copy_for_next_of_all, dag_to_dict,
 from planner.navigation import Navigator, Pose
 from planner.object_memory import ObjectMemory, ObjectMemoryFactory, TrackedObject
 from planner.object_tracker import tracker_memory
+from planner.spatial_object_memory import spatial_memory
 from planner.refusals import REFUSED_SITUATIONS, ReceptacleRefusals
 from planner.occupancy import OccupancyConfig, OccupancyMap
 from planner.roles import CriticDecision, CriticEvent, Goal, KnownObject, PlannerContext
@@ -55,6 +56,12 @@ from planner.skills import SKILL_FAILED, UNREACHABLE, Replan, Skills
 from household.assets import default_catalog
 from household.frames import ros_to_thor_points, ros_yaw_to_thor, thor_to_ros_points
 from household.types import Action, Observation
+
+
+def object_memory_factory(name: str) -> ObjectMemoryFactory:
+    """The object memory an ``AgentConfig.object_memory`` name stands for."""
+    factories: dict[str, ObjectMemoryFactory] = {"tracker": tracker_memory, "spatial": spatial_memory}
+    return factories[name]
 
 
 # Why a goal attempt ended, as the report gives it per goal (``extra.goals[id].reason``); read by
@@ -76,16 +83,17 @@ class HoloMindAgent:
 
     def __init__(self, config: AgentConfig | None = None, roles: dict[str, Any] | None = None,
                  experience: ExperienceStore | None = None, name: str = "deterministic", *,
-                 parts: AgentParts | None = None, object_memory: ObjectMemoryFactory = tracker_memory) -> None:
+                 parts: AgentParts | None = None, object_memory: ObjectMemoryFactory | None = None) -> None:
         """``parts``: the components the ablations swap (``planner.ablations``; the factory builds
         them); None: built here from ``config.ablate`` with ``experience`` as the pool, by the same
-        table. ``object_memory``: makes the agent's object memory for each episode."""
+        table. ``object_memory``: makes the agent's object memory for each episode (None: the one
+        ``config.object_memory`` names)."""
         self.config = config or AgentConfig()
         if parts is not None and experience is not None:
             raise ValueError("HoloMindAgent: give the experience pool in parts (parts_for(ablate, experience)), "
                              "not beside them")
         self.parts = parts if parts is not None else parts_for(self.config.ablate, experience)
-        self.object_memory = object_memory
+        self.object_memory = object_memory or object_memory_factory(self.config.object_memory)
         self.name = name if not self.config.ablate else f"{name}-no-{'-no-'.join(sorted(self.config.ablate))}"
         self.catalog = default_catalog()
         self.grounder = NearestGrounder(self.catalog)
@@ -183,6 +191,7 @@ class HoloMindAgent:
                 "unparsed": [str(u) for u in getattr(self.decomposer, "unparsed", [])][:10],
                 **({"llm": self.llm_client.usage()} if self.llm_client is not None else {}),
                 **self._pose_correction_report(),
+                **self._object_memory_report(),
                 "agent_notes": self.notes_log[-60:]}
 
     def _pose_correction_report(self) -> dict[str, Any]:
@@ -190,6 +199,12 @@ class HoloMindAgent:
         its pose (``config.pose_correction``); empty otherwise."""
         localiser = getattr(self, "localiser", None)
         return {"pose_correction": localiser.diagnostics()} if localiser is not None else {}
+
+    def _object_memory_report(self) -> dict[str, Any]:
+        """``{"object_memory": ...}`` for an object memory that describes itself (duck-typed
+        ``diagnostics()``: the spatial one does; the tracker has nothing to add); empty otherwise."""
+        diagnostics = getattr(getattr(self, "tracker", None), "diagnostics", None)
+        return {"object_memory": diagnostics()} if callable(diagnostics) else {}
 
     # ---- the end checks (planner.end_checks) ------------------------------------------------------
     def _recheck_own_actions(self) -> list[str]:

@@ -1,15 +1,18 @@
 """What the planner needs from an object memory, as a protocol (issue 28, item 4).
 
 The HoloMind agent, its skills and its goal check read objects through this interface only, so
-the memory behind it can change: today ``planner.object_tracker.ObjectTracker`` (a box and a
-centroid per segmenter instance, cheap to update every frame), later one backed by
-``memory.spatial`` (the voxel object table) or a robot's own tracker. Every member here is one
+the memory behind it can change: ``planner.object_tracker.ObjectTracker`` (a box and a
+centroid per segmenter instance, cheap to update every frame; the default),
+``planner.spatial_object_memory.SpatialObjectMemory`` (the scene map of ``memory.spatial``: its
+object rows, keyed by the segmenter's ids), or a robot's own tracker. Every member here is one
 the planner calls; nothing is added for symmetry. Rooms are not part of it: the agent names
 them from its occupancy map (``planner.rooms``), whatever memory holds the objects.
 
 An implementation hands out ``TrackedObject`` records (a plain dataclass, defined here so that a
 second implementation needs nothing of the tracker's code). The skills mark a record in place
-(``state["open_checked"]``), so a record handed out must be the one the memory keeps.
+(``state["open_checked"]``), so a record handed out must be the one the memory keeps. What every
+implementation does alike once it has records (states, the agent's moves, lookups) is
+``RecordKeeping``, which both inherit.
 """
 
 from __future__ import annotations
@@ -105,6 +108,57 @@ class ObjectMemory(Protocol):
     def note_gone(self, object_id: str) -> None:
         """The object is no longer one (sliced into pieces)."""
         ...
+
+
+class RecordKeeping:
+    """What every object memory does the same way once it has its records (``objects``, by id):
+    the states a close look showed and the agent's own actions set, the agent's moves and
+    slices, and lookups. An implementation says only how frames make and update records."""
+
+    objects: dict[str, TrackedObject]
+
+    @staticmethod
+    def _saw_states(rec: TrackedObject | None, states: tuple[tuple[str, Any], ...], step: int) -> None:
+        """A close look (the state classifier of ``InstanceLabel.states``) showed these; the latest wins."""
+        if rec is None:
+            return
+        for flag, value in states:
+            rec.state[flag] = value
+            rec.state_seen[flag] = step
+
+    def seen_state(self, object_id: str, flag: str, since: int) -> tuple[bool, Any]:
+        """(seen, value): whether a close look at the object showed ``flag`` at or after step
+        ``since``, and what it showed."""
+        rec = self.objects.get(object_id)
+        if rec is None or rec.state_seen.get(flag, -1) < since:
+            return False, None
+        return True, rec.state.get(flag)
+
+    def note_state(self, object_id: str, key: str, value: Any) -> None:
+        if object_id in self.objects:
+            self.objects[object_id].state[key] = value
+
+    def note_moved(self, object_id: str, to: np.ndarray | None = None) -> None:
+        """Picked up (``to`` None: the box is stale) or put down at ``to`` (THOR): the box moves
+        there and stays marked stale until the object is seen again."""
+        rec = self.objects.get(object_id)
+        if rec is None:
+            return
+        rec.moved = True
+        if to is not None:
+            half = (rec.box_max - rec.box_min) / 2.0
+            rec.centroid = np.asarray(to, dtype=float)
+            rec.box_min, rec.box_max = rec.centroid - half, rec.centroid + half
+
+    def note_gone(self, object_id: str) -> None:
+        if object_id in self.objects:
+            self.objects[object_id].gone = True
+
+    def of_type(self, object_type: str) -> list[TrackedObject]:
+        return [o for o in self.objects.values() if o.object_type == object_type and not o.gone]
+
+    def get(self, object_id: str) -> TrackedObject | None:
+        return self.objects.get(object_id)
 
 
 # How the agent gets a fresh memory for each episode (its reset calls it with its settings).

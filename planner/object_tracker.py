@@ -10,13 +10,13 @@ looks (``InstanceLabel.states``, household.visible_states: dirty, filled, on, op
 broken; the latest look wins, and ``state_seen`` keeps its step), and the critic learns from the
 failures ("already on") what it could not know.
 
-The scene map of record for text queries is ``memory.spatial.SpatialMemory`` (fed by the agent
-too); this table is the agent's working set for acting, cheap to update every step.
+The scene map of record for text queries is ``memory.spatial.SpatialMemory``; with
+``AgentConfig.object_memory = "spatial"`` the agent grounds through it instead of this table
+(``planner.spatial_object_memory``). This table is the default working set for acting, cheap to
+update every step.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 import numpy as np
 
@@ -25,12 +25,12 @@ from household.types import Observation
 from perception.backproject import backproject_pixels
 from perception.mask_edges import main_depth_run
 from planner.agent_config import AgentConfig
-from planner.object_memory import ObjectMemory, TrackedObject
+from planner.object_memory import ObjectMemory, RecordKeeping, TrackedObject
 
 __all__ = ["ObjectTracker", "TrackedObject", "tracker_memory"]  # TrackedObject: planner.object_memory's
 
 
-class ObjectTracker:
+class ObjectTracker(RecordKeeping):
     """The default ``planner.object_memory.ObjectMemory``.
 
     ``depth_noise_k``: the depth camera's noise (sigma = k z^2; 0: noise-free). With noise the
@@ -153,48 +153,6 @@ class ObjectTracker:
         best = max(votes.values())
         if votes.get(rec.object_type, 0) < best:
             rec.object_type = max(votes, key=lambda t: votes[t])
-
-    @staticmethod
-    def _saw_states(rec: TrackedObject | None, states: tuple[tuple[str, Any], ...], step: int) -> None:
-        if rec is None or not states:
-            return
-        for flag, value in states:
-            rec.state[flag] = value
-            rec.state_seen[flag] = step
-
-    def seen_state(self, object_id: str, flag: str, since: int) -> tuple[bool, Any]:
-        """(seen, value): whether a close look at the object showed ``flag`` at or after step
-        ``since``, and what it showed."""
-        rec = self.objects.get(object_id)
-        if rec is None or rec.state_seen.get(flag, -1) < since:
-            return False, None
-        return True, rec.state.get(flag)
-
-    # ---- the agent's own effects ----------------------------------------------------------
-    def note_state(self, object_id: str, key: str, value: Any) -> None:
-        if object_id in self.objects:
-            self.objects[object_id].state[key] = value
-
-    def note_moved(self, object_id: str, to: np.ndarray | None = None) -> None:
-        rec = self.objects.get(object_id)
-        if rec is None:
-            return
-        rec.moved = True
-        if to is not None:
-            half = (rec.box_max - rec.box_min) / 2.0
-            rec.centroid = np.asarray(to, dtype=float)
-            rec.box_min, rec.box_max = rec.centroid - half, rec.centroid + half
-
-    def note_gone(self, object_id: str) -> None:
-        if object_id in self.objects:
-            self.objects[object_id].gone = True
-
-    # ---- lookups ------------------------------------------------------------------------------
-    def of_type(self, object_type: str) -> list[TrackedObject]:
-        return [o for o in self.objects.values() if o.object_type == object_type and not o.gone]
-
-    def get(self, object_id: str) -> TrackedObject | None:
-        return self.objects.get(object_id)
 
 
 def tracker_memory(config: AgentConfig) -> ObjectMemory:

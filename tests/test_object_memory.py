@@ -23,19 +23,23 @@ def test_the_protocol_names_what_the_planner_calls() -> None:
     assert sorted(MEMBERS) == sorted(m for m in vars(ObjectMemory) if not m.startswith("_"))
 
 
-def test_the_tracker_is_an_object_memory() -> None:
-    """The default satisfies the protocol: isinstance (runtime_checkable) and, method by method,
-    the same parameters (isinstance checks names only)."""
-    tracker = tracker_memory(AgentConfig(depth_noise_k=0.01))
-    assert isinstance(tracker, ObjectTracker) and tracker.depth_noise_k == 0.01
-    assert isinstance(tracker, ObjectMemory)
+def assert_is_object_memory(memory: object) -> None:
+    """The protocol, checked as the planner uses it: isinstance (runtime_checkable) and, method by
+    method, the same parameters (isinstance checks names only)."""
+    assert isinstance(memory, ObjectMemory)
     for name in MEMBERS:
         member = getattr(ObjectMemory, name)
         if isinstance(member, property):
-            assert isinstance(getattr(tracker, name), Mapping), name
+            assert isinstance(getattr(memory, name), Mapping), name
             continue
-        assert list(inspect.signature(getattr(tracker, name)).parameters) == \
+        assert list(inspect.signature(getattr(memory, name)).parameters) == \
             list(inspect.signature(member).parameters)[1:], name
+
+
+def test_the_tracker_is_an_object_memory() -> None:
+    tracker = tracker_memory(AgentConfig(depth_noise_k=0.01))
+    assert isinstance(tracker, ObjectTracker) and tracker.depth_noise_k == 0.01
+    assert_is_object_memory(tracker)
 
 
 def test_an_object_without_the_members_is_not_one() -> None:

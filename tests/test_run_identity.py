@@ -144,6 +144,8 @@ def test_a_rerun_with_an_edited_episode_or_other_options_does_not_reuse_reports(
     capsys.readouterr()
     assert cli.main(argv + ["--move-step", "0.5"]) == 2
     assert "move_step: stored None, this run 0.5" in capsys.readouterr().err
+    assert cli.main(argv + ["--object-memory", "spatial"]) == 2  # another object memory is another agent
+    assert "object_memory: stored 'tracker', this run 'spatial'" in capsys.readouterr().err
     write(src / "a.json", episode("tiny-a", TWO_LAMPS))
     assert cli.main(argv) == 2
     err = capsys.readouterr().err

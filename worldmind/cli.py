@@ -36,7 +36,8 @@ from evaluation.executor_options import add_executor_options
 from evaluation.layout import report_layout
 from household.errors import InputError as CliError  # bad input from any layer: one line each, exit 2
 from household.selection import parse_indices
-from planner.factory import ABLATIONS, LLM_PREFIX, PLANNER_HELP, check_planner, make_agent  # noqa: F401 (tests)
+from planner.factory import (ABLATIONS, LLM_PREFIX, OBJECT_MEMORIES, PLANNER_HELP, check_planner,  # noqa: F401 (tests)
+                             make_agent)
 from worldmind.cli_common import (PROG, EXPERIENCE_FILE, SIMULATORS, INSTRUCTION_KINDS, EXIT_OK, EXIT_FAILED,
                                   EXIT_USAGE, EXIT_INTERRUPTED, safe_dir_name, check_choices, StepReporter,
                                   load_valid_episode, make_env, fmt_result, agent_for, save_experience, printable,
@@ -219,6 +220,10 @@ def _add_sim_options(p: argparse.ArgumentParser) -> None:
                    help="register each depth frame against the agent's own map and correct the odometry pose "
                         "(perception/pose_correction.py): auto (default) where the pose has no localiser "
                         "(--sensors odom-only, harsh), on, or off (the uncorrected pose, for comparison)")
+    p.add_argument("--object-memory", default="tracker", choices=OBJECT_MEMORIES,
+                   help="what the agent grounds objects through: tracker (default; a box per segmenter id, "
+                        "planner/object_tracker.py) or spatial (the scene map's object table with its voxels and "
+                        "text index, planner/spatial_object_memory.py)")
     p.add_argument("--thor-build", default=None, metavar="PATH",
                    help="--sim thor: an AI2-THOR 5.0 build executable (default: ai2thor's own build under "
                         "~/.ai2thor; see sim_bridge/thor/README.md)")

@@ -191,7 +191,8 @@ def agent_for(args: argparse.Namespace, env: Any, experience_path: str | Path | 
     """make_agent with the planner options of ``run`` / ``eval longact``."""
     return make_agent(args.planner, env, instruction_kind=args.instruction, ablate=args.ablate or (),
                       experience_path=experience_path, llm_config=args.llm_config,
-                      pose_correction=POSE_CORRECTION[getattr(args, "pose_correction", None) or "auto"])
+                      pose_correction=POSE_CORRECTION[getattr(args, "pose_correction", None) or "auto"],
+                      object_memory=getattr(args, "object_memory", None) or "tracker")
 
 
 def save_experience(agent: Any) -> None:

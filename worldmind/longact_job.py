@@ -29,7 +29,7 @@ DEFAULT_RAY_WAVE = 8
 # The options of `eval longact` that shape the simulator and agent (everything else is the driver's).
 ENV_OPTIONS = ("sim", "data_dir", "move_step", "no_render", "thor_build", "thor_platform", "habitat_dataset",
                "sensors")
-AGENT_OPTIONS = ("planner", "instruction", "ablate", "llm_config", "pose_correction")
+AGENT_OPTIONS = ("planner", "instruction", "ablate", "llm_config", "pose_correction", "object_memory")
 RUN_OPTIONS = ("time_limit",)  # how the runner ends an episode
 
 _ENVS: dict[tuple[Any, ...], Any] = {}  # per process: one simulator per set of ENV_OPTIONS

@@ -48,6 +48,7 @@ def resume_key(options: Mapping[str, Any], episode: Any) -> dict[str, Any]:
         "move_step": options.get("move_step"),
         "llm_config_sha256": _file_digest(options.get("llm_config")),
         "pose_correction": options.get("pose_correction") or "auto",
+        "object_memory": options.get("object_memory") or "tracker",
         # an episode stopped by a time limit is that limit's result, not a whole run's
         "time_limit_s": options.get("time_limit"),
     }

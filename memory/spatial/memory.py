@@ -69,6 +69,10 @@ class IntegrationReport:
     updated: list[int] = field(default_factory=list)
     merged: list[tuple[int, int]] = field(default_factory=list)
     retired: list[int] = field(default_factory=list)
+    # The object row each of the frame's observations went to, in ``frame.objects`` order (after
+    # this frame's merges): how a caller that knows the segmenter's ids (``source_id``) finds the
+    # memory's object for them, e.g. the planner's object memory (planner.spatial_object_memory).
+    rows: list[int] = field(default_factory=list)
     skipped: bool = False
     warnings: list[str] = field(default_factory=list)
 
@@ -180,6 +184,7 @@ class SpatialMemory:
                 self.views.offer(row, o, frame.step, frame.world_from_camera)
             self.voxels.observe(np.repeat(row_of_obs, np.diff(fq.starts)), fq.keys)
             self._note_distinct(row_of_obs, margin)
+            report.rows = row_of_obs.tolist()
         changed = self._free_space(frame, row_of_obs, report)
         self._refresh(np.union1d(row_of_obs, changed).astype(np.int64), frame.step, report)
         self.frames += 1

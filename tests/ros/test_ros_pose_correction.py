@@ -70,3 +70,19 @@ def test_the_transform_message_survives_cdr() -> None:
     assert (m.header.frame_id, m.child_frame_id) == ("world", "wheel_odom")
     assert (m.header.stamp.sec, m.header.stamp.nanosec) == (2, 500_000_000)
     assert (m.transform.translation.x, m.transform.translation.y) == pytest.approx((0.5, 0.25))
+
+
+def test_the_planner_node_grounds_through_the_object_memory_it_is_told() -> None:
+    """``object_memory`` (issue 31, item 3): the tracker by default; 'spatial' gives the agent an
+    in-process spatial semantic memory; anything else is refused by name."""
+    from planner.spatial_object_memory import SpatialObjectMemory
+    from worldmind_ros.planner_node import make_planner_agent
+
+    spec = {p.name: p for p in NODE_PARAMS["planner_node"]}
+    assert spec["object_memory"].default == "tracker"
+    agent = make_planner_agent("deterministic", 0.25, object_memory="spatial")
+    assert agent.config.object_memory == "spatial"
+    assert isinstance(agent.object_memory(agent.config), SpatialObjectMemory)
+    assert make_planner_agent("deterministic", 0.25).config.object_memory == "tracker"
+    with pytest.raises(ValueError, match="object_memory: 'octomap'"):
+        make_planner_agent("deterministic", 0.25, object_memory="octomap")

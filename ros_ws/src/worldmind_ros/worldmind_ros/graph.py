@@ -157,6 +157,9 @@ NODE_PARAMS: dict[str, tuple[ParamSpec, ...]] = {
                                      "frame is registered against the agent's own map, and the planner publishes "
                                      "map_frame -> odom_frame on /tf (REP 105); false where a localiser (AMCL, "
                                      "slam_toolbox) publishes it"),
+        _p("object_memory", "tracker", "what the agent grounds objects through: 'tracker' (a box per segmenter id) "
+                                       "or 'spatial' (an in-process spatial semantic memory, the memory node's kind: "
+                                       "voxels, label votes, text index; planner/spatial_object_memory.py)"),
         _p("max_steps", 0, "stop after this many actions (0: the episode's budget, or unlimited)"),
         _p("result_timeout_s", 60.0, "give up on a skill unanswered for this long (the goal is cancelled)"),
         _p("skill_interface", "action", "how skills are sent: 'action' (ExecuteSkill goals) or 'topic' "

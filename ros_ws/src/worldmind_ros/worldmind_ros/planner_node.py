@@ -47,7 +47,8 @@ def public_episode(episode: Any) -> Any:
 
 
 def make_planner_agent(spec: str, move_step: float, depth_noise_k: float = 0.0, pose_tolerance: float = 0.0,
-                       confirm_views: int = 1, mask_edge_check: bool = False, pose_correction: bool = False) -> Any:
+                       confirm_views: int = 1, mask_edge_check: bool = False, pose_correction: bool = False,
+                       object_memory: str = "tracker") -> Any:
     if spec.startswith("scripted:"):
         from worldmind_ros.scripted_agent import ScriptedAgent
 
@@ -60,7 +61,8 @@ def make_planner_agent(spec: str, move_step: float, depth_noise_k: float = 0.0, 
     # Non-privileged agents take the environment only for its settings; there is none here.
     env_info = SimpleNamespace(config=SimpleNamespace(move_step=move_step, data_dir=None))
     return make_agent(spec, env_info, depth_noise_k=depth_noise_k, pose_tolerance=pose_tolerance,
-                      confirm_views=confirm_views, mask_edge_check=mask_edge_check, pose_correction=pose_correction)
+                      confirm_views=confirm_views, mask_edge_check=mask_edge_check, pose_correction=pose_correction,
+                      object_memory=object_memory)
 
 
 def stream_pose_options(params: dict[str, Any]) -> dict[str, Any]:
@@ -110,7 +112,8 @@ class PlannerNode(WorldMindNode):
     def configure(self) -> None:
         p = self.params
         self.agent = make_planner_agent(p["agent"], p["move_step"], p["depth_noise_k"], p["pose_tolerance"],
-                                        p["confirm_views"], bool(p["mask_edge_check"]), bool(p["pose_correction"]))
+                                        p["confirm_views"], bool(p["mask_edge_check"]), bool(p["pose_correction"]),
+                                        str(p["object_memory"]))
         # Without a localiser the planner corrects its pose and publishes map -> odom (REP 105).
         self.tf_pub = None
         self._stamps: dict[int, int] = {}  # step -> stamp of the frames not yet acted on
