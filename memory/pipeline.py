@@ -63,12 +63,15 @@ class MemoryPipeline:
         return cls(memory, Perception(config, memory.encoders))
 
     def process(self, obs: Observation, ignore_ids: Collection[str] = ()) -> FrameResult:
-        """Perceive and integrate one observation; a bad one is skipped with a warning.
-        ``ignore_ids``: segmenter ids left out of the frame (the object in the gripper:
-        ``Perception.process``)."""
+        """Perceive and integrate one observation; a bad one is skipped with a warning. The
+        object the robot holds (``obs.agent.held_object_id``) and any ``ignore_ids`` are left out
+        of the frame (``Perception.process``): in the gripper it moves with the camera, and mapped
+        it would smear along the path and leave its old place looking occupied."""
+        held = obs.agent.held_object_id if obs.agent is not None else None
+        ignore = set(ignore_ids) | ({held} if held else set())
         t0 = time.perf_counter()
         try:
-            frame = self.perception.process(obs, ignore_ids)
+            frame = self.perception.process(obs, ignore)
         except PerceptionError as exc:
             log.warning("skipped frame %s: %s", obs.step, exc)
             return FrameResult(obs.step, IntegrationReport(obs.step, skipped=True, warnings=[str(exc)]),

@@ -85,15 +85,14 @@ class SpatialObjectMemory(RecordKeeping):
         if obs.instance_ids is None or obs.depth is None or not obs.id_to_label:
             return
         counts = np.bincount(obs.instance_ids.ravel(), minlength=max(obs.id_to_label) + 1)
-        held = obs.agent.held_object_id
         for inst, label in obs.id_to_label.items():
             n = int(counts[inst]) if inst < len(counts) else 0
             if n >= self.min_pixels:
                 self.visible_now[label.object_id] = n
                 self._saw_states(self.objects.get(label.object_id), label.states, obs.step)
-        # In hand it moves with the camera: left out of the map (its box stays stale until it is
-        # seen put down: ``note_moved``), and its pixels hide, not empty, what is behind.
-        result = self.last_frame = self.pipeline.process(obs, ignore_ids=(held,) if held else ())
+        # In hand it moves with the camera: the pipeline leaves it out of the map (its record stays
+        # stale until it is seen put down: ``note_moved``), its pixels hiding, not emptying, what is behind.
+        result = self.last_frame = self.pipeline.process(obs)
         self._frames += 1
         self._seconds[0] += result.perception_s
         self._seconds[1] += result.memory_s

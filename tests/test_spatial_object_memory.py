@@ -204,6 +204,18 @@ def test_perception_leaves_ignored_ids_unknown_without_a_warning() -> None:
     assert frame.warnings == []
 
 
+def test_every_pipeline_leaves_the_held_object_out() -> None:
+    """Bag replay, memory-eval and the memory node feed the same pipeline: the object in the
+    gripper (``agent.held_object_id``) is not mapped there either."""
+    pipeline = MemoryPipeline.build(min_pixels=3)
+    obs = render(ROOM, (0.0, 0.0, 1.5), 0.0, 20.0)
+    held = dataclasses.replace(obs, agent=dataclasses.replace(obs.agent, held_object_id="Mug|1"))
+    result = pipeline.process(held)
+    assert "Mug|1" not in result.seen and "Table|1" in result.seen
+    assert pipeline.memory.objects_of_type("Mug") == []
+    assert "Mug|1" in MemoryPipeline.build(min_pixels=3).process(obs).seen  # not held: mapped
+
+
 def test_the_integration_report_names_each_observations_row() -> None:
     pipeline = MemoryPipeline.build()
     result = pipeline.process(render(ROOM, (0.0, 0.0, 1.5), 0.0, 20.0))
