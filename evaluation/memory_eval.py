@@ -43,7 +43,7 @@ from sim_bridge.embedded.house_geometry import HouseLayout
 from household.house_data import HouseError, load_house
 from sim_bridge.embedded.interactions import ObjectTable, find_placement, find_spot
 from sim_bridge.sensors import SensorNoise, sensor_profile
-from sim_bridge.sensors.profiles import PoseModel, SensorProfile
+from sim_bridge.sensors.profiles import PROFILES, PoseModel, SensorProfile
 from household.frames import thor_to_ros_points
 from household.receptacle_filters import FIXED_RECEPTACLE
 from household.types import Action, point_in_polygon
@@ -392,7 +392,7 @@ def main_memory_eval(argv: Sequence[str] | None = None) -> int:
                     help="an object counts once N segments were associated with it (default 1: at once; at least "
                          "3 where the sensor profile's segmenter has false detections, unless "
                          "--exact-frame-settings); 2 or more drops a segmenter's one-frame false positives")
-    ap.add_argument("--sensors", default="ideal", choices=("ideal", "realistic", "odom-only", "harsh"),
+    ap.add_argument("--sensors", default="ideal", choices=tuple(PROFILES),
                     help="sensor profile of the frames the memory is fed (default: ideal)")
     ap.add_argument("--exact-frame-settings", action="store_true",
                     help="give the memory the settings for exact frames whatever --sensors says (default: the "

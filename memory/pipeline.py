@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Collection, Sequence
 
 from household.types import Observation
@@ -30,7 +30,6 @@ class FrameResult:
 
     step: int
     report: IntegrationReport
-    seen: list[str] = field(default_factory=list)  # source ids of the instances perceived
     frame: FrameObservations | None = None  # what perception made of it (None: skipped there)
     perception_s: float = 0.0
     memory_s: float = 0.0
@@ -38,6 +37,11 @@ class FrameResult:
     @property
     def skipped(self) -> bool:
         return self.report.skipped
+
+    @property
+    def seen(self) -> list[str]:
+        """Source ids of the instances perceived and integrated (none for a skipped frame)."""
+        return [] if self.skipped or self.frame is None else [o.source_id for o in self.frame.objects]
 
 
 class MemoryPipeline:
@@ -83,5 +87,4 @@ class MemoryPipeline:
             log.warning("skipped frame %s: %s", obs.step, exc)
             report = IntegrationReport(obs.step, skipped=True, warnings=[str(exc)])
         t2 = time.perf_counter()
-        seen = [] if report.skipped else [o.source_id for o in frame.objects]
-        return FrameResult(obs.step, report, seen, frame, t1 - t0, t2 - t1)
+        return FrameResult(obs.step, report, frame, t1 - t0, t2 - t1)
