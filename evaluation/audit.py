@@ -232,7 +232,8 @@ def main_audit(argv: Sequence[str] | None = None) -> int:
     h.add_argument("--data-dir", default=None, help="folder holding the houses file (also: $WORLDMIND_DATA_DIR)")
     h.add_argument("--act", action="store_true",
                    help="also have the oracle pick up every pickupable object from the start pose and put it back "
-                        "(per object: picked, put_back, steps, reason; act.tsv next to audit.json; ~2 s per object)")
+                        "(per object: picked, put_back, steps, reason; act.tsv next to audit.json; about "
+                        "0.3 s per object: 13 min for the 100 dev houses as two processes of 50)")
     try:
         args = ap.parse_args(list(argv) if argv is not None else None)
     except SystemExit as exc:

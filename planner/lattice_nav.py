@@ -4,7 +4,11 @@ States are (x, z, heading index); successors are exactly the actions the simulat
 (MoveAhead/Back/Left/Right by the move step, RotateLeft/Right by the rotate step), so a found
 plan replays exactly, with no path-following error. Costs are LongAct steps (one per 0.25 m,
 one per 30 degrees), which makes the plan step-optimal on the lattice. States closer than half a
-move step share a key, which bounds the search without changing what is executed.
+move step share a key, which bounds the search without changing what is executed: a plan is
+the chain of moves that produced its goal state, so when a cheaper way to a key is found after
+some of its successors were queued, those successors keep the chain they were checked along
+(unwinding through the key's newer state would start the later moves from a point up to half a
+step away, never checked for collision, and end the plan off the goal pose it tested).
 
 The search is generic: callers give a collision test, a goal test and an admissible heuristic.
 The oracle uses the simulator's exact collision test (privileged); a non-privileged planner can
@@ -29,6 +33,10 @@ class LatticeState(NamedTuple):
     x: float
     z: float
     yaw: float  # THOR rotation.y, degrees
+
+
+# (state, the action that made it, the node it was made from); the start's action and node are None.
+_Node = tuple[LatticeState, "str | None", "_Node | None"]
 
 
 @dataclass
@@ -85,21 +93,22 @@ def plan_lattice(
     start_key = (round(start.x / q), round(start.z / q), heading_key(start.yaw))
     best: dict[tuple[int, int, int], float] = {start_key: 0.0}
     best_get = best.get
-    parent: dict[tuple[int, int, int], tuple[tuple[int, int, int] | None, str | None, LatticeState]] = {
-        start_key: (None, None, start)
-    }
-    heap = [(weight * heuristic(start), next(counter), 0.0, start_key, start)]
+    # A node is (state, the action that made it, the node it was made from): each queued state
+    # carries the chain it was generated along.
+    start_node: _Node = (start, None, None)
+    heap = [(weight * heuristic(start), next(counter), 0.0, start_key, start_node)]
     expanded = 0
     inf = math.inf
     push, pop = heapq.heappush, heapq.heappop
     while heap:
-        _, _, g, k, s = pop(heap)
+        _, _, g, k, node = pop(heap)
         if g > best_get(k, inf) + 1e-9:
             continue
+        s = node[0]
         if is_goal(s):
             if stats is not None:
                 stats.update(expanded=expanded, capped=0)
-            return _unwind(parent, k, g, expanded)
+            return _unwind(node, g, expanded)
         expanded += 1
         if expanded > max_expansions:
             if stats is not None:
@@ -131,31 +140,29 @@ def plan_lattice(
             if ng < best_get(nk, inf) - 1e-9:
                 ns = LatticeState(nx, nz, syaw)
                 best[nk] = ng
-                parent[nk] = (k, name, ns)
-                push(heap, (ng + weight * heuristic(ns), next(counter), ng, nk, ns))
+                push(heap, (ng + weight * heuristic(ns), next(counter), ng, nk, (ns, name, node)))
         ng = g + rot_cost
         for name, nyaw, nyk in turns:
             nk = (round(sx / q), round(sz / q), nyk)
             if ng < best_get(nk, inf) - 1e-9:
                 ns = LatticeState(sx, sz, nyaw)
                 best[nk] = ng
-                parent[nk] = (k, name, ns)
-                push(heap, (ng + weight * heuristic(ns), next(counter), ng, nk, ns))
+                push(heap, (ng + weight * heuristic(ns), next(counter), ng, nk, (ns, name, node)))
     if stats is not None:
         stats.update(expanded=expanded, capped=0)
     return None
 
 
-def _unwind(parent, k, cost: float, expanded: int) -> LatticePlan:
+def _unwind(node: _Node, cost: float, expanded: int) -> LatticePlan:
     actions: list[str] = []
     states: list[LatticeState] = []
     while True:
-        pk, name, s = parent[k]
-        if pk is None:
+        s, name, prev = node
+        if prev is None or name is None:
             break
         actions.append(name)
         states.append(s)
-        k = pk
+        node = prev
     actions.reverse()
     states.reverse()
     return LatticePlan(actions, states, cost, expanded)

@@ -6,6 +6,8 @@ item by item: the first unsatisfied item (in an order where state changes such a
 cooking, filling and cleaning precede placement, and holding comes last) is turned into a short
 script of skills (fetch, place, toggle, ...), each compiled to atomic actions with lattice navigation (weighted A*,
 at most ``search_weight`` times the step-optimal path). After every failed action it re-plans from the new ground truth.
+Where no pose of the lattice sees an object within reach, a walk may end with one move shorter
+than a step (THOR's ``moveMagnitude``) onto a sliver of floor between furniture.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any, Iterator, cast
 
 from household.checklist import ChecklistItem, ItemResult, evaluate_checklist
 from household.interactions import setter
-from planner.lattice_nav import LatticeState, plan_lattice
+from planner.lattice_nav import MOVES, LatticeState, plan_lattice
 from privileged.reach_region import reachable_region, walking_distance_to
 from household.assets import SLICER_TYPES
 from household.receptacle_filters import ORACLE_PUT_DOWN, ORACLE_ROOM_SURFACE
@@ -32,6 +34,10 @@ _PRIORITY = {"isSliced": 0, "isCooked": 1, "isFilledWithLiquid": 2, "isDirty": 3
 _HORIZONS = (30.0, 0.0, 60.0, -30.0)
 _MAX_SOLVES_PER_ITEM = 3
 _MAX_UNREACHABLE_PER_ITEM = 8
+# Lengths of the one shorter move that may end a walk (THOR's MoveAhead takes a moveMagnitude):
+# where the floor within reach of an object is a sliver between furniture a few centimetres
+# across, no pose of the 0.25 m lattice lies on it, but a short step from one does.
+_FINISHING_STEPS = tuple(0.025 * k for k in range(1, 10))
 
 
 class OracleError(RuntimeError):
@@ -360,22 +366,29 @@ class OraclePlanner:
         env = self.env
         if env.interactable(obj.id):
             return
-        found = self._search_pose(obj, standing=True) or self._search_pose(obj, standing=False)
+        # Lattice poses first, standing then crouched; only where none sees it, a walk that ends
+        # with one shorter step (so every walk that worked before stays what it was).
+        found = (self._search_pose(obj, standing=True) or self._search_pose(obj, standing=False)
+                 or self._search_pose(obj, standing=True, finishing=True)
+                 or self._search_pose(obj, standing=False, finishing=True))
         if found is None:
             raise _Unreachable(obj.id)
         actions, standing, target_h = found
         if not standing and obj.id not in self.crouched_for:
             self.crouched_for.append(obj.id)
-        for name in actions:
-            yield Action(name)
+        yield from actions
         if env.pose.standing != standing:
             yield Action("Stand" if standing else "Crouch")
         while abs(env.pose.horizon - target_h) > 1e-6:
             yield Action("LookDown" if target_h > env.pose.horizon else "LookUp")
 
-    def _search_pose(self, obj: SimObject, standing: bool) -> tuple[list[str], bool, float] | None:
+    def _search_pose(self, obj: SimObject, standing: bool, finishing: bool = False
+                     ) -> tuple[list[Action], bool, float] | None:
         """The lattice plan to a pose that sees obj within reach with the camera standing (or
-        crouched): (moves and turns, standing, camera horizon there), or None when there is none."""
+        crouched): (moves and turns, standing, camera horizon there), or None when there is none.
+        With ``finishing``, a lattice pose also counts when one straight move shorter than a
+        lattice step (``_FINISHING_STEPS``, any of the four directions) takes the agent, over
+        free floor, to such a pose; the plan then ends with that move."""
         env = self.env
         reach = env.config.reach - 0.05
         center = obj.position
@@ -396,6 +409,7 @@ class OraclePlanner:
                   max(float(center[1] + pc[1] - ps[1] / 2.0) - hi, lo - float(center[1] + pc[1] + ps[1] / 2.0), 0.0) ** 2)
                  for pc, ps in zip(part_centers, part_sizes)]
         horizon_of: dict[tuple[float, float, int], float] = {}
+        finish_of: dict[tuple[float, float, int], tuple[str, float, float]] = {}
 
         def box_distance(x: float, z: float) -> float:
             dx, dz = x - cx, z - cz
@@ -406,15 +420,45 @@ class OraclePlanner:
                 best = min(best, ex * ex + ez * ez + gap2)
             return math.sqrt(best)
 
-        def is_goal(s: LatticeState) -> bool:
-            if box_distance(s.x, s.z) > reach:
-                return False
-            bearing = math.degrees(math.atan2(cx - s.x, cz - s.z))
-            if abs((bearing - s.yaw + 180.0) % 360.0 - 180.0) > 50.0:
-                return False
+        def sees_from(x: float, z: float, yaw: float) -> float | None:
+            """The camera horizon at which a pose within reach sees obj (None: none does)."""
+            if box_distance(x, z) > reach:
+                return None
+            bearing = math.degrees(math.atan2(cx - x, cz - z))
+            if abs((bearing - yaw + 180.0) % 360.0 - 180.0) > 50.0:
+                return None
             for h in sorted(_HORIZONS, key=lambda h: abs(h - env.pose.horizon)):
-                if env.is_visible(obj.id, AgentPose(s.x, s.z, s.yaw, h, standing)):
-                    horizon_of[(round(s.x, 4), round(s.z, 4), int(s.yaw))] = h
+                if env.is_visible(obj.id, AgentPose(x, z, yaw, h, standing)):
+                    return h
+            return None
+
+        def finishing_move(s: LatticeState) -> tuple[str, float, float] | None:
+            """(move, length, camera horizon at its end) of one short straight move from s to a
+            pose that sees obj, over free floor; None when there is none."""
+            if box_distance(s.x, s.z) > reach + env.config.move_step:
+                return None
+            for name, offset in MOVES.items():
+                heading = math.radians(s.yaw + offset)
+                dx, dz = math.sin(heading), math.cos(heading)
+                for length in _FINISHING_STEPS:
+                    x, z = s.x + dx * length, s.z + dz * length
+                    if not grid.is_free(x, z):
+                        break  # the floor ends here: longer moves in this direction end beyond it
+                    h = sees_from(x, z, s.yaw)
+                    if h is not None:
+                        return name, length, h
+            return None
+
+        def is_goal(s: LatticeState) -> bool:
+            key = (round(s.x, 4), round(s.z, 4), int(s.yaw))
+            h = sees_from(s.x, s.z, s.yaw)
+            if h is not None:
+                horizon_of[key] = h
+                return True
+            if finishing:
+                move = finishing_move(s)
+                if move is not None:
+                    finish_of[key] = move
                     return True
             return False
 
@@ -430,8 +474,14 @@ class OraclePlanner:
         if plan is None:
             return None
         end = plan.states[-1] if plan.states else start
-        target_h = horizon_of.get((round(end.x, 4), round(end.z, 4), int(end.yaw)), env.pose.horizon)
-        return list(plan.actions), standing, target_h
+        key = (round(end.x, 4), round(end.z, 4), int(end.yaw))
+        actions = [Action(name) for name in plan.actions]
+        if key in finish_of:
+            name, length, target_h = finish_of[key]
+            actions.append(Action(name, args={"moveMagnitude": round(length, 4)}))
+        else:
+            target_h = horizon_of.get(key, env.pose.horizon)
+        return actions, standing, target_h
 
     # ---- lookups ----------------------------------------------------------------------------
     def _distance(self, obj: SimObject) -> float:

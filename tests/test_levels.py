@@ -46,6 +46,19 @@ def test_drawer_bands_enclose_contents_and_fill_up_to_the_next_drawer():
     assert hi1 == pytest.approx(1.0 - lv.BOARD_M)  # the last ends under the top board
 
 
+def test_things_resting_a_few_centimetres_apart_share_one_drawer():
+    # Dev house 40's dresser: a pencil rests at 0.195 m, a phone at 0.24 m (assets' boxes do not
+    # start at their visible bottoms). One drawer holds both; before, the pencil got a 5 cm
+    # drawer of its own that no camera could look into.
+    bands = lv.drawer_bands(1.11, [(0.195, 0.205), (0.24, 0.26), (0.50, 0.55)])
+    assert len(bands) == 2
+    (lo0, hi0), (lo1, _) = bands
+    assert lo0 <= 0.195 and hi0 >= 0.26
+    assert lo1 <= 0.50 < 0.50 + lv.LEVEL_MERGE_M
+    # a chain further apart than the merge distance still starts a drawer of its own
+    assert len(lv.drawer_bands(1.11, [(0.10, 0.12), (0.25, 0.27)])) == 2
+
+
 def test_drawer_band_stops_under_an_open_shelf_above_it():
     (lo, hi), = lv.drawer_bands(1.0, [(0.05, 0.1)], shelves=(0.5,))
     assert hi <= 0.5 - lv.BOARD_M

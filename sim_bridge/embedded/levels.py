@@ -28,6 +28,12 @@ objects inside a piece of furniture's box. Per owner type:
   ``MIN_SEAT_SHARE`` of the box is the seat or mattress; the box is drawn up to it (the
   ``surface`` of ``objects.py``) even when pillows rest higher against a headboard (those lay
   sealed inside the bed before), and a put lands on it.
+- **Chairs** (``Chair``: dining and desk chairs) are drawn as their seat and a back: a block up
+  to the seat (the surface above, or ``CHAIR_SEAT_SHARE`` of the height where nothing rests on
+  it) and a ``CHAIR_BACK_M`` panel along the back (local -z) up to the top. Drawn as one box, a
+  chair pushed under a table filled the air over the table's edge up to its backrest's height
+  and hid what stood there from every pose on that side (issue 30: 5 of the 34 objects the
+  acting audit could not pick up from a pose within range). Collision keeps the box.
 
 Where nothing rests on a piece's top, its box is drawn up to its lowest level at
 ``MIN_SEAT_SHARE`` or more, as before levels existed (a TV stand with a phone on its lower shelf
@@ -39,7 +45,8 @@ crouched.
 
 How it differs from THOR: levels exist only where the house rests something (a dresser the house
 leaves empty stays one closed box, a shelf nobody used is not there); every drawer spans the whole
-width of its dresser; an open drawer does not collide with the agent; shelves have no side panels.
+width of its dresser; an open drawer does not collide with the agent; shelves have no side panels;
+a chair is solid under its seat (no legs) and its back is one full-width panel.
 ``tests/test_levels.py`` checks the derivation on real dev houses.
 """
 
@@ -59,6 +66,11 @@ SEAT_TYPES = frozenset({"Bed", "Sofa", "ArmChair", "Chair", "Ottoman", "DogBed"}
 TOP_SHARE = 0.95
 # A seat or mattress lies at least this share up its box (lower resting heights are a frame).
 MIN_SEAT_SHARE = 0.3
+# A chair's seat as a share of its height where nothing rests on it to say: the median over the
+# 35 dev-house chairs something rests on (0.41 to 0.61, 10th to 90th percentile 0.44 to 0.57).
+CHAIR_SEAT_SHARE = 0.5
+CHAIR_BACK_M = 0.06  # depth of a chair's back panel
+CHAIR_TYPES = frozenset({"Chair"})
 # Resting heights closer than this are one level: assets' boxes do not start exactly at their
 # visible bottoms, so things on one shelf rest a few centimetres apart (chosen from dev houses 0, 1
 # and 97, where 0.53/0.58 m and 0.24/0.29 m were one shelf each; not measured over all furniture).
@@ -146,6 +158,21 @@ def dresser_parts(size: np.ndarray, drawers: tuple[DrawerSpec, ...], top: float 
     return tuple(parts)
 
 
+def chair_parts(size: np.ndarray, seat: float | None) -> tuple[Part, ...]:
+    """The boxes a chair is drawn as, in its local frame: everything up to the seat (``seat``
+    above the box bottom; default ``CHAIR_SEAT_SHARE`` of the height) and a back panel along
+    local -z from there to the top (local +z is the front: all 314 dev-house chairs within
+    1.2 m of a table face it so)."""
+    sx, sy, sz = (float(v) for v in size)
+    bottom = -sy / 2.0
+    lo = min(max(CHAIR_SEAT_SHARE * sy if seat is None else float(seat), 0.0), sy)
+    parts = [_slab(sx, sz, 0.0, lo, bottom)] if lo > 0.0 else []
+    back = min(CHAIR_BACK_M, sz / 2.0)
+    if sy > lo:
+        parts.append(Part(np.array([0.0, bottom + (lo + sy) / 2.0, -sz / 2.0 + back / 2.0]), np.array([sx, sy - lo, back])))
+    return tuple(parts)
+
+
 def split_levels(height: float, kind: str, rests: list[tuple[float, float, str]]
                  ) -> tuple[list[float], list[tuple[float, float, str]]]:
     """(open shelf levels, what rests in drawers) of an owner of box height ``height`` from the
@@ -170,17 +197,21 @@ def drawer_bands(height: float, rests: list[tuple[float, float]], shelves: tuple
                  ) -> list[tuple[float, float]]:
     """(bottom, top) above the box bottom of each drawer, from the (bottom, top) of what rests
     in drawers: a drawer starts a board's thickness under the lowest bottom not yet in a
-    drawer and holds everything whose bottom lies below its top, which is the highest top among
-    them plus a board (so a drawer always encloses what it holds), and reaches up to a board
-    under the next drawer or open shelf; the topmost ends under the top board, and none
-    reaches into it."""
+    drawer and holds everything whose bottom lies below its top or within ``LEVEL_MERGE_M`` of
+    the bottom before it (one level, as ``cluster_levels`` groups them: a pencil resting 4 cm
+    under a phone lies in the same drawer, not in a 5 cm drawer of its own no camera can look
+    into); its top is the highest top among them plus a board (so a drawer always encloses
+    what it holds), and it reaches up to a board under the next drawer or open shelf; the
+    topmost ends under the top board, and none reaches into it."""
     bands: list[tuple[float, float]] = []
+    last = -np.inf
     for bottom, top in sorted(rests):
-        if bands and bottom < bands[-1][1]:
+        if bands and (bottom < bands[-1][1] or bottom - last <= LEVEL_MERGE_M):
             lo, hi = bands[-1]
             bands[-1] = (lo, max(hi, top + BOARD_M))
         else:
             bands.append((max(0.0, bottom - BOARD_M), top + BOARD_M))
+        last = bottom
     ceiling = height - BOARD_M
     out = []
     for k, (lo, hi) in enumerate(bands):

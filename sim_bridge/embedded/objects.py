@@ -265,6 +265,9 @@ def build_objects(house: dict[str, Any], catalog: AssetCatalog) -> dict[str, Sim
             obj.parent = support_under(obj, out.values())
     _apply_levels(out)
     _apply_panels(out)
+    for obj in out.values():
+        if obj.type in lv.CHAIR_TYPES and obj.render_parts is None:
+            obj.render_parts = lv.chair_parts(obj.size, obj.surface)
     return out
 
 
