@@ -170,10 +170,11 @@ def make_agent(name: str, env: Any, *, instruction_kind: str = "detailed", ablat
     options["confirm_views"] = _env_confirm_views(env) if confirm_views is None else confirm_views
     options["mask_edge_check"] = _env_mask_edge_check(env) if mask_edge_check is None else bool(mask_edge_check)
     options["pose_correction"] = _env_pose_correction(env) if pose_correction is None else bool(pose_correction)
-    if object_memory not in OBJECT_MEMORIES:
-        raise InputError(f"object_memory: {object_memory!r} is not one of {', '.join(OBJECT_MEMORIES)}")
     options["object_memory"] = object_memory
-    config = AgentConfig(**options)
+    try:
+        config = AgentConfig(**options)
+    except ValueError as exc:  # a setting AgentConfig refuses (an unknown object memory): bad input
+        raise InputError(str(exc)) from None
     try:
         experience = ExperiencePool.load(experience_path)
     except ValueError as exc:  # a corrupt or foreign pool file: bad input, not a crash

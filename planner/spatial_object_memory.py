@@ -65,11 +65,13 @@ class SpatialObjectMemory(RecordKeeping):
     is made when its row counts (``SpatialMemory.known_rows``: seen ``min_observations`` times)
     and refreshed from the row whenever its id is seen; its ``state`` is the agent's, kept here."""
 
-    def __init__(self, pipeline: MemoryPipeline, depth_noise_k: float = 0.0, min_pixels: int = MIN_PIXELS) -> None:
+    def __init__(self, pipeline: MemoryPipeline, depth_noise_k: float = 0.0) -> None:
         self.pipeline = pipeline
         self.memory = pipeline.memory
         self.depth_noise_k = float(depth_noise_k)
-        self.min_pixels = int(min_pixels)
+        # In view: as many pixels as perception needs to integrate an instance (so every id the
+        # memory integrates from a frame is in view in it; perception counts fewer, valid ones).
+        self.min_pixels = int(pipeline.perception.config.min_pixels)
         self.objects: dict[str, TrackedObject] = {}
         self.visible_now: dict[str, int] = {}
         self.row_of: dict[str, int] = {}  # segmenter id -> the memory row of its majority label's latest view
@@ -85,11 +87,19 @@ class SpatialObjectMemory(RecordKeeping):
         if obs.instance_ids is None or obs.depth is None or not obs.id_to_label:
             return
         counts = np.bincount(obs.instance_ids.ravel(), minlength=max(obs.id_to_label) + 1)
+        in_view = []
         for inst, label in obs.id_to_label.items():
             n = int(counts[inst]) if inst < len(counts) else 0
             if n >= self.min_pixels:
                 self.visible_now[label.object_id] = n
-                self._saw_states(self.objects.get(label.object_id), label.states, obs.step)
+                in_view.append(label)
+        self._integrate_frame(obs)
+        # What a close look showed, on every record in view: made before this frame or by it.
+        for label in in_view:
+            self._saw_states(self.objects.get(label.object_id), label.states, obs.step)
+
+    def _integrate_frame(self, obs: Observation) -> None:
+        """Feed the frame to the memory; make or refresh the records of the ids it integrated."""
         # In hand it moves with the camera: the pipeline leaves it out of the map (its record stays
         # stale until it is seen put down: ``note_moved``), its pixels hiding, not emptying, what is behind.
         result = self.last_frame = self.pipeline.process(obs)
@@ -100,7 +110,6 @@ class SpatialObjectMemory(RecordKeeping):
             self._skipped += 1
             return
         known = set(self.memory.known_rows().tolist())
-        labels = {label.object_id: label for label in obs.id_to_label.values()}
         for seen, row in zip(result.frame.objects, result.report.rows):
             sid = seen.source_id
             votes = self._votes.setdefault(sid, {})
@@ -114,10 +123,7 @@ class SpatialObjectMemory(RecordKeeping):
             if live is None or live not in known:
                 continue  # tentative (a detector's object seen too few times) or already retired
             sigma = self.depth_noise_k * seen.mean_depth ** 2
-            rec = self._refresh(sid, kind, live, obs.step, seen.n_pixels, sigma)
-            seen_label = labels.get(sid)
-            if seen_label is not None:
-                self._saw_states(rec, seen_label.states, obs.step)
+            self._refresh(sid, kind, live, obs.step, seen.n_pixels, sigma)
 
     def _majority(self, source_id: str) -> str:
         """The label most of the id's views gave (a detector now and then names a look-alike: a

@@ -135,7 +135,7 @@ def shelf_parts(size: np.ndarray, levels: tuple[float, ...], top: float | None =
         lo = max(0.0, h - BOARD_M)
         if h > lo:
             parts.append(_slab(sx, sz, lo, h, bottom))
-    parts.append(_back_panel(sx, sz, sy, bottom))
+    parts.append(_back_panel(sx, sz, 0.0, sy, bottom))
     return tuple(parts)
 
 
@@ -154,7 +154,7 @@ def dresser_parts(size: np.ndarray, drawers: tuple[DrawerSpec, ...], top: float 
         edge = max(edge, d.top)
     if sy > edge:
         parts.append(_slab(sx, sz, edge, sy, bottom))
-    parts.append(_back_panel(sx, sz, sy, bottom))
+    parts.append(_back_panel(sx, sz, 0.0, sy, bottom))
     return tuple(parts)
 
 
@@ -167,9 +167,8 @@ def chair_parts(size: np.ndarray, seat: float | None) -> tuple[Part, ...]:
     bottom = -sy / 2.0
     lo = min(max(CHAIR_SEAT_SHARE * sy if seat is None else float(seat), 0.0), sy)
     parts = [_slab(sx, sz, 0.0, lo, bottom)] if lo > 0.0 else []
-    back = min(CHAIR_BACK_M, sz / 2.0)
     if sy > lo:
-        parts.append(Part(np.array([0.0, bottom + (lo + sy) / 2.0, -sz / 2.0 + back / 2.0]), np.array([sx, sy - lo, back])))
+        parts.append(_back_panel(sx, sz, lo, sy, bottom, CHAIR_BACK_M))
     return tuple(parts)
 
 
@@ -221,10 +220,11 @@ def drawer_bands(height: float, rests: list[tuple[float, float]], shelves: tuple
     return out
 
 
-def _back_panel(sx: float, sz: float, height: float, bottom: float) -> Part:
-    """The thin panel along the back (local -z) from ``bottom`` up ``height`` (local frame)."""
-    back = min(BOARD_M, sz / 4.0)
-    return Part(np.array([0.0, bottom + height / 2.0, -sz / 2.0 + back / 2.0]), np.array([sx, height, back]))
+def _back_panel(sx: float, sz: float, lo: float, hi: float, bottom: float, depth: float = BOARD_M) -> Part:
+    """The panel along the back (local -z) between heights lo and hi above ``bottom`` (local
+    frame), ``depth`` deep but at most a quarter of the body's depth."""
+    back = min(depth, sz / 4.0)
+    return Part(np.array([0.0, bottom + (lo + hi) / 2.0, -sz / 2.0 + back / 2.0]), np.array([sx, hi - lo, back]))
 
 
 def _slab(sx: float, sz: float, lo: float, hi: float, bottom: float) -> Part:
