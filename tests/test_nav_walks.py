@@ -193,3 +193,55 @@ def test_a_frontier_whose_walk_is_blocked_where_the_agent_stands_is_given_up_aft
     explorer = Explorer(moving, _BlockedMoves(moving, step_m=0.25))  # type: ignore[arg-type]
     assert _explore(explorer, STUCK_WALKS + 2) == [True] * (STUCK_WALKS + 2)
     assert not moving.frontier_failed(2.0, 0.0)
+
+
+class _RecordingMoves:
+    """Turns face the point asked for at once; walks are recorded and end where they aim."""
+
+    def __init__(self, agent: _FrontierAgent) -> None:
+        self.agent = agent
+        self.turns: list[tuple[float, float]] = []
+        self.walks: list[list[str]] = []
+
+    def walk(self, actions: list[str], limit: int | None = None):  # type: ignore[no-untyped-def]
+        from household.types import Action
+
+        self.walks.append(list(actions))
+        yield Action(actions[0])
+        return True
+
+    def turn_to(self, x: float, z: float):  # type: ignore[no-untyped-def]
+        from household.types import Action
+
+        self.turns.append((x, z))
+        p = self.agent.pose
+        self.agent.pose = Pose(p.x, p.z, math.degrees(math.atan2(x - p.x, z - p.z)) % 360.0, p.horizon)
+        yield Action("RotateRight")
+
+    def set_horizon(self, target: float):  # type: ignore[no-untyped-def]
+        yield from ()
+
+
+def test_a_frontier_behind_the_camera_is_faced_before_the_walk_and_the_walk_planned_from_there() -> None:
+    """The lattice strafes and backs up as cheaply as it walks ahead, so a walk to a frontier
+    behind the agent would map nothing on the way. Facing west (yaw 270) in the west room, a
+    frontier 1.5 m east is behind the camera: the agent turns to it first, and the walk it then
+    sends was planned from the new heading (straight ahead). One ahead of it is walked to unturned."""
+    from planner.exploration import Explorer, in_view
+
+    front = (-0.5, 0.0, 50, 0.0, 0.0)
+    agent = _FrontierAgent([front])
+    agent.pose = Pose(-2.0, 0.0, 270.0, 30.0)
+    assert not in_view(agent.pose, -0.5, 0.0)
+    moves = _RecordingMoves(agent)
+    assert _explore(Explorer(agent, moves), 1) == [True]  # type: ignore[arg-type]
+    assert moves.turns[0] == (-0.5, 0.0)
+    assert in_view(agent.pose, -0.5, 0.0)
+    assert moves.walks and set(moves.walks[0]) == {"MoveAhead"}
+
+    ahead = _FrontierAgent([front])
+    ahead.pose = Pose(-2.0, 0.0, 90.0, 30.0)
+    moves = _RecordingMoves(ahead)
+    assert _explore(Explorer(ahead, moves), 1) == [True]  # type: ignore[arg-type]
+    assert moves.walks and moves.walks[0][0] == "MoveAhead"
+    assert moves.turns in ([], [(0.0, 0.0)])  # at most the look out over the frontier on arrival
