@@ -10,10 +10,14 @@ from dataclasses import dataclass
 # instruction order). Each names a component that planner.ablations swaps for a no-op one; the
 # names here are what the CLI checks and the run's planner label carries.
 ABLATIONS = ("critic", "episodic", "high-level")
-# What the agent grounds objects through (planner.object_memory.ObjectMemory implementations):
-# "tracker", a box per segmenter id for the planner alone (planner.object_tracker); "spatial", the
-# scene map's object table with its voxels and text index (planner.spatial_object_memory).
-OBJECT_MEMORIES = ("tracker", "spatial")
+# What the agent grounds objects through, by name: "module:function(config) -> ObjectMemory" (the
+# planner.object_memory protocol), imported only when an agent is built (this module stays light
+# for the CLI). "tracker", a box per segmenter id for the planner alone; "spatial", the scene map's
+# object table with its voxels and text index. The one table of them (planner.holomind reads it).
+OBJECT_MEMORIES: dict[str, str] = {
+    "tracker": "planner.object_tracker:tracker_memory",
+    "spatial": "planner.spatial_object_memory:spatial_memory",
+}
 
 
 @dataclass

@@ -23,6 +23,7 @@ experience pool and no memory of what the agent's own actions did to object stat
 
 from __future__ import annotations
 
+import importlib
 import math
 from collections import Counter
 from typing import Any, Generator, cast
@@ -31,7 +32,7 @@ import networkx as nx
 import numpy as np
 
 from planner.ablations import AgentParts, parts_for
-from planner.agent_config import AgentConfig
+from planner.agent_config import OBJECT_MEMORIES, AgentConfig
 from planner.critic import ExperienceStore, RuleCritic
 from planner.deterministic import (NearestGrounder, RecipeTranslator, RuleRefiner, ambiguous_description,
                                    required_roles, unobserved_description)
@@ -44,8 +45,6 @@ from planner.goal_dag import (build_goal_dag, copy_for_next_of_all, dag_to_dict,
                               single_item_goals)
 from planner.navigation import Navigator, Pose
 from planner.object_memory import ObjectMemory, ObjectMemoryFactory, TrackedObject
-from planner.object_tracker import tracker_memory
-from planner.spatial_object_memory import spatial_memory
 from planner.refusals import REFUSED_SITUATIONS, ReceptacleRefusals
 from planner.occupancy import OccupancyConfig, OccupancyMap
 from planner.roles import CriticDecision, CriticEvent, Goal, KnownObject, PlannerContext
@@ -59,9 +58,9 @@ from household.types import Action, Observation
 
 
 def object_memory_factory(name: str) -> ObjectMemoryFactory:
-    """The object memory an ``AgentConfig.object_memory`` name stands for."""
-    factories: dict[str, ObjectMemoryFactory] = {"tracker": tracker_memory, "spatial": spatial_memory}
-    return factories[name]
+    """The object memory an ``AgentConfig.object_memory`` name stands for (``OBJECT_MEMORIES``)."""
+    module_name, _, attr = OBJECT_MEMORIES[name].partition(":")
+    return cast(ObjectMemoryFactory, getattr(importlib.import_module(module_name), attr))
 
 
 # Why a goal attempt ended, as the report gives it per goal (``extra.goals[id].reason``); read by

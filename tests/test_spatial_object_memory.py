@@ -249,3 +249,16 @@ def test_an_unknown_object_memory_is_refused_by_name() -> None:
         make_agent("deterministic", None, object_memory="voxels")
     assert isinstance(HoloMindAgent(AgentConfig(object_memory="spatial")).object_memory(AgentConfig()),
                       SpatialObjectMemory)
+
+
+def test_every_object_memory_name_resolves_to_a_factory_of_the_memory_protocol() -> None:
+    """``OBJECT_MEMORIES`` is the one table of names (the CLI's choices, AgentConfig's check);
+    each entry imports and builds an object memory, so a name cannot be offered without one."""
+    from planner.agent_config import OBJECT_MEMORIES
+    from planner.holomind import object_memory_factory
+    from planner.object_memory import ObjectMemory
+
+    assert set(OBJECT_MEMORIES) == {"tracker", "spatial"}
+    for name in OBJECT_MEMORIES:
+        memory = object_memory_factory(name)(AgentConfig(object_memory=name))
+        assert isinstance(memory, ObjectMemory), name

@@ -220,7 +220,7 @@ def _add_sim_options(p: argparse.ArgumentParser) -> None:
                    help="register each depth frame against the agent's own map and correct the odometry pose "
                         "(perception/pose_correction.py): auto (default) where the pose has no localiser "
                         "(--sensors odom-only, harsh), on, or off (the uncorrected pose, for comparison)")
-    p.add_argument("--object-memory", default="tracker", choices=OBJECT_MEMORIES,
+    p.add_argument("--object-memory", default="tracker", choices=tuple(OBJECT_MEMORIES),
                    help="what the agent grounds objects through: tracker (default; a box per segmenter id, "
                         "planner/object_tracker.py) or spatial (the scene map's object table with its voxels and "
                         "text index, planner/spatial_object_memory.py)")
