@@ -154,7 +154,14 @@ class Explorer:
                 # Face it first (the same turn, paid before the walk) and plan again from there:
                 # what lies between shows while walking, and the search can end before arriving.
                 yield from self.moves.turn_to(x, z)
-                plan = a.navigator.plan_to_point(a.pose, x, z, radius) or plan
+                turned = a.navigator.plan_to_point(a.pose, x, z, radius)
+                if turned is None:
+                    # The old plan's moves are relative to the old heading: never walk them from
+                    # this one. The turn showed something new; the next call chooses again.
+                    a.note(f"frontier ({x:.2f}, {z:.2f}): no plan after turning to it "
+                           f"({a.navigator.last_failure})")
+                    return True
+                plan = turned
             start = a.pose
             ok = yield from self.moves.walk(plan.actions, limit=24)
             if not ok and math.hypot(a.pose.x - start.x, a.pose.z - start.z) < 0.1:

@@ -245,3 +245,21 @@ def test_a_frontier_behind_the_camera_is_faced_before_the_walk_and_the_walk_plan
     assert _explore(Explorer(ahead, moves), 1) == [True]  # type: ignore[arg-type]
     assert moves.walks and moves.walks[0][0] == "MoveAhead"
     assert moves.turns in ([], [(0.0, 0.0)])  # at most the look out over the frontier on arrival
+
+
+def test_a_frontier_whose_plan_fails_after_the_turn_is_not_walked_with_the_old_heading_moves() -> None:
+    """The plan made before the turn names moves relative to the old heading (MoveBack towards a
+    frontier behind): after the turn they would lead away from it. Where no plan is found from
+    the new heading, nothing is walked, the note says why, and exploration reports progress (the
+    turn showed something) so the next call chooses again."""
+    from planner.exploration import Explorer
+
+    front = (-0.5, 0.0, 50, 0.0, 0.0)
+    agent = _FrontierAgent([front])
+    agent.pose = Pose(-2.0, 0.0, 270.0, 30.0)
+    real = agent.navigator.plan_to_point
+    agent.navigator.plan_to_point = lambda pose, *args: real(pose, *args) if pose.yaw == 270.0 else None  # type: ignore[method-assign]
+    moves = _RecordingMoves(agent)
+    assert _explore(Explorer(agent, moves), 1) == [True]  # type: ignore[arg-type]
+    assert moves.turns == [(-0.5, 0.0)] and moves.walks == []
+    assert any("no plan after turning" in n for n in agent.notes)
