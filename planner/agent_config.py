@@ -2,7 +2,9 @@
 own so the skills and the agent factory can read them without importing the agent."""
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
+from typing import Any
 
 # What an ablation switches off (LongAct Table 4): the critic (a failed action just fails its goal
 # attempt), episodic memory (no experience pool, no remembered object states, no action evidence
@@ -18,6 +20,13 @@ OBJECT_MEMORIES: dict[str, str] = {
     "tracker": "planner.object_tracker:tracker_memory",
     "spatial": "planner.spatial_object_memory:spatial_memory",
 }
+
+
+def load_entry(spec: str) -> Any:
+    """What a "module:function" entry of a table by name stands for (``OBJECT_MEMORIES`` here,
+    ``planner.factory.PLUGINS``), imported now; ModuleNotFoundError where the module is not installed."""
+    module_name, _, attr = spec.partition(":")
+    return getattr(importlib.import_module(module_name), attr)
 
 
 @dataclass

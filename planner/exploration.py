@@ -14,7 +14,7 @@ from typing import Generator, Protocol
 
 from household.types import Action, Observation
 from planner.agent_config import AgentConfig
-from planner.navigation import HALF_VFOV, HORIZONS, Navigator, Pose
+from planner.navigation import HALF_VFOV, HORIZONS, Navigator, Pose, heading_error
 from planner.occupancy import OccupancyMap
 
 # A skill: yields actions, receives observations, returns whether it succeeded (planner.skills).
@@ -68,8 +68,7 @@ def in_view(pose: Pose, x: float, z: float) -> bool:
     one is used, the narrower for a landscape image (53 degrees across at THOR's 90 and 4:3)."""
     if math.hypot(x - pose.x, z - pose.z) < 1e-6:
         return True
-    bearing = math.degrees(math.atan2(x - pose.x, z - pose.z))
-    return abs((bearing - pose.yaw + 180.0) % 360.0 - 180.0) <= HALF_VFOV
+    return abs(heading_error(pose.x, pose.z, pose.yaw, x, z)) <= HALF_VFOV
 
 
 def first_time_here(places: list[tuple[float, float]], pose: Pose) -> bool:

@@ -12,12 +12,11 @@ Heavy modules are imported only when an agent is built, so checking a name is in
 """
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 from typing import Any, Iterable, cast
 
 from household.errors import InputError
-from planner.agent_config import ABLATIONS, OBJECT_MEMORIES  # noqa: F401 (re-exported: the CLI's --ablate, --object-memory)
+from planner.agent_config import ABLATIONS, OBJECT_MEMORIES, load_entry  # noqa: F401 (re-exported: the CLI's --ablate, --object-memory)
 
 PLANNERS = ("oracle", "deterministic")  # plus "llm:<model>" (LLM_PREFIX + any litellm model string)
 LLM_PREFIX = "llm:"
@@ -111,13 +110,12 @@ PLUGINS: dict[str, str] = {"oracle": "privileged.twin_oracle:make_oracle"}
 
 def _plugin(name: str) -> Any:
     """The builder a plugin name stands for, imported now; InputError where it is not installed."""
-    module_name, _, attr = PLUGINS[name].partition(":")
     try:
-        module = importlib.import_module(module_name)
+        return load_entry(PLUGINS[name])
     except ModuleNotFoundError as exc:
-        raise InputError(f"--planner {name}: needs the {module_name.split('.')[0]!r} package, which reads the "
+        package = PLUGINS[name].partition(":")[0].split(".")[0]
+        raise InputError(f"--planner {name}: needs the {package!r} package, which reads the "
                          f"simulator and is not installed here ({exc})") from None
-    return getattr(module, attr)
 
 
 def make_agent(name: str, env: Any, *, instruction_kind: str = "detailed", ablate: Iterable[str] = (),

@@ -23,7 +23,6 @@ experience pool and no memory of what the agent's own actions did to object stat
 
 from __future__ import annotations
 
-import importlib
 import math
 from collections import Counter
 from typing import Any, Generator, cast
@@ -32,7 +31,7 @@ import networkx as nx
 import numpy as np
 
 from planner.ablations import AgentParts, parts_for
-from planner.agent_config import OBJECT_MEMORIES, AgentConfig
+from planner.agent_config import OBJECT_MEMORIES, AgentConfig, load_entry
 from planner.critic import ExperienceStore, RuleCritic
 from planner.deterministic import (NearestGrounder, RecipeTranslator, RuleRefiner, ambiguous_description,
                                    required_roles, unobserved_description)
@@ -59,8 +58,7 @@ from household.types import Action, Observation
 
 def object_memory_factory(name: str) -> ObjectMemoryFactory:
     """The object memory an ``AgentConfig.object_memory`` name stands for (``OBJECT_MEMORIES``)."""
-    module_name, _, attr = OBJECT_MEMORIES[name].partition(":")
-    return cast(ObjectMemoryFactory, getattr(importlib.import_module(module_name), attr))
+    return cast(ObjectMemoryFactory, load_entry(OBJECT_MEMORIES[name]))
 
 
 # Why a goal attempt ended, as the report gives it per goal (``extra.goals[id].reason``); read by

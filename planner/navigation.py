@@ -54,6 +54,14 @@ class Pose:
     horizon: float
 
 
+def heading_error(x0: float, z0: float, yaw: float, x: float, z: float) -> float:
+    """Degrees to turn from ``yaw`` at (x0, z0) to face (x, z), in [-180, 180) (+ is clockwise,
+    THOR's RotateRight). The lattice goal test in ``_plan_to_object`` keeps an inline copy: it
+    runs for every expanded state."""
+    bearing = math.degrees(math.atan2(x - x0, z - z0))
+    return (bearing - yaw + 180.0) % 360.0 - 180.0
+
+
 class Navigator:
     def __init__(self, occupancy: OccupancyMap, move_step: float = 0.25, rotate_step: float = 30.0,
                  camera_height: float = 1.5, weight: float = 2.0, max_expansions: int = MAX_EXPANSIONS,
@@ -269,7 +277,7 @@ class Navigator:
                 return False
             if any(math.hypot(x - ax, z - az) < 0.4 for ax, az in avoid):
                 return False
-            bearing = math.degrees(math.atan2(cx - x, cz - z))
+            bearing = math.degrees(math.atan2(cx - x, cz - z))  # heading_error, inline: per expanded state
             if abs((bearing - s.yaw + 180.0) % 360.0 - 180.0) > max_bearing:
                 return False
             return self.line_of_sight(x, z, cx, cz)

@@ -19,7 +19,7 @@ from household.outcomes import Failure, failure_of
 from household.types import Action, Observation
 from planner.agent_config import AgentConfig
 from planner.exploration import Explorer, SkillGen
-from planner.navigation import HORIZONS, Navigator, Pose
+from planner.navigation import HORIZONS, Navigator, Pose, heading_error
 from planner.object_memory import ObjectMemory, TrackedObject
 from planner.occupancy import OccupancyMap
 from planner.refusals import REFUSED_SITUATIONS, ReceptacleRefusals
@@ -288,8 +288,7 @@ class Skills:
         """Rotate (30 degree steps) to face a point."""
         for _ in range(6):
             p = self.a.pose
-            bearing = math.degrees(math.atan2(x - p.x, z - p.z))
-            diff = (bearing - p.yaw + 180.0) % 360.0 - 180.0
+            diff = heading_error(p.x, p.z, p.yaw, x, z)
             if abs(diff) <= 15.0:
                 return
             yield Action("RotateRight" if diff > 0 else "RotateLeft")
