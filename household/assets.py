@@ -170,6 +170,15 @@ class AssetCatalog:
         assets = self._by_type.get(object_type)
         return assets[0] if assets else None
 
+    def typical_size(self, object_type: str) -> tuple[float, float, float] | None:
+        """The median box extents (x, y, z, metres, the asset's frame) over the type's assets;
+        None for an unknown type or one with no real asset (a derived type such as a slice)."""
+        sizes = [a.size for a in self._by_type.get(object_type, ()) if any(a.size)]
+        if not sizes:
+            return None
+        ordered = [sorted(axis) for axis in zip(*sizes)]
+        return (ordered[0][len(sizes) // 2], ordered[1][len(sizes) // 2], ordered[2][len(sizes) // 2])
+
     def accepts(self, receptacle_type: str, object_type: str) -> bool:
         allowed = OBJECT_SPECIFIC_RECEPTACLES.get(receptacle_type)
         return allowed is None or object_type in allowed

@@ -66,6 +66,10 @@ class AgentConfig:
     # registered against the agent's own map and the pose corrected before anything uses it
     # (perception/pose_correction.py). False where a localiser keeps the pose in ``map``.
     pose_correction: bool = False
+    # Instances smaller than this many pixels a learned detector does not report (0: a segmenter
+    # that reports whatever shows). The search then walks on over a surface to the parts a small
+    # thing would not show on from where the visit ended (planner/surface_look.py).
+    detector_min_pixels: int = 0
     # Where the agent keeps the objects it has seen (OBJECT_MEMORIES).
     object_memory: str = "tracker"
 

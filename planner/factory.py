@@ -91,6 +91,14 @@ def _env_mask_edge_check(env: Any) -> bool:
     return getattr(seg, "imperfect_masks", False) is True
 
 
+def _env_detector_min_pixels(env: Any) -> int:
+    """``AgentConfig.detector_min_pixels``: the smallest instance, in pixels, the environment's
+    segmenter reports (a sensor profile's ``SegmentationModel.min_pixels``), else 0."""
+    seg = getattr(getattr(env, "profile", None), "segmentation", None)
+    n = getattr(seg, "min_pixels", 0)
+    return int(n) if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 0
+
+
 def _deterministic_fallbacks() -> dict[str, Any]:
     """The rule-based roles each LLM role falls back to (keys: planner.llm.ROLE_NAMES), so a model
     that keeps answering invalid JSON makes an llm run degrade to the deterministic planner."""
@@ -122,7 +130,8 @@ def make_agent(name: str, env: Any, *, instruction_kind: str = "detailed", ablat
                experience_path: str | Path | None = None, llm_config: str | Path | None = None,
                depth_noise_k: float | None = None, pose_tolerance: float | None = None,
                confirm_views: int | None = None, mask_edge_check: bool | None = None,
-               pose_correction: bool | None = None, object_memory: str = "tracker") -> Any:
+               pose_correction: bool | None = None, object_memory: str = "tracker",
+               detector_min_pixels: int | None = None) -> Any:
     """The agent for a ``--planner`` name. ``env`` is used by the oracle (it plans on the
     simulator) and, for the others, only for its move step and its sensor profile's depth
     noise. ``experience_path`` is the persisted experience pool (None: in memory for this agent
@@ -134,7 +143,9 @@ def make_agent(name: str, env: Any, *, instruction_kind: str = "detailed", ablat
     detector with false detections), ``mask_edge_check`` (True behind a segmenter whose masks
     bleed over silhouettes) and ``pose_correction`` (True on a robot without a localiser: the agent
     registers depth against its own map; None: where the environment's pose model has no localiser);
-    ``object_memory`` what the agent grounds objects through (``AgentConfig.object_memory``)."""
+    ``object_memory`` what the agent grounds objects through (``AgentConfig.object_memory``);
+    ``detector_min_pixels`` the smallest instance the robot's detector reports (its stated
+    figure; None: the environment's sensor profile's, 0 without one)."""
     check_planner(name)
     ablate = frozenset(ablate)
     if name == "oracle":
@@ -164,6 +175,11 @@ def make_agent(name: str, env: Any, *, instruction_kind: str = "detailed", ablat
     if confirm_views is not None and (not isinstance(confirm_views, int) or isinstance(confirm_views, bool)
                                       or not 1 <= confirm_views <= 10):
         raise InputError(f"confirm_views: expected a whole number of views in [1, 10], got {confirm_views!r}")
+    if detector_min_pixels is not None and (not isinstance(detector_min_pixels, int)
+                                            or isinstance(detector_min_pixels, bool) or not 0 <= detector_min_pixels <= 10_000):
+        raise InputError(f"detector_min_pixels: expected a whole number of pixels in [0, 10000], got {detector_min_pixels!r}")
+    options["detector_min_pixels"] = (_env_detector_min_pixels(env) if detector_min_pixels is None
+                                      else detector_min_pixels)
     options["pose_tolerance"] = _env_pose_tolerance(env) if pose_tolerance is None else float(pose_tolerance)
     options["confirm_views"] = _env_confirm_views(env) if confirm_views is None else confirm_views
     options["mask_edge_check"] = _env_mask_edge_check(env) if mask_edge_check is None else bool(mask_edge_check)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from functools import partial
 from typing import Any, Callable, Generator, Iterator, Protocol, cast
 
 from household.assets import AssetCatalog, AssetInfo
@@ -26,6 +27,7 @@ from planner.object_tracker import TrackedObject
 from planner.placement_prior import PlacementPrior, dev_placement_prior
 from planner.roles import Goal, PlannerContext
 from planner.skills import Skills
+from planner.surface_look import LookingAgent, look_over
 
 Missing = list[tuple[str, str, str | None]]  # (role, object type, room) a grounding left unbound
 
@@ -172,6 +174,9 @@ def search(agent: SearchAgent, goal: Goal, missing: Missing) -> Generator[Action
             if openable and box.state.get("isOpen") is not True:
                 obs = yield Action("OpenObject", box.object_id)
                 agent.after_interaction("OpenObject", box.object_id, obs)
+            elif not openable and not found(role, t):
+                # a detector that misses small things from afar: the rest of the top from close by
+                yield from look_over(cast(LookingAgent, agent), box, t, partial(found, role, t))
             if found(role, t):
                 agent.note(f"{goal.id}: found a {t} by looking at {box.object_id}")
                 break

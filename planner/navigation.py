@@ -392,9 +392,14 @@ class Navigator:
         """The camera pitch (from THOR's allowed set) that best centres the object from a camera
         ``camera_height`` up (default: standing); the current one when it already shows it (no
         step spent)."""
-        dist = max(math.hypot(obj.centroid[0] - pose.x, obj.centroid[2] - pose.z), 0.05)
+        return self.horizon_toward(pose, float(obj.centroid[0]), float(obj.centroid[1]), float(obj.centroid[2]),
+                                   camera_height)
+
+    def horizon_toward(self, pose: Pose, x: float, y: float, z: float, camera_height: float | None = None) -> float:
+        """``horizon_for`` a point (THOR x, y, z): a part of a surface, not a whole object."""
+        dist = max(math.hypot(x - pose.x, z - pose.z), 0.05)
         cam = self.camera_height if camera_height is None else camera_height
-        pitch = math.degrees(math.atan2(cam - float(obj.centroid[1]), dist))
+        pitch = math.degrees(math.atan2(cam - y, dist))
         if abs(pitch - pose.horizon) < HALF_VFOV - 10.0:
             return pose.horizon
         return min(HORIZONS, key=lambda h: abs(h - pitch))

@@ -18,7 +18,7 @@ from household.interactions import INTERACTIONS
 from household.outcomes import Failure, failure_of
 from household.types import Action, Observation
 from planner.agent_config import AgentConfig
-from planner.exploration import Explorer, SkillGen
+from planner.exploration import STUCK_WALKS, Explorer, SkillGen
 from planner.navigation import HORIZONS, Navigator, Pose, heading_error
 from planner.object_memory import ObjectMemory, TrackedObject
 from planner.occupancy import OccupancyMap
@@ -198,7 +198,7 @@ class Skills:
         """Walk until a pose within ``reach`` that faces the object (not near ``avoid``)."""
         a = self.a
         start = a.obs.step
-        blocked = idle = 0
+        blocked = idle = stuck = 0
         while True:
             obj = a.tracker.get(object_id)
             if obj is None:
@@ -229,7 +229,16 @@ class Skills:
             # maps what lies in between.
             plan = a.navigator.plan_to_point(a.pose, target[0], target[1], 1.8)
             if plan is not None and plan.actions:
-                yield from self.walk(plan.actions, limit=16)  # blocked or not: plan again from here
+                stood = a.pose
+                ok = yield from self.walk(plan.actions, limit=16)  # blocked or not: plan again from here
+                # Blocked where it stood, again and again: with the pose off by a localiser's error
+                # the bump lands beside the cell the plan crosses, and the same plan bumps again
+                # (dev-045-1 under the realistic profile: 3 x 161 blocked MoveAheads towards one
+                # mug). Give the object up after STUCK_WALKS, as a frontier is given up.
+                stuck = stuck + 1 if not ok and math.hypot(a.pose.x - stood.x, a.pose.z - stood.z) < 0.1 else 0
+                if stuck >= STUCK_WALKS:
+                    a.note(f"no way towards {object_id}: blocked {stuck} times before a step")
+                    return False
                 idle = 0
                 continue
             # Already as near as the map allows (seen through a doorway, behind a wall): explore

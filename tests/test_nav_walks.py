@@ -263,3 +263,51 @@ def test_a_frontier_whose_plan_fails_after_the_turn_is_not_walked_with_the_old_h
     assert _explore(Explorer(agent, moves), 1) == [True]  # type: ignore[arg-type]
     assert moves.turns == [(-0.5, 0.0)] and moves.walks == []
     assert any("no plan after turning" in n for n in agent.notes)
+
+
+def test_an_approach_blocked_where_the_agent_stands_gives_the_object_up_after_three() -> None:
+    """Walking towards an object seen beyond the mapped floor, a plan that bumps at its first move
+    again and again (dev-045-1 under the realistic profile: 3 x 161 blocked MoveAheads towards one
+    mug, the bump drawn beside the cell the plan crossed) gives the object up after STUCK_WALKS
+    walks, as a frontier is given up; walks that made way before their bump are not counted."""
+    from household.types import Action
+    from planner.agent_config import AgentConfig
+    from planner.exploration import STUCK_WALKS
+    from planner.object_memory import TrackedObject
+    from planner.skills import Skills
+
+    # beyond the mapped floor (|x| <= 3.5): no pose within reach on the map, but floor towards it
+    mug = TrackedObject("mug|1", "Mug", np.array([5.0, 0.9, 0.0]), np.array([4.95, 0.85, -0.05]),
+                        np.array([5.05, 0.95, 0.05]), 0, 0)
+
+    def run(step_m: float) -> tuple[bool, int, list[str]]:
+        notes: list[str] = []
+        agent = SimpleNamespace(config=AgentConfig(), obs=SimpleNamespace(step=0), pose=Pose(0.0, 0.0, 90.0, 30.0),
+                                navigator=Navigator(_open_room()), stats=Counter(), note=notes.append,
+                                tracker=SimpleNamespace(get=lambda i: mug if i == "mug|1" else None, visible_now={}))
+        agent.reach_distance = lambda o: o.distance_3d(np.array([agent.pose.x, 1.5, agent.pose.z]))
+        walks = []
+
+        class Bumping(Skills):
+            def walk(self, actions: list[str], limit: int | None = None):  # type: ignore[no-untyped-def]
+                walks.append(actions)
+                yield Action(actions[0])
+                agent.obs.step += 1
+                p = agent.pose  # made way (to and fro across the room) before the bump, or not
+                agent.pose = Pose(p.x, p.z + (step_m if len(walks) % 2 else -step_m), p.yaw, p.horizon)
+                return False
+
+        gen = Bumping(agent)._approach("mug|1", 1.4, [])  # type: ignore[arg-type]
+        try:
+            next(gen)
+            while True:
+                gen.send(None)
+        except StopIteration as stop:
+            return bool(stop.value), len(walks), notes
+
+    reached, walks, notes = run(0.0)
+    assert not reached and walks == STUCK_WALKS
+    assert notes == [f"no way towards mug|1: blocked {STUCK_WALKS} times before a step"]
+    reached, walks, notes = run(0.25)
+    assert not reached and walks > STUCK_WALKS  # it made way each time: up to the approach's step cap
+    assert not any("blocked" in n for n in notes)

@@ -86,3 +86,14 @@ def test_the_planner_node_grounds_through_the_object_memory_it_is_told() -> None
     assert make_planner_agent("deterministic", 0.25).config.object_memory == "tracker"
     with pytest.raises(ValueError, match="object_memory: 'octomap'"):
         make_planner_agent("deterministic", 0.25, object_memory="octomap")
+
+
+def test_the_planner_node_passes_the_detectors_smallest_instance_to_the_agent() -> None:
+    """``detector_min_pixels``: 0 by default (the embedded simulator's segmentation misses nothing
+    that shows); a robot's detector figure reaches the agent's search (planner/surface_look.py)."""
+    from worldmind_ros.planner_node import make_planner_agent
+
+    spec = {p.name: p for p in NODE_PARAMS["planner_node"]}
+    assert spec["detector_min_pixels"].default == 0
+    assert make_planner_agent("deterministic", 0.25).config.detector_min_pixels == 0
+    assert make_planner_agent("deterministic", 0.25, detector_min_pixels=40).config.detector_min_pixels == 40

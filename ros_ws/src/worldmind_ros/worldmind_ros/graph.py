@@ -157,6 +157,10 @@ NODE_PARAMS: dict[str, tuple[ParamSpec, ...]] = {
                                      "frame is registered against the agent's own map, and the planner publishes "
                                      "map_frame -> odom_frame on /tf (REP 105); false where a localiser (AMCL, "
                                      "slam_toolbox) publishes it"),
+        _p("detector_min_pixels", 0, "the smallest instance, in pixels, the robot's detector reports (its stated "
+                                     "figure; e.g. 40 at 320x240): a search then looks over a surface from close by "
+                                     "for small things (planner/surface_look.py); 0: a segmenter that reports "
+                                     "whatever shows"),
         _p("object_memory", "tracker", "what the agent grounds objects through: 'tracker' (a box per segmenter id) "
                                        "or 'spatial' (an in-process spatial semantic memory, the memory node's kind: "
                                        "voxels, label votes, text index; planner/spatial_object_memory.py)"),

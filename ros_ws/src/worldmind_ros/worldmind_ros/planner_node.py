@@ -48,7 +48,7 @@ def public_episode(episode: Any) -> Any:
 
 def make_planner_agent(spec: str, move_step: float, depth_noise_k: float = 0.0, pose_tolerance: float = 0.0,
                        confirm_views: int = 1, mask_edge_check: bool = False, pose_correction: bool = False,
-                       object_memory: str = "tracker") -> Any:
+                       object_memory: str = "tracker", detector_min_pixels: int = 0) -> Any:
     if spec.startswith("scripted:"):
         from worldmind_ros.scripted_agent import ScriptedAgent
 
@@ -62,7 +62,7 @@ def make_planner_agent(spec: str, move_step: float, depth_noise_k: float = 0.0, 
     env_info = SimpleNamespace(config=SimpleNamespace(move_step=move_step, data_dir=None))
     return make_agent(spec, env_info, depth_noise_k=depth_noise_k, pose_tolerance=pose_tolerance,
                       confirm_views=confirm_views, mask_edge_check=mask_edge_check, pose_correction=pose_correction,
-                      object_memory=object_memory)
+                      object_memory=object_memory, detector_min_pixels=detector_min_pixels)
 
 
 def stream_pose_options(params: dict[str, Any]) -> dict[str, Any]:
@@ -113,7 +113,7 @@ class PlannerNode(WorldMindNode):
         p = self.params
         self.agent = make_planner_agent(p["agent"], p["move_step"], p["depth_noise_k"], p["pose_tolerance"],
                                         p["confirm_views"], bool(p["mask_edge_check"]), bool(p["pose_correction"]),
-                                        str(p["object_memory"]))
+                                        str(p["object_memory"]), int(p["detector_min_pixels"]))
         # Without a localiser the planner corrects its pose and publishes map -> odom (REP 105).
         self.tf_pub = None
         self._stamps: dict[int, int] = {}  # step -> stamp of the frames not yet acted on

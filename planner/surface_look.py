@@ -1,0 +1,146 @@
+"""Looking over a whole surface from close by, for a small thing a detector misses from afar.
+
+Why a module: a learned detector drops instances smaller than a number of pixels
+(``AgentConfig.detector_min_pixels``; the ``realistic`` sensor profile's: 40 at 320x240). A credit
+card flat on a dining table covers that many only within about a metre of the camera, so a
+receptacle visit of the search (``planner.goal_search``), which ends where the table first shows
+within reach, never sees what lies at the table's far end or on a long dresser's other half: under
+``--sensors realistic`` the cards of dev-039-1 and dev-076-1 and most other things the search gave
+up on were in no frame at all. After such a visit the agent walks on to the parts of the top that
+lie beyond the distance at which the detector would show the wanted type and looks at them. With
+a segmenter that sees whatever shows (``detector_min_pixels`` 0, the ideal sensors) nothing here
+runs.
+
+The distance is a pinhole estimate from the type's median asset size (``AssetCatalog.typical_size``):
+the object lies on the top, seen from the standing camera at the depression angle of the view, its
+upper face foreshortened by the sine of that angle and its side by the cosine. That is what a robot
+knows of its own detector (a stated minimum size in pixels) and of the object types; it is not a
+figure of the simulator's renderer, which draws rotated things by their axis-aligned boxes and so
+shows them larger than this estimate (the estimate is the cautious side: a stop more, not a miss).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Generator, Protocol
+
+import numpy as np
+
+from household.assets import AssetCatalog
+from household.types import Action, Observation
+from planner.agent_config import AgentConfig
+from planner.navigation import Pose
+from planner.object_memory import TrackedObject
+
+MAX_STOPS = 3  # further stops at one surface: a long counter is searched, not surveyed
+GRID_M = 0.2  # spacing of the points of a top that must come within the detection distance
+# A stop is planned within the horizontal detection distance of a point of the top (the square goal
+# region of ``plan_to_point``: up to sqrt(2) times that at its corners; the look decides). Points
+# deep in a wide top have no floor that near: the next best of a few is tried.
+_STOP_FRACTION = 1.0
+_TRIES = 4
+_MIN_REACH_M = 0.3  # a detection distance shorter than this over the top: no stop can help
+
+
+class LookingAgent(Protocol):
+    """What the look reads and calls on the agent (``planner.holomind.HoloMindAgent``)."""
+
+    config: AgentConfig
+    obs: Observation
+    catalog: AssetCatalog
+    navigator: Any
+    skills: Any
+
+    @property
+    def pose(self) -> Pose: ...
+    def note(self, text: str) -> None: ...
+
+
+def detection_distance(size: tuple[float, float, float], drop: float, focal_px: float, min_pixels: int) -> float:
+    """The farthest camera distance (metres, straight line) at which an object of box extents
+    ``size`` (x, y, z, y up) lying on a surface ``drop`` metres below the camera covers
+    ``min_pixels`` pixels of a camera with focal length ``focal_px``: its upper face x*z
+    foreshortened by sin (the depression angle, drop over distance), its larger side by cos, the
+    area over the distance squared. Infinite where ``min_pixels`` <= 0 (every instance is kept);
+    ``drop`` when even the nearest view falls short."""
+    if min_pixels <= 0:
+        return math.inf
+    x, y, z = size
+    top, side = x * z, max(x, z) * y
+
+    def pixels(d: float) -> float:
+        s = min(drop / d, 1.0)
+        return focal_px * focal_px * (top * s + side * math.sqrt(1.0 - s * s)) / (d * d)
+
+    lo, hi = max(drop, 0.05), 20.0
+    if pixels(lo) < min_pixels:
+        return lo
+    if pixels(hi) >= min_pixels:
+        return hi
+    for _ in range(40):  # the area shrinks with distance from the nearest view on: bisect
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if pixels(mid) >= min_pixels else (lo, mid)
+    return lo
+
+
+def far_points(box: TrackedObject, stances: list[tuple[float, float]], reach: float) -> list[tuple[float, float]]:
+    """Points of the box's footprint (a ``GRID_M`` grid, its edges included) farther than
+    ``reach`` (floor plane) from every one of ``stances`` (x, z)."""
+    xs = np.linspace(box.box_min[0], box.box_max[0], max(int(math.ceil((box.box_max[0] - box.box_min[0]) / GRID_M)), 1) + 1)
+    zs = np.linspace(box.box_min[2], box.box_max[2], max(int(math.ceil((box.box_max[2] - box.box_min[2]) / GRID_M)), 1) + 1)
+    gx, gz = np.meshgrid(xs, zs, indexing="ij")
+    far = np.ones(gx.shape, dtype=bool)
+    for x, z in stances:
+        far &= np.hypot(gx - x, gz - z) > reach
+    return [(float(a), float(b)) for a, b in zip(gx[far], gz[far])]
+
+
+def _stops(far: list[tuple[float, float]], p: Pose, reach: float) -> list[tuple[float, float]]:
+    """The points of ``far`` to head for, best first: the most of ``far`` within ``reach`` of
+    it (standing near it shows them), the nearest to the agent among equals. On a long top
+    that is the middle of what is left, not its nearest edge (a stop there gains centimetres)."""
+    pts = np.array(far)
+    cover = (np.hypot(pts[:, None, 0] - pts[None, :, 0], pts[:, None, 1] - pts[None, :, 1]) <= reach).sum(axis=1)
+    dist = np.hypot(pts[:, 0] - p.x, pts[:, 1] - p.z)
+    return [(float(pts[k, 0]), float(pts[k, 1])) for k in np.lexsort((dist, -cover))]
+
+
+def look_over(agent: LookingAgent, box: TrackedObject, object_type: str,
+              found: Callable[[], bool]) -> Generator[Action, Observation, None]:
+    """Walk on to the parts of ``box``'s top the detector would not show ``object_type`` on from
+    here and look at them (at most ``MAX_STOPS`` stops, each where it shows the most of what is
+    left), until ``found()``."""
+    min_pixels = agent.config.detector_min_pixels
+    size = agent.catalog.typical_size(object_type)
+    if min_pixels <= 0 or size is None:
+        return
+    top_y = float(box.box_max[1])
+    drop = agent.navigator.camera_height - top_y
+    if drop <= 0.05:  # a top at eye height or above: nothing lying on it shows from any stance
+        return
+    reach3 = detection_distance(size, drop, float(agent.obs.intrinsics.fy), min_pixels)
+    reach = math.sqrt(max(reach3 * reach3 - drop * drop, 0.0))
+    if reach < _MIN_REACH_M:
+        return
+    stances = [(agent.pose.x, agent.pose.z)]  # where the top was looked at from so far
+    for _ in range(MAX_STOPS):
+        p = agent.pose
+        far = far_points(box, stances, reach)
+        if not far:
+            return
+        for tx, tz in _stops(far, p, reach)[:_TRIES]:
+            plan = agent.navigator.plan_to_point(p, tx, tz, reach * _STOP_FRACTION)
+            if plan is not None and plan.actions:
+                break
+        else:
+            return
+        agent.note(f"looking over {box.object_id} for a {object_type}: on to ({tx:.2f}, {tz:.2f})"
+                   f" (seen from {reach:.2f} m)")
+        ok = yield from agent.skills.walk(plan.actions)
+        if not ok:
+            return
+        stances.append((agent.pose.x, agent.pose.z))
+        yield from agent.skills.turn_to(tx, tz)
+        yield from agent.skills.set_horizon(agent.navigator.horizon_toward(agent.pose, tx, top_y, tz))
+        if found():
+            return
