@@ -15,21 +15,23 @@ The distance is a pinhole estimate from the type's median asset size (``AssetCat
 the object lies on the top, seen from the standing camera at the depression angle of the view, its
 upper face foreshortened by the sine of that angle and its side by the cosine. That is what a robot
 knows of its own detector (a stated minimum size in pixels) and of the object types; it is not a
-figure of the simulator's renderer, which draws rotated things by their axis-aligned boxes and so
-shows them larger than this estimate (the estimate is the cautious side: a stop more, not a miss).
+figure read off the simulator's renderer, which showed dev-039-1's card (larger and thicker in that
+house than the median asset) with 48 pixels at 1.26 m where the estimate gives about 20: the
+estimate is the cautious side, a stop more rather than a miss.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Generator, Protocol
+from typing import Callable, Generator, Protocol
 
 import numpy as np
 
 from household.assets import AssetCatalog
 from household.types import Action, Observation
 from planner.agent_config import AgentConfig
-from planner.navigation import Pose
+from planner.exploration import Moves
+from planner.navigation import Navigator, Pose
 from planner.object_memory import TrackedObject
 
 MAX_STOPS = 3  # further stops at one surface: a long counter is searched, not surveyed
@@ -37,7 +39,6 @@ GRID_M = 0.2  # spacing of the points of a top that must come within the detecti
 # A stop is planned within the horizontal detection distance of a point of the top (the square goal
 # region of ``plan_to_point``: up to sqrt(2) times that at its corners; the look decides). Points
 # deep in a wide top have no floor that near: the next best of a few is tried.
-_STOP_FRACTION = 1.0
 _TRIES = 4
 _MIN_REACH_M = 0.3  # a detection distance shorter than this over the top: no stop can help
 
@@ -48,8 +49,8 @@ class LookingAgent(Protocol):
     config: AgentConfig
     obs: Observation
     catalog: AssetCatalog
-    navigator: Any
-    skills: Any
+    navigator: Navigator
+    skills: Moves
 
     @property
     def pose(self) -> Pose: ...
@@ -129,7 +130,7 @@ def look_over(agent: LookingAgent, box: TrackedObject, object_type: str,
         if not far:
             return
         for tx, tz in _stops(far, p, reach)[:_TRIES]:
-            plan = agent.navigator.plan_to_point(p, tx, tz, reach * _STOP_FRACTION)
+            plan = agent.navigator.plan_to_point(p, tx, tz, reach)
             if plan is not None and plan.actions:
                 break
         else:
