@@ -48,6 +48,13 @@ class Moves(Protocol):
 Frontier = tuple[float, float, int, float, float]  # planner.occupancy.OccupancyMap.frontier's
 STUCK_WALKS = 3  # walks to one frontier blocked before their first step, after which it is given up
 STUCK_RADIUS = 0.6  # metres: blocked walks to frontiers this close count for the same frontier
+_IN_PLACE_M = 0.1  # a walk that ended this near where it began made no way before its bump
+
+
+def blocked_in_place(ok: bool, start: Pose, end: Pose) -> bool:
+    """Whether a walk was blocked where it stood (before its first step went anywhere): what
+    ``STUCK_WALKS`` counts, for frontiers here and for approaches (``planner.skills``)."""
+    return not ok and math.hypot(end.x - start.x, end.z - start.z) < _IN_PLACE_M
 
 
 def frontier_walks(navigator: Navigator, pose: Pose, fronts: list[Frontier]) -> dict[Frontier, float]:
@@ -163,7 +170,7 @@ class Explorer:
                 plan = turned
             start = a.pose
             ok = yield from self.moves.walk(plan.actions, limit=24)
-            if not ok and math.hypot(a.pose.x - start.x, a.pose.z - start.z) < 0.1:
+            if blocked_in_place(ok, start, a.pose):
                 # Blocked where it stood. The bump is on the map, but where the pose is off (a
                 # localiser's error) it can land beside the cell the plan goes through, and cells
                 # stood on stay free: the same plan then bumps again, step after step (dev-023-0

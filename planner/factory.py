@@ -50,10 +50,22 @@ def _env_move_step(env: Any) -> float | None:
     return float(step) if isinstance(step, (int, float)) and step > 0 else None
 
 
+def _profile_part(env: Any, part: str) -> Any:
+    """The ``depth``, ``pose`` or ``segmentation`` model of the environment's sensor profile
+    (``sim_bridge.sensors.SensorNoise.profile``); None where it states none (a plain backend)."""
+    return getattr(getattr(env, "profile", None), part, None)
+
+
+def _whole_number(name: str, value: Any, lo: int, hi: int, unit: str) -> None:
+    """InputError naming ``name`` unless ``value`` is an int (not a bool) in [lo, hi]."""
+    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+        raise InputError(f"{name}: expected a whole number of {unit} in [{lo}, {hi}], got {value!r}")
+
+
 def _env_depth_noise(env: Any) -> float:
     """The depth camera's noise figure (k in sigma = k z^2) where the environment states one: a
     sensor profile in simulation (``sim_bridge.sensors.SensorNoise``); 0 (noise-free) otherwise."""
-    k = getattr(getattr(getattr(env, "profile", None), "depth", None), "noise_k", 0.0)
+    k = getattr(_profile_part(env, "depth"), "noise_k", 0.0)
     return float(k) if isinstance(k, (int, float)) and k > 0 else 0.0
 
 
@@ -62,7 +74,7 @@ def _env_pose_tolerance(env: Any) -> float:
     localiser's bias bound of a sensor profile that has one, 5 cm for odometry alone (the
     smear between nearby frames, which is what closes a narrow way on the map, not the drift
     over the episode), 0 for an exact pose."""
-    pose = getattr(getattr(env, "profile", None), "pose", None)
+    pose = _profile_part(env, "pose")
     if pose is None or getattr(pose, "is_exact", True):
         return 0.0
     localiser = getattr(pose, "localiser", None)
@@ -73,28 +85,28 @@ def _env_pose_correction(env: Any) -> bool:
     """``AgentConfig.pose_correction``: True where the environment's pose drifts and no localiser
     bounds it (a sensor profile whose pose model has drift and no ``localiser``: ``odom-only``,
     ``harsh``), else False."""
-    pose = getattr(getattr(env, "profile", None), "pose", None)
+    pose = _profile_part(env, "pose")
     return pose is not None and not getattr(pose, "is_exact", True) and getattr(pose, "localiser", None) is None
 
 
 def _env_confirm_views(env: Any) -> int:
     """``AgentConfig.confirm_views``: 2 where the environment's segmenter reports false detections
     (a sensor profile whose ``SegmentationModel.false_detections``), else 1."""
-    seg = getattr(getattr(env, "profile", None), "segmentation", None)
+    seg = _profile_part(env, "segmentation")
     return 2 if getattr(seg, "false_detections", False) is True else 1
 
 
 def _env_mask_edge_check(env: Any) -> bool:
     """``AgentConfig.mask_edge_check``: True where the environment's segmenter erodes or bleeds
     masks (a sensor profile whose ``SegmentationModel.imperfect_masks``), else False."""
-    seg = getattr(getattr(env, "profile", None), "segmentation", None)
+    seg = _profile_part(env, "segmentation")
     return getattr(seg, "imperfect_masks", False) is True
 
 
 def _env_detector_min_pixels(env: Any) -> int:
     """``AgentConfig.detector_min_pixels``: the smallest instance, in pixels, the environment's
     segmenter reports (a sensor profile's ``SegmentationModel.min_pixels``), else 0."""
-    seg = getattr(getattr(env, "profile", None), "segmentation", None)
+    seg = _profile_part(env, "segmentation")
     n = getattr(seg, "min_pixels", 0)
     return int(n) if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 0
 
@@ -172,12 +184,10 @@ def make_agent(name: str, env: Any, *, instruction_kind: str = "detailed", ablat
     if pose_tolerance is not None and (not isinstance(pose_tolerance, (int, float)) or not 0 <= pose_tolerance < 0.2):
         raise InputError(f"pose_tolerance: expected metres in [0, 0.2) (how far the pose may be off frame to frame), "
                          f"got {pose_tolerance!r}")
-    if confirm_views is not None and (not isinstance(confirm_views, int) or isinstance(confirm_views, bool)
-                                      or not 1 <= confirm_views <= 10):
-        raise InputError(f"confirm_views: expected a whole number of views in [1, 10], got {confirm_views!r}")
-    if detector_min_pixels is not None and (not isinstance(detector_min_pixels, int)
-                                            or isinstance(detector_min_pixels, bool) or not 0 <= detector_min_pixels <= 10_000):
-        raise InputError(f"detector_min_pixels: expected a whole number of pixels in [0, 10000], got {detector_min_pixels!r}")
+    if confirm_views is not None:
+        _whole_number("confirm_views", confirm_views, 1, 10, "views")
+    if detector_min_pixels is not None:
+        _whole_number("detector_min_pixels", detector_min_pixels, 0, 10_000, "pixels")
     options["detector_min_pixels"] = (_env_detector_min_pixels(env) if detector_min_pixels is None
                                       else detector_min_pixels)
     options["pose_tolerance"] = _env_pose_tolerance(env) if pose_tolerance is None else float(pose_tolerance)

@@ -18,7 +18,7 @@ from household.interactions import INTERACTIONS
 from household.outcomes import Failure, failure_of
 from household.types import Action, Observation
 from planner.agent_config import AgentConfig
-from planner.exploration import STUCK_WALKS, Explorer, SkillGen
+from planner.exploration import STUCK_WALKS, Explorer, SkillGen, blocked_in_place
 from planner.navigation import HORIZONS, Navigator, Pose, heading_error
 from planner.object_memory import ObjectMemory, TrackedObject
 from planner.occupancy import OccupancyMap
@@ -235,7 +235,7 @@ class Skills:
                 # the bump lands beside the cell the plan crosses, and the same plan bumps again
                 # (dev-045-1 under the realistic profile: 3 x 161 blocked MoveAheads towards one
                 # mug). Give the object up after STUCK_WALKS, as a frontier is given up.
-                stuck = stuck + 1 if not ok and math.hypot(a.pose.x - stood.x, a.pose.z - stood.z) < 0.1 else 0
+                stuck = stuck + 1 if blocked_in_place(ok, stood, a.pose) else 0
                 if stuck >= STUCK_WALKS:
                     a.note(f"no way towards {object_id}: blocked {stuck} times before a step")
                     return False
