@@ -68,6 +68,12 @@ class _NoInfo:
 _NO_INFO = _NoInfo()
 
 
+def _container(object_type: str) -> bool:
+    """Whether things of the type are kept inside it, behind a door (a fridge, a cabinet, a
+    drawer): what is "in" it is in its box, not beside it as on a table seen in part."""
+    return bool(getattr(default_catalog().type_info(object_type), "openable", False))
+
+
 def box_gap(a: KnownObject, b: KnownObject) -> float:
     """Floor-plane gap between two known objects' boxes (0 where they overlap)."""
     dx = max(abs(a.position[0] - b.position[0]) - a.half_extent[0] - b.half_extent[0], 0.0)
@@ -384,6 +390,10 @@ class NearestGrounder:
         for relation, anchor_type in goal.typed_hints.relations("object"):
             # "the apple on the dining table", "the lamp by the sofa"
             near = by_relation_fit(near_anchor(cands, anchor_type, context), relation, anchor_type, context)
+            if relation == "object_source" and not relaxed and _container(anchor_type):
+                # "the potato in the fridge": in it, not on the counter beside it; the one meant
+                # shows only once the search opens it (dev-000-0 cooked the counter's potato)
+                near = [o for o in near if fits_relation(o, relation, anchor_type, context)]
             if near:
                 cands = near + [o for o in cands if o not in near]
             elif not relaxed:

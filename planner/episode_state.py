@@ -27,6 +27,7 @@ class EpisodeState:
     group_used: dict[str, set[str]] = field(default_factory=dict)  # distinct_group -> objects bound in it
     failed_frontiers: list[tuple[float, float, int]] = field(default_factory=list)  # (x, z, weight)
     inspected: set[str] = field(default_factory=set)  # receptacles looked at closely or opened while searching
+    looked_again: set[str] = field(default_factory=set)  # glimpses walked up to (planner.surface_look.look_again)
     goal_status: dict[str, str] = field(default_factory=dict)  # pending / deferred / done / failed
     # why a goal attempt ended as it did (a GOAL_REASONS category, the detail, what it was bound to)
     goal_outcome: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -36,6 +37,9 @@ class EpisodeState:
     # object id -> (step, action) of the agent's latest successful interaction with it (a later
     # goal may undo an earlier one: planner.goal_check.recheck_after_own_actions)
     touched: dict[str, tuple[int, str]] = field(default_factory=dict)
+    # object id -> the type the memory gave it when the current attempt grounded it: a closer look
+    # that names it otherwise before the agent acts on it sends the goal to ground again
+    grounded_as: dict[str, str] = field(default_factory=dict)
     # goal -> (object, why its description may name another) as an attempt chose it
     choice_doubts: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
     redone: set[str] = field(default_factory=set)  # goals done again once after a later goal undid them

@@ -27,7 +27,7 @@ from planner.object_tracker import TrackedObject
 from planner.placement_prior import PlacementPrior, dev_placement_prior
 from planner.roles import Goal, PlannerContext
 from planner.skills import Skills
-from planner.surface_look import LookingAgent, look_over
+from planner.surface_look import LookingAgent, look_again, look_into, look_over
 
 Missing = list[tuple[str, str, str | None]]  # (role, object type, room) a grounding left unbound
 
@@ -140,6 +140,11 @@ def search(agent: SearchAgent, goal: Goal, missing: Missing) -> Generator[Action
             # known elsewhere (a room-bound role: see relax_rooms below), or seen but out of
             # reach so far (the goal retries it: the map has grown since)
             continue
+        looking = cast(LookingAgent, agent)
+        yield from look_again(looking, t, partial(found, role, t), state.looked_again)
+        if found(role, t):
+            agent.note(f"{goal.id}: found a {t} by looking again where one was glimpsed")
+            continue
         want_room = room or hints.object_room
         p = agent.pose
         boxes = [o for o in agent.tracker.objects.values() if not o.gone and o.object_id not in state.inspected
@@ -171,12 +176,17 @@ def search(agent: SearchAgent, goal: Goal, missing: Missing) -> Generator[Action
             ok = yield from agent.skills.navigate_to(box.object_id, closer=not openable)
             if not ok:
                 continue
-            if openable and box.state.get("isOpen") is not True:
-                obs = yield Action("OpenObject", box.object_id)
-                agent.after_interaction("OpenObject", box.object_id, obs)
+            if openable:
+                if box.state.get("isOpen") is not True:
+                    obs = yield Action("OpenObject", box.object_id)
+                    agent.after_interaction("OpenObject", box.object_id, obs)
+                if not found(role, t) and box.state.get("isOpen") is True:
+                    yield from look_into(looking, box, t, partial(found, role, t))
             elif not openable and not found(role, t):
                 # a detector that misses small things from afar: the rest of the top from close by
-                yield from look_over(cast(LookingAgent, agent), box, t, partial(found, role, t))
+                yield from look_over(looking, box, t, partial(found, role, t))
+            if not found(role, t):  # glimpsed on the way, out of view before a second frame
+                yield from look_again(looking, t, partial(found, role, t), state.looked_again)
             if found(role, t):
                 agent.note(f"{goal.id}: found a {t} by looking at {box.object_id}")
                 break

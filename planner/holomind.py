@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import Any, Generator, cast
+from typing import Any, Generator, Mapping, cast
 
 import networkx as nx
 import numpy as np
@@ -255,6 +255,11 @@ class HoloMindAgent:
     def excluded_now(self) -> set[str]:
         """Objects that will not do for the current goal (the skills add put-down spots that failed)."""
         return self.state.excluded_now
+
+    @property
+    def grounded_as(self) -> Mapping[str, str]:
+        """Object id -> the type the memory gave it when the current goal attempt grounded it."""
+        return self.state.grounded_as
 
     @property
     def held_id(self) -> str | None:
@@ -528,6 +533,8 @@ class HoloMindAgent:
                 return False
             self._subgoals[goal.id] = [s.to_dict() for s in subgoals]
             self._emit_plan()
+            self.state.grounded_as = {oid: rec.object_type for oid in ground.bindings.values()
+                                      if oid and (rec := self.tracker.get(oid)) is not None}
             since = self.obs.step
             try:
                 for i, sub in enumerate(subgoals):

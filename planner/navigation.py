@@ -395,6 +395,25 @@ class Navigator:
         return self.horizon_toward(pose, float(obj.centroid[0]), float(obj.centroid[1]), float(obj.centroid[2]),
                                    camera_height)
 
+    def horizons_over(self, pose: Pose, x: float, z: float, y_low: float, y_high: float) -> list[float]:
+        """The camera pitches (THOR's allowed set, nearest the current first) that together show
+        the span from ``y_low`` to ``y_high`` of a thing at (``x``, ``z``) from the standing camera:
+        none where the current pitch shows it whole. What a look into an opened fridge needs: it
+        was walked to and opened looking down at its middle, its upper shelves out of view."""
+        dist = max(math.hypot(x - pose.x, z - pose.z), 0.05)
+        first = math.degrees(math.atan2(self.camera_height - y_high, dist))
+        last = math.degrees(math.atan2(self.camera_height - y_low, dist))
+        half = HALF_VFOV - 5.0  # the span's ends may lie near the image's edge, not at its centre
+        left = [a for a in np.arange(math.floor(first), math.ceil(last) + 1.0) if abs(a - pose.horizon) > half]
+        out: list[float] = []
+        while left:
+            best = max(HORIZONS, key=lambda h: (sum(abs(a - h) <= half for a in left), -abs(h - pose.horizon)))
+            if not any(abs(a - best) <= half for a in left):
+                break  # beyond every allowed pitch (a shelf right above the camera)
+            out.append(best)
+            left = [a for a in left if abs(a - best) > half]
+        return sorted(out, key=lambda h: abs(h - pose.horizon))
+
     def horizon_toward(self, pose: Pose, x: float, y: float, z: float, camera_height: float | None = None) -> float:
         """``horizon_for`` a point (THOR x, y, z): a part of a surface, not a whole object."""
         dist = max(math.hypot(x - pose.x, z - pose.z), 0.05)

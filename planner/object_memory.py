@@ -93,6 +93,11 @@ class ObjectMemory(Protocol):
         """The objects of a type that are not gone."""
         ...
 
+    def glimpses(self, object_type: str) -> dict[str, np.ndarray]:
+        """Id -> centre (THOR) of each instance of the type seen too few times to be believed yet
+        (a detector's first view: ``AgentConfig.confirm_views``); a search looks at them again."""
+        ...
+
     def seen_state(self, object_id: str, flag: str, since: int) -> tuple[bool, Any]:
         """(seen, value): whether a close look showed ``flag`` at or after step ``since``, and what."""
         ...

@@ -18,6 +18,8 @@ update every step.
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 
 from household.frames import ros_to_thor_points
@@ -53,6 +55,7 @@ class ObjectTracker(RecordKeeping):
         # the object (the wall behind it) would stretch its box by metres (perception/mask_edges.py).
         self.mask_edge_check = bool(mask_edge_check)
         self.tentative: dict[str, tuple[int, np.ndarray, np.ndarray]] = {}
+        self._tentative_labels: dict[str, list[str]] = {}  # the labels of those views, in order
         self.stride = stride
         self.min_pixels = min_pixels
         self.visible_now: dict[str, int] = {}  # object id -> pixel count in the latest frame
@@ -107,11 +110,14 @@ class ObjectTracker(RecordKeeping):
             self.visible_now[label.object_id] = n
             rec = self.objects.get(label.object_id)
             if rec is None:
-                if not self._confirmed(label.object_id, lo, hi, sigma):
+                views = self._confirmed(label.object_id, label.object_type, lo, hi, sigma)
+                if views is None:
                     continue
-                rec = self.objects[label.object_id] = TrackedObject(label.object_id, label.object_type, c, lo, hi,
+                votes = Counter(views)  # every agreeing view votes; tied, the first view's label
+                kind = max(votes, key=lambda t: (votes[t], -views.index(t)))
+                rec = self.objects[label.object_id] = TrackedObject(label.object_id, kind, c, lo, hi,
                                                                     obs.step, obs.step, pixels=n, sigma=sigma)
-                rec.type_votes[label.object_type] = 1
+                rec.type_votes.update(votes)
                 self._saw_states(rec, label.states, obs.step)
                 continue
             self._saw_states(rec, label.states, obs.step)
@@ -128,21 +134,36 @@ class ObjectTracker(RecordKeeping):
             rec.seen_count += 1
             rec.gone = False
 
-    def _confirmed(self, object_id: str, lo: np.ndarray, hi: np.ndarray, sigma: float) -> bool:
-        """Whether this view of an id not tracked yet makes ``confirm_views`` views in a row that
-        agree on where it is (boxes within three sigma of each other, or 5 cm without noise). A
-        false detection lands wherever the frame's error put it, so its views do not agree."""
+    def glimpses(self, object_type: str) -> dict[str, np.ndarray]:
+        """``ObjectMemory.glimpses``: the waiting ids whose views most often named the type."""
+        out = {}
+        for oid, (_, lo, hi) in self.tentative.items():
+            labels = self._tentative_labels.get(oid, [])
+            if labels and max(labels, key=labels.count) == object_type:
+                out[oid] = (lo + hi) / 2.0
+        return out
+
+    def _confirmed(self, object_id: str, object_type: str, lo: np.ndarray, hi: np.ndarray,
+                   sigma: float) -> list[str] | None:
+        """The labels of the views (this one last) when this view of an id not tracked yet makes
+        ``confirm_views`` views in a row that agree on where it is (boxes within three sigma of
+        each other, or 5 cm without noise); None until then. A false detection lands wherever the
+        frame's error put it, so its views do not agree. The labels all vote for the new track's
+        type: a soap bottle first seen as one, then once as a spray bottle, is a soap bottle."""
         if self.confirm_views <= 1:
-            return True
+            return [object_type]
         views, plo, phi = self.tentative.get(object_id, (0, lo, hi))
         slack = max(3.0 * sigma, 0.05)
         apart = bool(np.any((lo > phi + slack) | (hi < plo - slack)))
         views = 1 if apart or views == 0 else views + 1
+        labels = [*self._tentative_labels.get(object_id, []), object_type][-views:]
         if views >= self.confirm_views:
             self.tentative.pop(object_id, None)
-            return True
+            self._tentative_labels.pop(object_id, None)
+            return labels
         self.tentative[object_id] = (views, lo, hi)
-        return False
+        self._tentative_labels[object_id] = labels
+        return None
 
     @staticmethod
     def _vote_type(rec: TrackedObject, object_type: str) -> None:

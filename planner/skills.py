@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import Any, Generator, Protocol
+from typing import Any, Generator, Mapping, Protocol
 
 import numpy as np
 
@@ -43,6 +43,8 @@ class AgentView(Protocol):
 
     @property
     def excluded_now(self) -> set[str]: ...  # read (and added to in place), never rebound
+    @property
+    def grounded_as(self) -> Mapping[str, str]: ...
     @property
     def pose(self) -> Pose: ...
     @property
@@ -325,6 +327,12 @@ class Skills:
             if not ok:
                 a.stats["nav_failures"] += 1
                 raise Replan("low", f"cannot get to a pose that sees and reaches {object_id}", UNREACHABLE, (object_id,))
+        was = a.grounded_as.get(object_id)
+        if was is not None and obj.object_type != was:
+            # the views on the way in outvoted the ones it was chosen by (a detector named a soap
+            # bottle a spray bottle from afar): not the object the goal was grounded on
+            raise Replan("low", f"{object_id} looks like a {obj.object_type} from close by, not a {was}",
+                         NOT_AS_DESCRIBED, (object_id,))
         obs = yield Action(name, object_id, action_args(subgoal))
         a.after_interaction(name, object_id, obs)
         if obs.feedback.success:

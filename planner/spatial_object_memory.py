@@ -125,6 +125,20 @@ class SpatialObjectMemory(RecordKeeping):
             sigma = self.depth_noise_k * seen.mean_depth ** 2
             self._refresh(sid, kind, live, obs.step, seen.n_pixels, sigma)
 
+    def glimpses(self, object_type: str) -> dict[str, np.ndarray]:
+        """``ObjectMemory.glimpses``: ids whose views most often named the type, with no record
+        yet, their row active but not counted (``SpatialMemory.known_rows``)."""
+        known = set(self.memory.known_rows().tolist())
+        out = {}
+        for sid in self.row_of:
+            if sid in self.objects or self._majority(sid) != object_type:
+                continue
+            row = self._live_row(sid)
+            if row is not None and row not in known:
+                lo, hi = _thor_box(self.memory.table.aabb_min[row], self.memory.table.aabb_max[row])
+                out[sid] = (lo + hi) / 2.0
+        return out
+
     def _majority(self, source_id: str) -> str:
         """The label most of the id's views gave (a detector now and then names a look-alike: a
         mug a cup); while tied, the record's type stands, else the first view's, as the tracker

@@ -21,6 +21,7 @@ class FakeAgentView:
         self.stats: Counter = Counter()
         self.notes: list[str] = []
         self.excluded_now: set[str] = set()
+        self.grounded_as: dict[str, str] = {}  # object id -> its type when the goal was grounded
         self.refusals = ReceptacleRefusals(ExperiencePool())
 
     def camera_thor(self) -> Any:

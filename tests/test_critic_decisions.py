@@ -20,7 +20,7 @@ from planner.holomind import HoloMindAgent  # noqa: E402
 from planner.llm import LLMConfig, LLMCritic  # noqa: E402
 from planner.llm.client import LLMClient  # noqa: E402
 from planner.roles import CriticDecision, CriticEvent, PlannerContext, Subgoal  # noqa: E402
-from planner.skills import UNREACHABLE, Replan, Skills  # noqa: E402
+from planner.skills import NOT_AS_DESCRIBED, UNREACHABLE, Replan, Skills  # noqa: E402
 from tests.skill_fakes import FakeAgentView  # noqa: E402
 
 NO_ROOM = "PutObject: CounterTop|2|3 has no valid positions left for Mug|1|2"
@@ -83,6 +83,25 @@ def test_skill_raises_typed_replan_whatever_the_critic_wrote():
     # one failure, one store: this counter for the rest of the episode, and the type pair
     assert skills.a.refusals.by_receptacle() == {"CounterTop|2|3": frozenset({"Mug"})}
     assert skills.a.refusals.refuses_type("CounterTop", "Mug")
+
+
+def test_an_object_the_closer_views_name_otherwise_is_not_acted_on():
+    """Grounded as a dining table from afar, the views on the way in name it a counter top: the
+    skill sends nothing and asks for another (a detector's look-alike, dev-047-1's soap bottle
+    taken for a spray bottle); named the same, it acts."""
+    skills = Skills(FakeAgent(CriticDecision("pass", "")))
+    skills.a.grounded_as["CounterTop|2|3"] = "DiningTable"
+    gen = skills.interact(Subgoal("place", {"receptacle_id": "CounterTop|2|3"}, "g1"), "CounterTop|2|3")
+    with pytest.raises(Replan) as info:
+        next(gen)
+    assert info.value.situation == NOT_AS_DESCRIBED and info.value.target_ids == ("CounterTop|2|3",)
+    assert "looks like a CounterTop from close by, not a DiningTable" in info.value.diagnosis
+    agent = HoloMindAgent()  # the goal grounds another: this one is set aside for the goal
+    agent._on_replan(info.value, {"target": "CounterTop|2|3"}, 0)
+    assert agent.state.excluded_now == {"CounterTop|2|3"} and not agent.state.rejected_ids
+    skills.a.grounded_as["CounterTop|2|3"] = "CounterTop"
+    assert next(skills.interact(Subgoal("place", {"receptacle_id": "CounterTop|2|3"}, "g1"),
+                                "CounterTop|2|3")) == Action("PutObject", "CounterTop|2|3")
 
 
 @pytest.mark.parametrize("situation,misfit,rejected", [

@@ -24,7 +24,7 @@ class _Agent:
         self.obs = SimpleNamespace(step=100)
         self.stats: Counter = Counter()
         self.state = SimpleNamespace(inspected=set(), used_ids=set(), excluded_now=set(), unreachable=set(),
-                                     relaxed_goals=set(), relaxed_relations=set())
+                                     relaxed_goals=set(), relaxed_relations=set(), looked_again=set())
         self.pose = SimpleNamespace(x=0.0, z=0.0)
         self.sinks = [SimpleNamespace(object_id="far", object_type="Sink", centroid=np.array([6.0, 0.5, 0.0]),
                                       gone=False, state={}),
@@ -107,7 +107,12 @@ def _tour(monkeypatch: Any, boxes: list[tuple[str, str]], wanted: str, on_top: s
     found: list[Any] = []
     agent.tracker = SimpleNamespace(of_type=lambda t: list(found) if t == wanted else [], objects=known)
     agent.catalog = default_catalog()
-    agent.after_interaction = lambda name, oid, obs: None
+
+    def after_interaction(name: str, oid: str, obs: Any) -> None:  # the memory's note_state
+        if name == "OpenObject" and obs.feedback.success:
+            known[oid].state["isOpen"] = True
+
+    agent.after_interaction = after_interaction
     agent.ground_role = SimpleNamespace(ground=lambda goal, ctx: SimpleNamespace(
         bindings={"object": found[0].object_id if found else None}))
 
@@ -129,6 +134,20 @@ def _tour(monkeypatch: Any, boxes: list[tuple[str, str]], wanted: str, on_top: s
             assert seen()
 
     monkeypatch.setattr(goal_search, "look_over", look_over)
+    agent.looked_into = []
+
+    def look_into(agent: Any, box: Any, object_type: str, seen: Any) -> Any:
+        agent.looked_into.append((box.object_id, object_type))
+        yield Action("LookUp")
+
+    monkeypatch.setattr(goal_search, "look_into", look_into)
+    agent.looked_again = []
+
+    def look_again(agent: Any, object_type: str, seen: Any, looked: set[str]) -> Any:
+        agent.looked_again.append(object_type)
+        yield from ()
+
+    monkeypatch.setattr(goal_search, "look_again", look_again)
     sent: list[Action] = []
     gen = search(agent, SimpleNamespace(id="g1", typed_hints=SimpleNamespace(object_room=None, object_near=None,
                                                                             object_source=None)),
@@ -148,6 +167,7 @@ def test_the_receptacle_tour_looks_over_the_rest_of_an_open_top(monkeypatch: Any
     bound, agent, looked, _ = _tour(monkeypatch, [("table", "DiningTable")], "CreditCard", on_top="table")
     assert bound and looked == [("table", "CreditCard")]
     assert "g1: found a CreditCard by looking at table" in agent.notes
+    assert agent.looked_again == ["CreditCard"]  # glimpses first (none here), not again once found
     bound, agent, looked, _ = _tour(monkeypatch, [("table", "DiningTable")], "CreditCard", on_top=None)
     assert not bound and looked == [("table", "CreditCard")]
 
@@ -156,3 +176,6 @@ def test_a_closed_receptacle_on_the_tour_is_opened_not_looked_over(monkeypatch: 
     bound, agent, looked, sent = _tour(monkeypatch, [("fridge", "Fridge")], "Apple", on_top=None)
     assert not bound and looked == []
     assert [a.object_id for a in sent if a.name == "OpenObject"] == ["fridge"]
+    # opened, it is looked into over its height (``planner.surface_look.look_into``)
+    assert agent.looked_into == [("fridge", "Apple")]
+    assert [a.name for a in sent][-2:] == ["OpenObject", "LookUp"]

@@ -1014,6 +1014,27 @@ def test_grounder_respects_room_and_excluded_ids() -> None:
     assert g.ground(upstairs, explored).bindings["object"] == "Mug|near"
 
 
+def test_the_thing_in_a_container_is_in_it_not_beside_it() -> None:
+    """"Cook the potato in the fridge": a potato on the counter 0.6 m from the closed fridge is not
+    it (the search opens the fridge; dev-000-0 cooked the counter's), one in the fridge's box is;
+    once the house is explored, the nearest guess stands. "The apple from the dining table" still
+    takes an apple 0.6 m from the part of the table seen (a top seen in part)."""
+    fridge = KnownObject("Fridge|1", "Fridge", "Kitchen", (0.0, 0.0, 0.9), half_extent=(0.4, 0.6))
+    beside = KnownObject("Potato|counter", "Potato", "Kitchen", (0.0, 1.2, 0.95))
+    inside = KnownObject("Potato|in", "Potato", "Kitchen", (0.1, 0.2, 1.3))
+    cook = Goal("g", (item("Potato", "isCooked", True),), "cook the potato in the fridge", {"object_source": "Fridge"})
+    g = NearestGrounder()
+    assert g.ground(cook, ctx([fridge, beside])).bindings["object"] is None
+    assert g.ground(cook, ctx([fridge, beside, inside])).bindings["object"] == "Potato|in"
+    explored = ctx([fridge, beside])
+    explored.relax_relations = True
+    assert g.ground(cook, explored).bindings["object"] == "Potato|counter"
+    table = KnownObject("DiningTable|1", "DiningTable", "Kitchen", (0.0, 0.0, 0.4), half_extent=(0.4, 0.6))
+    apple = KnownObject("Apple|1", "Apple", "Kitchen", (0.0, 1.2, 0.8))
+    take = Goal("g", (item("Apple", "isHeld", True),), "take the apple from the dining table", {"object_source": "DiningTable"})
+    assert g.ground(take, ctx([table, apple])).bindings["object"] == "Apple|1"
+
+
 def test_grounder_relaxes_room_names_only_when_asked() -> None:
     """Nothing where the agent believes the bedroom is: by default the role stays unbound (so
     the agent searches); with relax_rooms the instance whose region is likeliest to be a bedroom

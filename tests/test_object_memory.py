@@ -15,7 +15,7 @@ from planner.object_memory import ObjectMemory, TrackedObject
 from planner.object_tracker import ObjectTracker, tracker_memory
 from tests.test_holomind_agent import cup_in_fridge, run_guarded
 
-MEMBERS = ("objects", "visible_now", "integrate", "get", "of_type", "seen_state", "note_state", "note_moved",
+MEMBERS = ("objects", "visible_now", "integrate", "get", "of_type", "glimpses", "seen_state", "note_state", "note_moved",
            "note_gone")
 
 
@@ -76,6 +76,9 @@ class HidesOneType:
     def of_type(self, object_type: str) -> list[TrackedObject]:
         return [] if object_type == self.hidden else self._inner.of_type(object_type)
 
+    def glimpses(self, object_type: str) -> dict[str, np.ndarray]:
+        return {} if object_type == self.hidden else self._inner.glimpses(object_type)
+
     def seen_state(self, object_id: str, flag: str, since: int) -> tuple[bool, Any]:
         return self._inner.seen_state(object_id, flag, since) if self.get(object_id) else (False, None)
 
@@ -97,8 +100,13 @@ def test_an_injected_memory_is_the_one_the_agent_acts_on(monkeypatch: pytest.Mon
     """"Put a cup in the fridge": with the default memory the agent does it in a few steps; with
     a memory blind to cups (the same frames) it searches the house, never grounds a cup, never
     picks one up, and the goal is not done when the budget runs out."""
-    seeing, _, _ = run_guarded(cup_in_fridge(60), monkeypatch, HoloMindAgent())
+    seeing, _, agent = run_guarded(cup_in_fridge(60), monkeypatch, HoloMindAgent())
     assert seeing.gc == 1.0
+    # the last attempt's objects with the types it grounded them as (what a skill checks its
+    # target's type against before acting: planner.skills.Skills.interact)
+    (done,) = seeing.extra["goals"].values()
+    assert agent.grounded_as == {oid: agent.tracker.get(oid).object_type for oid in done["bindings"].values() if oid}
+    assert sorted(agent.grounded_as.values()) == ["Cup", "Fridge"]
 
     made: list[HidesOneType] = []
 

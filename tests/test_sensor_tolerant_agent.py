@@ -122,6 +122,37 @@ def test_a_confused_label_is_outvoted() -> None:
     assert [o.object_id for o in tracker.of_type("Mug")] == ["mug|1"] and tracker.of_type("Cup") == []
 
 
+def test_a_detection_seen_once_is_a_glimpse_until_a_second_view_believes_it() -> None:
+    tracker = ObjectTracker(confirm_views=2)
+    tracker.integrate(frame(BOX, InstanceLabel("key|1", "KeyChain"), 1))
+    glimpse = tracker.glimpses("KeyChain")["key|1"]
+    assert set(tracker.glimpses("KeyChain")) == {"key|1"} and tracker.glimpses("Mug") == {}
+    tracker.integrate(frame(BOX, InstanceLabel("key|1", "KeyChain"), 2))
+    rec = tracker.get("key|1")
+    assert tracker.glimpses("KeyChain") == {} and ((rec.box_min <= glimpse) & (glimpse <= rec.box_max)).all()
+    assert ObjectTracker().glimpses("KeyChain") == {}  # believed at once: nothing waits
+    once = ObjectTracker()
+    once.integrate(frame(BOX, InstanceLabel("key|1", "KeyChain"), 1))
+    assert once.get("key|1") is not None and once.glimpses("KeyChain") == {}
+
+
+def test_the_views_that_confirm_a_detection_all_vote_for_its_type() -> None:
+    """Behind a detector (two views to believe): a soap bottle first seen as one, then once as
+    a spray bottle, is a soap bottle (the first view's label while tied), not the confirming
+    view's; dev-047-1 put a soap bottle on a dresser for "place a spray on a dresser"."""
+    tracker = ObjectTracker(confirm_views=2)
+    tracker.integrate(frame(BOX, InstanceLabel("bottle|1", "SoapBottle"), 1))
+    tracker.integrate(frame(BOX, InstanceLabel("bottle|1", "SprayBottle"), 2))
+    rec = tracker.get("bottle|1")
+    assert rec.object_type == "SoapBottle" and rec.type_votes == {"SoapBottle": 1, "SprayBottle": 1}
+    assert tracker.of_type("SprayBottle") == []
+    tracker = ObjectTracker(confirm_views=2)  # a view that lands elsewhere starts the count again
+    tracker.integrate(frame(ELSEWHERE, InstanceLabel("bottle|1", "SoapBottle"), 1))
+    tracker.integrate(frame(BOX, InstanceLabel("bottle|1", "SprayBottle"), 2))
+    tracker.integrate(frame(BOX, InstanceLabel("bottle|1", "SprayBottle"), 3))
+    assert tracker.get("bottle|1").type_votes == {"SprayBottle": 2}
+
+
 class ShutIn:
     """Just enough of an agent for ``Skills.explore_once``: a frontier no plan reaches."""
 

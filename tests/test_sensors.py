@@ -12,7 +12,7 @@ import pytest
 
 from evaluation.dev_set import default_episode_file
 from evaluation.episodes import load_episode
-from household.types import Action, InstanceLabel
+from household.types import Action, InstanceLabel, Observation
 from memory.pipeline import MemoryPipeline
 from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
 from sim_bridge.sensors import SensorNoise, sensor_profile
@@ -94,6 +94,13 @@ def test_segmentation_ids_change_every_frame_small_instances_vanish_and_spurious
     for iid in first.id_to_label:  # every label has pixels, every pixel a label
         assert (first.instance_ids == iid).any()
     assert set(np.unique(first.instance_ids)) - {0} == set(first.id_to_label)
+    # Each false detection is its own: the next frame's never share a name with this frame's, so
+    # a tracker keyed by id cannot take random boxes in two frames for one object.
+    later = noise.degrade(dataclasses.replace(clean, step=clean.step + 1))
+
+    def ghosts(obs: Observation) -> set[str]:
+        return {lab.object_id for lab in obs.id_to_label.values() if lab.object_id.startswith(SPURIOUS_PREFIX)}
+    assert ghosts(first) and ghosts(later) and not ghosts(first) & ghosts(later)
 
 
 def test_confusion_swaps_look_alike_labels_only(episode) -> None:

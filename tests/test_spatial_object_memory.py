@@ -191,8 +191,12 @@ def test_a_detector_needs_several_views_before_the_planner_sees_an_object() -> N
     assert memory.memory.config.min_observations == 2
     memory.integrate(render(ROOM, (0.0, 0.0, 1.5), 0.0, 20.0, step=0))
     assert memory.objects == {} and len(memory.memory.objects("tentative")) > 0
+    # seen once: a glimpse where the apple is, which a search looks at again
+    assert set(memory.glimpses("Apple")) == {"Apple|1"} and memory.glimpses("Laptop") == {}
+    glimpse = memory.glimpses("Apple")["Apple|1"]
     memory.integrate(render(ROOM, (0.0, 0.0, 1.5), 0.0, 20.0, step=1))
-    assert "Apple|1" in memory.objects
+    assert "Apple|1" in memory.objects and memory.glimpses("Apple") == {}
+    assert np.linalg.norm(memory.objects["Apple|1"].centroid - glimpse) < 0.05  # where it was glimpsed
 
 
 def test_perception_leaves_ignored_ids_unknown_without_a_warning() -> None:

@@ -17,13 +17,13 @@ import numpy as np
 import pytest
 
 from household.assets import AssetCatalog, default_catalog
-from household.types import Action, CameraIntrinsics
+from household.types import Action, CameraIntrinsics, InstanceLabel
 from planner.agent_config import AgentConfig
 from planner.factory import _env_detector_min_pixels, make_agent
 from planner.navigation import Navigator, Pose
 from planner.object_memory import TrackedObject
 from planner.occupancy import OccupancyConfig, OccupancyMap
-from planner.surface_look import detection_distance, far_points, look_over
+from planner.surface_look import detection_distance, far_points, glimpsed, look_again, look_into, look_over
 from sim_bridge.sensors.profiles import PROFILES
 from household.errors import InputError
 
@@ -78,7 +78,8 @@ class _Agent:
 
     def __init__(self, min_pixels: int) -> None:
         self.config = replace(AgentConfig(), detector_min_pixels=min_pixels)
-        self.obs = SimpleNamespace(intrinsics=CameraIntrinsics.from_fov(320, 240, 90.0), step=0)
+        self.obs = SimpleNamespace(intrinsics=CameraIntrinsics.from_fov(320, 240, 90.0), step=0, id_to_label={})
+        self.tracker = SimpleNamespace(get=lambda object_id: None)
         self.catalog = default_catalog()
         self.navigator = Navigator(open_floor())
         self.pose = Pose(-0.3, 0.5, 90.0, 30.0)  # at the table's near end, facing along it
@@ -176,3 +177,80 @@ def test_the_typical_size_is_the_median_box_of_the_types_assets() -> None:
     assert catalog.typical_size("Mug") == (0.12, 0.1, 0.09)
     assert catalog.typical_size("Teapot") is None
     assert default_catalog().typical_size("CreditCard") == pytest.approx(CARD, abs=1e-3)
+
+
+def fridge() -> TrackedObject:
+    lo, hi = np.array([1.0, 0.0, 1.0]), np.array([1.8, 1.8, 1.7])
+    return TrackedObject("fridge|1", "Fridge", (lo + hi) / 2.0, lo, hi, 0, 0)
+
+
+def test_the_pitches_over_a_height_span_are_those_the_current_view_leaves_out() -> None:
+    nav = Navigator(open_floor())  # camera 1.5 m up
+    # 0.75 m from a fridge's middle, looking 60 degrees down: its shelves above 1 m are out of view
+    assert nav.horizons_over(Pose(1.4, 0.6, 0.0, 60.0), 1.4, 1.35, 0.0, 1.8) == [0.0]
+    # from 2 m away the whole fridge shows at 30 degrees: no pitch needed
+    assert nav.horizons_over(Pose(1.4, -0.65, 0.0, 30.0), 1.4, 1.35, 0.0, 1.8) == []
+    # a cabinet under the counter looked at from 1 m: as it is
+    assert nav.horizons_over(Pose(0.0, 0.0, 0.0, 30.0), 0.0, 1.0, 0.0, 0.9) == []
+    # a tall cabinet from up close: both ends, the nearer pitch first
+    assert nav.horizons_over(Pose(0.0, 0.0, 0.0, 30.0), 0.0, 0.3, 0.0, 2.4) == [60.0, -30.0]
+
+
+class _Fridge(_Agent):
+    """``_Agent`` before an opened fridge, a tomato on its top shelf: a frame shows it only with
+    the camera level (pitch 0); the memory believes it after ``confirm_views`` such frames."""
+
+    def __init__(self, confirm_views: int) -> None:
+        super().__init__(min_pixels=40)
+        self.config = replace(self.config, confirm_views=confirm_views)
+        self.pose = Pose(1.4, 0.6, 0.0, 60.0)
+        self.views = 0
+        self.tracker = SimpleNamespace(get=lambda object_id: object() if self.views >= confirm_views else None)
+
+    def _set_horizon(self, h: float) -> Any:
+        yield from super()._set_horizon(h)
+        shows = h == 0.0
+        self.views += shows
+        self.obs.id_to_label = {7: InstanceLabel("tomato|1", "Tomato")} if shows else {}
+
+    def found(self) -> bool:
+        return self.tracker.get("tomato|1") is not None
+
+
+def test_an_opened_fridge_is_looked_into_and_a_glimpse_looked_at_again() -> None:
+    agent = _Fridge(confirm_views=1)  # a segmenter believed at once: one pitch, found
+    _run(look_into(agent, fridge(), "Tomato", agent.found))
+    assert agent.found() and agent.pose.horizon == 0.0 and agent.views == 1
+    agent = _Fridge(confirm_views=2)  # a detector's first view waits for a second: away and back
+    actions = _run(look_into(agent, fridge(), "Tomato", agent.found))
+    assert agent.found() and agent.views == 2 and len(actions) == 3 and agent.pose.horizon == 0.0
+    assert not glimpsed(agent, "Tomato")  # believed now
+    agent = _Fridge(confirm_views=2)
+    agent.obs.id_to_label[3] = InstanceLabel("cup|2", "Cup")  # glimpses of another type: not looked at again
+    assert glimpsed(agent, "Cup") and not glimpsed(agent, "Apple")
+    agent.pose = Pose(1.4, -0.65, 0.0, 30.0)  # the whole fridge in view: nothing to do
+    assert _run(look_into(agent, fridge(), "Apple", lambda: False)) == []
+
+
+
+def test_a_glimpse_is_walked_up_to_and_looked_at_once() -> None:
+    """Behind a detector (two views to believe) a key ring glimpsed once from a walk is walked up
+    to, faced and looked at with the camera pitched at it; each glimpse once (dev-047-1)."""
+    agent = _Agent(min_pixels=40)
+    agent.config = replace(agent.config, confirm_views=2)
+    key = np.array([2.2, 0.75, 1.4])  # on the table's far end
+    agent.tracker = SimpleNamespace(get=lambda object_id: None,
+                                    glimpses=lambda t: {"key|1": key} if t == "KeyChain" else {})
+
+    def facing_it_close_by() -> bool:
+        p = agent.pose
+        bearing = math.degrees(math.atan2(key[0] - p.x, key[2] - p.z)) % 360.0
+        return math.hypot(key[0] - p.x, key[2] - p.z) < 1.0 and abs((bearing - p.yaw + 180.0) % 360.0 - 180.0) < 20.0
+
+    looked: set[str] = set()
+    actions = _run(look_again(agent, "KeyChain", facing_it_close_by, looked))
+    assert actions and agent.walks == 1 and looked == {"key|1"} and facing_it_close_by()
+    assert agent.pose.horizon == 60.0  # pitched at it: 0.75 m below the camera, under a metre away
+    assert agent.notes == ["looking again at a KeyChain glimpsed once at (2.20, 1.40)"]
+    assert _run(look_again(agent, "KeyChain", lambda: False, looked)) == []  # looked at already
+    assert _run(look_again(agent, "Mug", lambda: False, set())) == []  # nothing glimpsed of the type

@@ -136,7 +136,9 @@ def _degrade_segmentation(obs: Observation, model: SegmentationModel,
             new = int(ids.max()) + 1
             ids[v:v + bh, u:u + bw] = new
             kind = rng.choice(sorted(lab.object_type for lab in labels.values()))
-            labels[new] = InstanceLabel(f"{SPURIOUS_PREFIX}{k}", str(kind))
+            # Its own name (frame and index): false detections at random places in two frames are
+            # unrelated, so no tracker that associates by id may take them for one object.
+            labels[new] = InstanceLabel(f"{SPURIOUS_PREFIX}{obs.step}.{k}", str(kind))
     labels = {i: lab for i, lab in labels.items() if (ids == i).any()}
     if model.state_flip_p > 0:  # drawn by a hash of (object, flag, step): the streams above do not move
         labels = {i: dataclasses.replace(lab, states=flip_states(lab.states, model.state_flip_p, lab.object_id, obs.step))

@@ -38,7 +38,10 @@ they come from:
 - segmentation (a learned open-vocabulary detector + mask head, e.g. Grounding DINO + SAM, or
   Mask R-CNN): small instances are missed (under 40 pixels at 320x240), masks are eroded or bleed
   over edges by a pixel or two, labels are confused between look-alike types (a confusion table:
-  mug/cup, pot/pan, fork/spoon, ...), spurious instances appear (0.1 per frame), and instance ids
+  mug/cup, pot/pan, fork/spoon, ...), spurious instances appear (0.1 per frame, each at a random
+  place with a type of the frame and a name of its own, ``spurious|<step>.<k>``: false detections
+  in two frames are unrelated; until 2026-11-29 the k-th of every frame was named alike, which an
+  id-keyed tracker took for one object wandering the house), and instance ids
   are per frame (a new numbering every frame: nothing downstream may rely on them). These are the
   failure kinds such detectors show; the rates are chosen, not measured on a dataset.
 - states (a state classifier on close instances, ``household.visible_states``: dirty, filled,
