@@ -29,6 +29,11 @@ from perception.mask_edges import main_depth_run
 from planner.agent_config import AgentConfig
 from planner.object_memory import ObjectMemory, RecordKeeping, TrackedObject
 
+# Ids seen too few times to believe, kept at most (the oldest first out): a detector's false
+# detections never come back, and a robot runs for days; the largest v2 episode budget (7,953
+# frames) at 0.1 false detections per frame leaves about 800, so none is dropped in an episode.
+MAX_TENTATIVE = 2048
+
 __all__ = ["ObjectTracker", "TrackedObject", "tracker_memory"]  # TrackedObject: planner.object_memory's
 
 
@@ -163,6 +168,10 @@ class ObjectTracker(RecordKeeping):
             return labels
         self.tentative[object_id] = (views, lo, hi)
         self._tentative_labels[object_id] = labels
+        while len(self.tentative) > MAX_TENTATIVE:  # a detector's false detections, each its own id, pile up
+            oldest = next(iter(self.tentative))
+            self.tentative.pop(oldest)
+            self._tentative_labels.pop(oldest, None)
         return None
 
     @staticmethod

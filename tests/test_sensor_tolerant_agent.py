@@ -12,6 +12,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
+import pytest
 
 from household.types import InstanceLabel
 from planner.agent_config import AgentConfig
@@ -134,6 +135,21 @@ def test_a_detection_seen_once_is_a_glimpse_until_a_second_view_believes_it() ->
     once = ObjectTracker()
     once.integrate(frame(BOX, InstanceLabel("key|1", "KeyChain"), 1))
     assert once.get("key|1") is not None and once.glimpses("KeyChain") == {}
+
+
+def test_first_views_waiting_to_be_believed_are_bounded_oldest_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A detector's false detections are each their own id and never come back: the tracker keeps
+    at most ``MAX_TENTATIVE`` first views, dropping the oldest (a robot runs for days)."""
+    import planner.object_tracker as object_tracker
+
+    monkeypatch.setattr(object_tracker, "MAX_TENTATIVE", 3)
+    tracker = ObjectTracker(confirm_views=2)
+    for step in range(1, 6):
+        tracker.integrate(frame(BOX, InstanceLabel(f"spurious|{step}.0", "Vase"), step))
+    assert list(tracker.tentative) == ["spurious|3.0", "spurious|4.0", "spurious|5.0"]
+    assert set(tracker.glimpses("Vase")) == set(tracker.tentative)
+    tracker.integrate(frame(BOX, InstanceLabel("spurious|5.0", "Vase"), 6))  # a second view still counts
+    assert tracker.get("spurious|5.0") is not None and "spurious|5.0" not in tracker.tentative
 
 
 def test_the_views_that_confirm_a_detection_all_vote_for_its_type() -> None:
