@@ -63,6 +63,7 @@ NEAR_TIE = 0.1
 
 class _NoInfo:
     pickupable = False
+    openable = False
 
 
 _NO_INFO = _NoInfo()
@@ -71,7 +72,7 @@ _NO_INFO = _NoInfo()
 def _container(object_type: str) -> bool:
     """Whether things of the type are kept inside it, behind a door (a fridge, a cabinet, a
     drawer): what is "in" it is in its box, not beside it as on a table seen in part."""
-    return bool(getattr(default_catalog().type_info(object_type), "openable", False))
+    return (default_catalog().type_info(object_type) or _NO_INFO).openable
 
 
 def box_gap(a: KnownObject, b: KnownObject) -> float:

@@ -182,7 +182,7 @@ def search(agent: SearchAgent, goal: Goal, missing: Missing) -> Generator[Action
                     agent.after_interaction("OpenObject", box.object_id, obs)
                 if not found(role, t) and box.state.get("isOpen") is True:
                     yield from look_into(looking, box, t, partial(found, role, t))
-            elif not openable and not found(role, t):
+            elif not found(role, t):
                 # a detector that misses small things from afar: the rest of the top from close by
                 yield from look_over(looking, box, t, partial(found, role, t))
             if not found(role, t):  # glimpsed on the way, out of view before a second frame

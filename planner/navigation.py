@@ -414,11 +414,13 @@ class Navigator:
             left = [a for a in left if abs(a - best) > half]
         return sorted(out, key=lambda h: abs(h - pose.horizon))
 
-    def horizon_toward(self, pose: Pose, x: float, y: float, z: float, camera_height: float | None = None) -> float:
-        """``horizon_for`` a point (THOR x, y, z): a part of a surface, not a whole object."""
+    def horizon_toward(self, pose: Pose, x: float, y: float, z: float, camera_height: float | None = None,
+                       centred: bool = False) -> float:
+        """``horizon_for`` a point (THOR x, y, z): a part of a surface, not a whole object.
+        ``centred``: the allowed pitch nearest the point's even where the current one shows it."""
         dist = max(math.hypot(x - pose.x, z - pose.z), 0.05)
         cam = self.camera_height if camera_height is None else camera_height
         pitch = math.degrees(math.atan2(cam - y, dist))
-        if abs(pitch - pose.horizon) < HALF_VFOV - 10.0:
+        if not centred and abs(pitch - pose.horizon) < HALF_VFOV - 10.0:
             return pose.horizon
         return min(HORIZONS, key=lambda h: abs(h - pitch))

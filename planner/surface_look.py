@@ -114,6 +114,13 @@ def _stops(far: list[tuple[float, float]], p: Pose, reach: float) -> list[tuple[
     return [(float(pts[k, 0]), float(pts[k, 1])) for k in np.lexsort((dist, -cover))]
 
 
+def _floor_reach(agent: LookingAgent, size: tuple[float, float, float], drop: float) -> float:
+    """How far across the floor (metres) the detector shows a thing of ``size`` lying ``drop``
+    below the camera: ``detection_distance`` less the height, by Pythagoras."""
+    d = detection_distance(size, drop, float(agent.obs.intrinsics.fy), agent.config.detector_min_pixels)
+    return math.sqrt(max(d * d - drop * drop, 0.0))
+
+
 def look_over(agent: LookingAgent, box: TrackedObject, object_type: str,
               found: Callable[[], bool]) -> Generator[Action, Observation, None]:
     """Walk on to the parts of ``box``'s top the detector would not show ``object_type`` on from
@@ -127,8 +134,7 @@ def look_over(agent: LookingAgent, box: TrackedObject, object_type: str,
     drop = agent.navigator.camera_height - top_y
     if drop <= 0.05:  # a top at eye height or above: nothing lying on it shows from any stance
         return
-    reach3 = detection_distance(size, drop, float(agent.obs.intrinsics.fy), min_pixels)
-    reach = math.sqrt(max(reach3 * reach3 - drop * drop, 0.0))
+    reach = _floor_reach(agent, size, drop)
     if reach < _MIN_REACH_M:
         return
     stances = [(agent.pose.x, agent.pose.z)]  # where the top was looked at from so far
@@ -191,11 +197,10 @@ def look_again(agent: LookingAgent, object_type: str, found: Callable[[], bool],
         looked.add(oid)
         x, y, z = (float(v) for v in c)
         drop = max(cam - y, 0.05)
-        far = detection_distance(size, drop, float(agent.obs.intrinsics.fy), agent.config.detector_min_pixels) \
-            if size is not None else 1.0
         # well within the distance the detector shows it at (the goal square's corners too): it
         # showed from where it was glimpsed only just, most likely
-        near = 0.5 * min(math.sqrt(max(far * far - drop * drop, 0.0)), 1.5)
+        reach = _floor_reach(agent, size, drop) if size is not None else math.sqrt(max(1.0 - drop * drop, 0.0))
+        near = 0.5 * min(reach, 1.5)
         if math.hypot(x - p.x, z - p.z) > max(near, _MIN_REACH_M):
             plan = agent.navigator.plan_to_point(p, x, z, max(near, _MIN_REACH_M))
             if plan is None:
@@ -205,8 +210,7 @@ def look_again(agent: LookingAgent, object_type: str, found: Callable[[], bool],
             if not (yield from agent.skills.walk(plan.actions)):
                 continue
         yield from agent.skills.turn_to(x, z)
-        pitch = math.degrees(math.atan2(cam - y, max(math.hypot(x - agent.pose.x, z - agent.pose.z), 0.05)))
-        yield from agent.skills.set_horizon(min(HORIZONS, key=lambda h: abs(h - pitch)))  # centred
+        yield from agent.skills.set_horizon(agent.navigator.horizon_toward(agent.pose, x, y, z, centred=True))
         if (yield from _seen_or_glimpsed(agent, object_type, found)):
             return
 
