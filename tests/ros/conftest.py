@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import itertools
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -71,9 +72,25 @@ def netns_env(extra: dict[str, str] | None = None) -> dict[str, str]:
 
 def run_in_netns(argv: Sequence[str], timeout: float, env: dict[str, str] | None = None,
                  cwd: Path = REPO) -> subprocess.CompletedProcess:
-    """Run ``argv`` in a fresh network namespace (loopback only, multicast on)."""
-    return subprocess.run(["unshare", "-n", "sh", "-c", _NETNS_SH, "sh", *argv], env=env or netns_env(),
-                          cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    """Run ``argv`` in a fresh network namespace (loopback only, multicast on).
+
+    Past ``timeout`` the whole process group is killed (the run and every node process it
+    started: none may be left spinning) and the result says so, with what the run printed,
+    so a hang shows the failure that preceded it (returncode -9)."""
+    proc = subprocess.Popen(["unshare", "-n", "sh", "-c", _NETNS_SH, "sh", *argv], env=env or netns_env(),
+                            cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        out, err = proc.communicate()
+        err += f"\n[run_in_netns: killed with its process group after {timeout:g} s]"
+        return subprocess.CompletedProcess(proc.args, -9, out, err)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
 def in_netns() -> bool:

@@ -4,8 +4,8 @@
   benchmarks/bench_ros_cancel.py), an unknown skill is ABORTED naming the field, an
   unknown object is executed and fails as in-process, with the typed outcome in ``result.failure``;
 - the planner's client: a robot that never answers is cancelled after result_timeout_s and the
-  planner retries, told the skill failed; on shutdown the goal in flight is cancelled; the planner
-  stays up throughout."""
+  planner retries, told the skill failed; on shutdown the goal in flight is cancelled, also one
+  whose acceptance has not arrived yet; the planner stays up throughout."""
 
 from __future__ import annotations
 
@@ -49,6 +49,11 @@ class Probe:
         self.ex = MultiThreadedExecutor(num_threads=4)
         self.ex.add_node(self.node)
         self.thread = threading.Thread(target=self.ex.spin, daemon=True)
+        self.closing = threading.Event()  # a "robot that never answers" lets go when the test ends
+
+    def waiting(self, handle) -> bool:
+        """A never-answering execute callback waits while this is true."""
+        return not handle.is_cancel_requested and not self.closing.is_set()
 
     def start(self) -> None:
         self.thread.start()
@@ -61,6 +66,7 @@ class Probe:
         return fut.result()
 
     def close(self) -> None:
+        self.closing.set()
         self.ex.shutdown()
         self.node.destroy_node()
         self.rclpy.shutdown()
@@ -127,8 +133,11 @@ def test_planner_cancels_a_goal_nobody_answers_and_cancels_on_shutdown(tmp_path)
 
     def execute(handle):
         goals.append(handle.request.request_id)
-        while not handle.is_cancel_requested:  # a robot that never answers (until told to stop)
+        while probe.waiting(handle):  # a robot that never answers (until told to stop)
             time.sleep(0.01)
+        if not handle.is_cancel_requested:  # the test ended first
+            handle.abort()
+            return probe.ExecuteSkill.Result(success=False, error="test over")
         cancels.append(handle.request.request_id)
         handle.canceled()
         return probe.ExecuteSkill.Result(success=False, error="stopped")
@@ -155,6 +164,60 @@ def test_planner_cancels_a_goal_nobody_answers_and_cancels_on_shutdown(tmp_path)
     assert code == 0 and "Traceback" not in out, out[-3000:]
     assert "not answered within 1.5 s: cancelled" in out and "shutdown: cancelled 1 ExecuteSkill goal" in out, \
         out[-3000:]
+
+
+@pytest.mark.timeout(120)
+@isolated(timeout=100)
+def test_client_cancels_a_goal_whose_acceptance_was_still_on_its_way():
+    """The planner's shutdown race: the robot has the goal, its acceptance has not reached the
+    planner yet (no handle to cancel through). cancel_all counts it and cancels it on arrival."""
+    from action_msgs.msg import GoalStatus
+    from rclpy.action import ActionServer, CancelResponse, GoalResponse
+    from rclpy.callback_groups import ReentrantCallbackGroup
+
+    from sim_bridge.ros import skills
+    from worldmind_ros.skill_action import SkillActionClient
+
+    probe = Probe()
+    entered, release = threading.Event(), threading.Event()
+    cancels: list[str] = []
+    results: list[dict] = []
+
+    def accept_late(_goal):
+        entered.set()
+        release.wait(20)
+        return GoalResponse.ACCEPT
+
+    def execute(handle):
+        while probe.waiting(handle):
+            time.sleep(0.01)
+        if not handle.is_cancel_requested:
+            handle.abort()
+            return probe.ExecuteSkill.Result(success=False, error="test over")
+        cancels.append(handle.request.request_id)
+        handle.canceled()
+        return probe.ExecuteSkill.Result(success=False, error="stopped")
+
+    group = ReentrantCallbackGroup()
+    ActionServer(probe.node, probe.ExecuteSkill, "/late/execute_skill", execute_callback=execute,
+                 goal_callback=accept_late, cancel_callback=lambda _h: CancelResponse.ACCEPT, callback_group=group)
+    client = SkillActionClient(probe.node, "/late/execute_skill", timeout_s=60.0)
+    probe.start()
+    try:
+        assert client.client.wait_for_server(timeout_sec=30)
+        client.send(skills.goal_for_action("MoveAhead", request_id="late-1"), results.append)
+        assert entered.wait(20), "the goal never reached the server"
+        assert client.cancel_all() == 1 and client.awaiting_acceptance()
+        release.set()
+        end = time.monotonic() + 20
+        while not results and time.monotonic() < end:
+            time.sleep(0.02)
+        assert cancels == ["late-1"], cancels  # the robot was told to stop
+        assert results and results[0]["status"] == GoalStatus.STATUS_CANCELED, results
+        assert not client.awaiting_acceptance()
+    finally:
+        release.set()
+        probe.close()
 
 
 @pytest.mark.timeout(300)
@@ -187,8 +250,11 @@ def test_bridge_relay_aborts_and_cancels_when_the_robot_never_answers():
     cancels: list[str] = []
 
     def never(handle):
-        while not handle.is_cancel_requested:
+        while probe.waiting(handle):
             time.sleep(0.01)
+        if not handle.is_cancel_requested:  # the test ended first
+            handle.abort()
+            return probe.ExecuteSkill.Result(success=False, error="test over")
         cancels.append(handle.request.request_id)
         handle.canceled()
         return probe.ExecuteSkill.Result(success=False, error="stopped")

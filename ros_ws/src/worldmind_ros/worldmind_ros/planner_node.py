@@ -319,12 +319,16 @@ class PlannerNode(WorldMindNode):
 
     def close(self) -> None:
         """Shutdown: a skill still running on the robot is cancelled (the robot must not go on)."""
+        self.stopped, self.pending = True, None  # a result arriving while the run loop drains starts nothing
         if self.tasks is not None:
             self.tasks.finish(False, "aborted: the planner is shutting down")
         if self.skill_client is not None:
             n = self.skill_client.cancel_all()
             if n:
                 self.get_logger().info(f"shutdown: cancelled {n} ExecuteSkill goal(s) in flight")
+
+    def finishing_close(self) -> bool:
+        return self.skill_client is not None and self.skill_client.awaiting_acceptance()
 
     def _publish_plan_and_critic(self, step: int) -> None:
         dag = goal_dag_payload(self.agent)

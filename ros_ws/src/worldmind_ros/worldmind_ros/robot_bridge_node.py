@@ -235,8 +235,8 @@ class RobotBridgeNode(WorldMindNode):
                 box["cancel_sent"] = True
                 handle.cancel_goal_async()
             if time.monotonic() - start > timeout:
-                if handle is not None:
-                    handle.cancel_goal_async()
+                # The robot must stop, also when its acceptance is still on the way: cancel on arrival.
+                sent.add_done_callback(lambda f: f.result().accepted and f.result().cancel_goal_async())
                 return self._relay_done(goal, {"success": False, "aborted": True, "step": self.step,
                                                "error": f"timeout: the robot did not answer on {self.robot_action} "
                                                         f"within {timeout:g} s (its goal was cancelled)"})

@@ -21,9 +21,11 @@ Why a run loop of our own instead of ``rclpy.spin``: with rclpy's default signal
 Ctrl-C raises KeyboardInterrupt wherever the main thread happens to be (often deep inside a
 callback or an executor), which prints a traceback and can leave the context alive. Here rclpy
 is initialised without its signal handlers; SIGINT and SIGTERM only set a flag, the loop spins
-in short slices, and on the flag (or when the node says it is done) the node's ``close()`` runs,
-the executor shuts down, the node is destroyed and the context is shut down, in that order. The
-process then exits with the node's ``exit_code`` and no traceback.
+in short slices, and on the flag (or when the node says it is done) the node's ``close()`` runs
+(the loop spins a little longer, at most ``CLOSE_DRAIN_S``, while the node finishes what
+``close()`` started: the planner's cancel of a goal not yet acknowledged), the executor shuts
+down, the node is destroyed and the context is shut down, in that order. The process then
+exits with the node's ``exit_code`` and no traceback.
 
 Bad input on a JSON topic (``subscribe_json``) is logged as one error line naming the topic and
 the field, counted in ``node.bad_messages``, and dropped: the node keeps running. An exception in
@@ -35,6 +37,7 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+import time
 import traceback
 from typing import Any, Callable, Sequence
 
@@ -131,6 +134,12 @@ class WorldMindNode(LifecycleNode):
 
     def close(self) -> None:
         """Called once per configuration, on cleanup or shutdown (subclasses)."""
+
+    def finishing_close(self) -> bool:
+        """``close()`` started work that needs the executor a little longer (the planner: a goal
+        whose acceptance is still on its way must be cancelled when it arrives); the run loop
+        spins for it up to ``CLOSE_DRAIN_S`` after ``close()`` before it shuts rclpy down."""
+        return False
 
     def on_configure(self, state: LifecycleState) -> TransitionCallbackReturn:
         before = self._entities()
@@ -336,6 +345,8 @@ def run(factory: Callable[[], WorldMindNode], argv: Sequence[str] | None = None)
         if node is not None:
             try:
                 node.release()
+                if executor is not None:
+                    _drain(executor, node, context)
             except Exception as exc:  # noqa: BLE001
                 print(f"worldmind_ros: {node.get_name()}: error while closing: {exc}", file=sys.stderr, flush=True)
                 code = code or 1
@@ -352,6 +363,17 @@ def run(factory: Callable[[], WorldMindNode], argv: Sequence[str] | None = None)
         for s, h in old.items():
             signal.signal(s, h)
     return code
+
+
+CLOSE_DRAIN_S = 2.0
+
+
+def _drain(executor: Any, node: WorldMindNode, context: Any) -> None:
+    """Spin after ``close()`` while the node says it is finishing (bounded: a server that never
+    answers must not hold the process)."""
+    end = time.monotonic() + CLOSE_DRAIN_S
+    while node.finishing_close() and context.ok() and time.monotonic() < end:
+        executor.spin_once(timeout_sec=0.05)
 
 
 _CONTEXT: list[Any] = []

@@ -15,7 +15,8 @@ skill and raises ``SkillCancelled``: the goal ends CANCELED). Node shutdown abor
 Client (``SkillActionClient``): ``send(goal, request_id, on_result, on_feedback)``; ``on_result``
 gets the result as a ``worldmind/skill_result``-shaped dict (``id, success, error, actions, step``)
 exactly once: from the server, or synthesised on rejection, on ``timeout_s`` (the goal is then
-cancelled, so the robot stops) or when no server is available. ``cancel_all()`` on shutdown.
+cancelled, so the robot stops) or when no server is available. ``cancel_all()`` on shutdown,
+also for a goal whose acceptance is still on its way (cancelled as soon as it is accepted).
 """
 
 from __future__ import annotations
@@ -160,6 +161,8 @@ class SkillActionClient:
             self._answer(rid, {"success": False, "error": f"goal rejected by {self.name}"})
             return
         entry["handle"] = handle
+        if entry.get("cancel_on_accept"):  # cancel_all ran while the acceptance was on its way
+            handle.cancel_goal_async()
         handle.get_result_async().add_done_callback(lambda f: self._done(rid, f))
 
     def _done(self, rid: str, fut: Any) -> None:
@@ -195,10 +198,25 @@ class SkillActionClient:
                                                               f"{self.timeout_s:g} s (goal cancelled)"})
 
     def cancel_all(self) -> int:
-        """Cancel every goal in flight (node shutdown); returns how many."""
+        """Cancel every goal in flight (task cancelled, node shutdown); returns how many.
+
+        A goal the server may already be running but whose acceptance has not reached us yet
+        has no handle to cancel through: it is marked, and cancelled the moment the acceptance
+        arrives (``awaiting_acceptance`` says whether the executor must still spin for that).
+        A goal still waiting for a server was never sent and is dropped."""
         n = 0
-        for entry in list(self.active.values()):
-            if entry["handle"] is not None:
+        for rid, entry in list(self.active.items()):
+            if entry["waiting_server"]:
+                with self._lock:
+                    self.active.pop(rid, None)
+            elif entry["handle"] is not None:
                 entry["handle"].cancel_goal_async()
                 n += 1
+            else:
+                entry["cancel_on_accept"] = True
+                n += 1
         return n
+
+    def awaiting_acceptance(self) -> bool:
+        """A goal cancel_all marked is still waiting for the server's acceptance."""
+        return any(e.get("cancel_on_accept") and e["handle"] is None for e in list(self.active.values()))
