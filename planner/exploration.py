@@ -1,5 +1,6 @@
 """Exploration: walking to frontiers of the agent's own map, and the recoveries for when no
-frontier can be walked to (look at the floor around, clear a map that shuts the agent in).
+frontier can be walked to (look along a passage drawn too narrow, look at the floor around,
+clear a map that shuts the agent in).
 
 Split from ``planner.skills`` (which keeps the skills a subgoal or role names and the motion
 primitives): the frontier being walked to and the places a recovery was done are this module's
@@ -16,6 +17,7 @@ from household.types import Action, Observation
 from planner.agent_config import AgentConfig
 from planner.navigation import HALF_VFOV, HORIZONS, Navigator, Pose, heading_error
 from planner.occupancy import OccupancyMap
+from planner.passage_look import passage_look_point
 
 # A skill: yields actions, receives observations, returns whether it succeeded (planner.skills).
 SkillGen = Generator[Action, Observation, bool]
@@ -98,6 +100,7 @@ class Explorer:
         self._floor_looks: list[tuple[float, float]] = []  # where the agent looked at the floor around it
         self._cleared: list[tuple[float, float]] = []  # where the agent cleared its map, shut in
         self._stuck: list[tuple[float, float]] = []  # frontiers whose walk was blocked before its first step
+        self._passage_looks: list[tuple[float, float]] = []  # frontiers whose way the agent looked along
 
     def _stuck_near(self, x: float, z: float) -> list[tuple[float, float]]:
         return [f for f in self._stuck if math.hypot(x - f[0], z - f[1]) < STUCK_RADIUS]
@@ -127,6 +130,10 @@ class Explorer:
                 if looked:
                     a.forgive_frontiers()
                     return True
+                # Looked at the floor here already: the map around may hold a pocket drawn while
+                # the pose was off (every plan exhausts a handful of poses). Clear it and look
+                # again (which forgives the frontiers too), once per place, before giving up.
+                return (yield from self.clear_and_look_again())
             return False
         p = a.pose
         walk = frontier_walks(a.navigator, p, fronts)
@@ -191,12 +198,45 @@ class Explorer:
                 # and look at what was unexplored (or at the object the walk was for)
                 yield from self.moves.turn_to(*(toward if toward is not None else (ox, oz)))
             return True
+        if a.config.depth_noise_k > 0 or a.config.pose_tolerance > 0:
+            looked = yield from self.look_along_passage(fronts[:4])
+            if looked:
+                return True
         yield from self.look_at_the_floor_around()
         return True
 
+    def look_along_passage(self, fronts: list[Frontier]) -> Generator[Action, Observation, bool]:
+        """No frontier has a plan, on a map drawn from uncertain depth or pose: walk as far along
+        the coarse way to one of them as the lattice allows and look along it, once per
+        frontier (``planner.passage_look``: a corridor seen end-on from afar is drawn narrower
+        than the robot). False where no frontier has such a way (or all were looked along)."""
+        a = self.a
+        for x, z, *_ in fronts:
+            if any(math.hypot(x - px, z - pz) < 1.0 for px, pz in self._passage_looks):
+                continue
+            look = passage_look_point(a.navigator, a.pose, x, z)
+            if look is None:
+                continue
+            self._passage_looks.append((x, z))
+            a.note(f"frontier ({x:.2f}, {z:.2f}): no plan, but the coarse map joins it; looking along the way "
+                   f"at ({look.look_x:.2f}, {look.look_z:.2f}) from ({look.stand_x:.2f}, {look.stand_z:.2f}), "
+                   f"a walk of {len(look.plan.actions)}")
+            a.stats["passage_looks"] += 1
+            yield from self.moves.walk(look.plan.actions)
+            yield from self.moves.turn_to(look.look_x, look.look_z)
+            horizon = a.pose.horizon
+            yield from self.moves.set_horizon(a.navigator.horizon_toward(a.pose, look.look_x, 0.0, look.look_z,
+                                                                         centred=True))
+            for name in ("RotateLeft", "RotateRight", "RotateRight", "RotateLeft"):  # both walls of the way
+                yield Action(name)
+            yield from self.moves.set_horizon(horizon)
+            return True
+        return False
+
     def clear_and_look_again(self) -> Generator[Action, Observation, bool]:
-        """Shut in on the map (no move leaves the pose): clear the obstacles within 0.6 m and look
-        round again, once per place; False where it was done here already. With an uncertain
+        """Shut in on the map (no move leaves the pose, or every frontier given up where the
+        floor was looked at already): clear the obstacles within 0.6 m and look round again,
+        once per place; False where it was done here already. With an uncertain
         pose, what was seen and bumped while the pose had jumped can wall the agent in where the
         house is open (dev-061-0 under the realistic profile: stopped at step 1,434 of 3,486 with
         every goal "no plan"). As Nav2's clear-costmap recovery: what is really there comes back

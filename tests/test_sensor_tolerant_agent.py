@@ -181,7 +181,8 @@ class ShutIn:
         self.occupancy = SimpleNamespace(frontier=lambda: [(3.0, 0.0, 100, 3.5, 0.0)])
         self.navigator = SimpleNamespace(plan_to_point=lambda *a, **k: None, last_failure="not connected",
                                          walking_field=lambda pose: SimpleNamespace(at=lambda x, z: float("inf")),
-                                         shut_in=lambda pose: self.boxed)
+                                         shut_in=lambda pose: self.boxed,
+                                         map=OccupancyMap((0.0, 0.0), OccupancyConfig(size=8.0)))  # nothing seen
         self.boxed = False
         self.occupancy.clear_around = lambda x, z, r: self.cleared.append((x, z, r)) or 7
         self.cleared: list[tuple[float, float, float]] = []
@@ -251,7 +252,9 @@ def test_a_smeared_wall_just_in_front_of_an_object_does_not_hide_it_under_noise(
 def test_with_an_uncertain_pose_frontiers_given_up_get_another_chance_after_a_look() -> None:
     """Every frontier given up (plans failed on the map of their moment): with an exact pose the
     explorer is done; with an uncertain one it looks at the floor around, once per place, and
-    forgives the frontiers it gave up for want of a plan."""
+    forgives the frontiers it gave up for want of a plan; given up again there, it clears the map
+    around (a pocket drawn while the pose was off: dev-013-0 under the realistic profile, every
+    plan exhausting 12 poses at step 411 with 3,000 steps of budget left) and looks again, once."""
     exact = ShutIn(pose_tolerance=0.0, given_up=True)
     gen = Skills(exact).explore_once()  # type: ignore[arg-type]
     try:
@@ -262,8 +265,11 @@ def test_with_an_uncertain_pose_frontiers_given_up_get_another_chance_after_a_lo
     uncertain = ShutIn(pose_tolerance=0.05, given_up=True)
     skills = Skills(uncertain)  # type: ignore[arg-type]
     assert "RotateRight" in run(skills.explore_once(), uncertain) and uncertain.forgiven == 1
-    uncertain.given_up = True  # given up again, here: no second look, no second pardon
-    assert run(skills.explore_once(), uncertain) == [] and uncertain.forgiven == 1
+    uncertain.given_up = True  # given up again, here: the map around is cleared and looked at again
+    again = run(skills.explore_once(), uncertain)
+    assert again.count("RotateRight") == 12 and uncertain.cleared and uncertain.forgiven == 2
+    uncertain.given_up = True  # and a third time: nothing more to try here
+    assert run(skills.explore_once(), uncertain) == [] and uncertain.forgiven == 2
 
 
 def boxed_in(pose_tolerance: float) -> OccupancyMap:
