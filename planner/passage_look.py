@@ -46,7 +46,8 @@ class PassageLook:
 
 def _descent(field: DistanceField, x: float, z: float) -> list[tuple[float, float]]:
     """World points of the coarse cells on the steepest descent of ``field`` from (x, z) to its
-    source: the walking path the coarse graph knows (empty where (x, z) is not connected)."""
+    source: the walking path the coarse graph knows (empty where nothing within 0.5 m of (x, z)
+    is connected to it)."""
     d = field.dist
     i = int((x - field.x0) / field.resolution)
     j = int((z - field.z0) / field.resolution)

@@ -8,6 +8,7 @@ choice of where to stand and where to look, not the lattice."""
 
 from __future__ import annotations
 
+from collections import Counter
 from types import SimpleNamespace
 from typing import Any
 
@@ -76,7 +77,7 @@ def test_no_closer_look_from_where_the_agent_already_stands_at_the_narrow_part()
 def test_the_explorer_looks_along_the_way_once_per_frontier_and_only_on_an_uncertain_map(monkeypatch, noisy) -> None:
     agent = ShutIn()
     agent.config = AgentConfig(depth_noise_k=0.0036 if noisy else 0.0)
-    agent.stats = __import__("collections").Counter()
+    agent.stats = Counter()
     agent.navigator.horizon_toward = lambda pose, x, y, z, centred=False: 60.0
     looks: list[tuple[float, float]] = []
 
