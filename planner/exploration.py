@@ -17,7 +17,7 @@ from household.types import Action, Observation
 from planner.agent_config import AgentConfig
 from planner.navigation import HALF_VFOV, HORIZONS, Navigator, Pose, heading_error
 from planner.occupancy import OccupancyMap
-from planner.passage_look import passage_look_point
+from planner.passage_look import FRONTIER_RADII, passage_look_point
 
 # A skill: yields actions, receives observations, returns whether it succeeded (planner.skills).
 SkillGen = Generator[Action, Observation, bool]
@@ -151,7 +151,7 @@ class Explorer:
         for x, z, size, ox, oz in fronts[:4]:
             # A doorway seen at an angle leaves a floor strip narrower than the lattice: then get
             # as close as the lattice allows and look from there.
-            for radius in (0.5, 1.2, 2.0):
+            for radius in FRONTIER_RADII:
                 plan = a.navigator.plan_to_point(p, x, z, radius)
                 if plan is not None:
                     break

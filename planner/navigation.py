@@ -298,13 +298,20 @@ class Navigator:
             return None
         return self._remember(key, self._tight_retry(lambda: self._plan_to_point(pose, x, z, radius)))
 
+    def region_around(self, grid: FreeGrid, x: float, z: float, radius: float) -> np.ndarray:
+        """The free cells of ``grid`` in the square of half-side ``radius`` (at least a cell)
+        round (x, z): the goal region of a plan to a point."""
+        i, j = self.map.cell(x, z)
+        r = max(int(radius / self.map.config.resolution), 1)
+        region = np.zeros_like(grid.mask)
+        region[max(i - r, 0):i + r + 1, max(j - r, 0):j + r + 1] = True
+        return region & grid.mask
+
     def _plan_to_point(self, pose: Pose, x: float, z: float, radius: float) -> LatticePlan | None:
         grid = self._grid()
         i, j = self.map.cell(x, z)
-        region = np.zeros_like(grid.mask)
         r = max(int(radius / self.map.config.resolution), 1)
-        region[max(i - r, 0):i + r + 1, max(j - r, 0):j + r + 1] = True
-        region &= grid.mask
+        region = self.region_around(grid, x, z, radius)
         if not region.any():
             self.last_failure = f"no mapped free floor within {radius:.2f} m of ({x:.2f}, {z:.2f})"
             return None

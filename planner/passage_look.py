@@ -30,7 +30,9 @@ from planner.navigation import Navigator, Pose
 
 LOOK_AHEAD_M = 1.5  # look at the passage's floor this far beyond where the agent stands
 MIN_GAIN_M = 0.75  # a stand less than this farther along the path than the agent is no closer look
-RADII = (0.5, 1.2, 2.0)  # metres round the frontier, as planner.exploration's plans try them
+# Metres round a frontier a plan to it may end within, tried in turn (planner.exploration: a
+# doorway seen at an angle leaves a floor strip narrower than the lattice); the way here too.
+FRONTIER_RADII = (0.5, 1.2, 2.0)
 
 
 @dataclass(frozen=True)
@@ -81,12 +83,8 @@ def _way(navigator: Navigator, pose: Pose, x: float, z: float) -> list[tuple[flo
     """The coarse way from the agent to the free floor near (x, z), at the radii the explorer's
     plans try (a frontier's own cell can be an island of free floor; the floor around it joins)."""
     grid = navigator.map.free_grid()
-    i, j = navigator.map.cell(x, z)
-    for radius in RADII:
-        r = max(int(radius / navigator.map.config.resolution), 1)
-        region = np.zeros_like(grid.mask)
-        region[max(i - r, 0):i + r + 1, max(j - r, 0):j + r + 1] = True
-        region &= grid.mask
+    for radius in FRONTIER_RADII:
+        region = navigator.region_around(grid, x, z, radius)
         if region.any():
             path = _descent(walking_distance_to(region, grid), pose.x, pose.z)
             if len(path) >= 2:

@@ -182,7 +182,8 @@ class ShutIn:
         self.navigator = SimpleNamespace(plan_to_point=lambda *a, **k: None, last_failure="not connected",
                                          walking_field=lambda pose: SimpleNamespace(at=lambda x, z: float("inf")),
                                          shut_in=lambda pose: self.boxed,
-                                         map=OccupancyMap((0.0, 0.0), OccupancyConfig(size=8.0)))  # nothing seen
+                                         map=OccupancyMap((0.0, 0.0), OccupancyConfig(size=8.0)),  # nothing seen
+                                         region_around=lambda grid, x, z, radius: np.zeros_like(grid.mask))
         self.boxed = False
         self.occupancy.clear_around = lambda x, z, r: self.cleared.append((x, z, r)) or 7
         self.cleared: list[tuple[float, float, float]] = []

@@ -51,9 +51,17 @@ class Probe:
         self.thread = threading.Thread(target=self.ex.spin, daemon=True)
         self.closing = threading.Event()  # a "robot that never answers" lets go when the test ends
 
-    def waiting(self, handle) -> bool:
-        """A never-answering execute callback waits while this is true."""
-        return not handle.is_cancel_requested and not self.closing.is_set()
+    def never_answer(self, handle, cancels: list[str]):
+        """An execute callback for a robot that never answers: it waits until a cancel arrives
+        (recorded in ``cancels``, the goal ends CANCELED) or the test ends (ABORTED)."""
+        while not handle.is_cancel_requested and not self.closing.is_set():
+            time.sleep(0.01)
+        if not handle.is_cancel_requested:  # the test ended first
+            handle.abort()
+            return self.ExecuteSkill.Result(success=False, error="test over")
+        cancels.append(handle.request.request_id)
+        handle.canceled()
+        return self.ExecuteSkill.Result(success=False, error="stopped")
 
     def start(self) -> None:
         self.thread.start()
@@ -133,14 +141,7 @@ def test_planner_cancels_a_goal_nobody_answers_and_cancels_on_shutdown(tmp_path)
 
     def execute(handle):
         goals.append(handle.request.request_id)
-        while probe.waiting(handle):  # a robot that never answers (until told to stop)
-            time.sleep(0.01)
-        if not handle.is_cancel_requested:  # the test ended first
-            handle.abort()
-            return probe.ExecuteSkill.Result(success=False, error="test over")
-        cancels.append(handle.request.request_id)
-        handle.canceled()
-        return probe.ExecuteSkill.Result(success=False, error="stopped")
+        return probe.never_answer(handle, cancels)
 
     ActionServer(probe.node, probe.ExecuteSkill, "/worldmind/execute_skill", execute_callback=execute,
                  cancel_callback=lambda _h: CancelResponse.ACCEPT, callback_group=ReentrantCallbackGroup())
@@ -188,18 +189,9 @@ def test_client_cancels_a_goal_whose_acceptance_was_still_on_its_way():
         release.wait(20)
         return GoalResponse.ACCEPT
 
-    def execute(handle):
-        while probe.waiting(handle):
-            time.sleep(0.01)
-        if not handle.is_cancel_requested:
-            handle.abort()
-            return probe.ExecuteSkill.Result(success=False, error="test over")
-        cancels.append(handle.request.request_id)
-        handle.canceled()
-        return probe.ExecuteSkill.Result(success=False, error="stopped")
-
     group = ReentrantCallbackGroup()
-    ActionServer(probe.node, probe.ExecuteSkill, "/late/execute_skill", execute_callback=execute,
+    ActionServer(probe.node, probe.ExecuteSkill, "/late/execute_skill",
+                 execute_callback=lambda h: probe.never_answer(h, cancels),
                  goal_callback=accept_late, cancel_callback=lambda _h: CancelResponse.ACCEPT, callback_group=group)
     client = SkillActionClient(probe.node, "/late/execute_skill", timeout_s=60.0)
     probe.start()
@@ -249,17 +241,8 @@ def test_bridge_relay_aborts_and_cancels_when_the_robot_never_answers():
     probe = Probe()
     cancels: list[str] = []
 
-    def never(handle):
-        while probe.waiting(handle):
-            time.sleep(0.01)
-        if not handle.is_cancel_requested:  # the test ended first
-            handle.abort()
-            return probe.ExecuteSkill.Result(success=False, error="test over")
-        cancels.append(handle.request.request_id)
-        handle.canceled()
-        return probe.ExecuteSkill.Result(success=False, error="stopped")
-
-    ActionServer(probe.node, probe.ExecuteSkill, "/robot/execute_skill", execute_callback=never,
+    ActionServer(probe.node, probe.ExecuteSkill, "/robot/execute_skill",
+                 execute_callback=lambda h: probe.never_answer(h, cancels),
                  cancel_callback=lambda _h: CancelResponse.ACCEPT, callback_group=ReentrantCallbackGroup())
     client = ActionClient(probe.node, probe.ExecuteSkill, "/worldmind/execute_skill")
     probe.start()
