@@ -17,7 +17,6 @@ started by fork+exec reports at least this process's size at the fork: an upper 
 
 from __future__ import annotations
 
-import gc
 import re
 import resource
 import tracemalloc
@@ -80,9 +79,6 @@ class MemoryProbe:
         self._children0 = 0.0
 
     def __enter__(self) -> "MemoryProbe":
-        # The garbage of earlier work, freed by a collection during this case, would lower the
-        # resident set under the case's own peak and hide its growth (seen: a 40 MB case read 2 MB).
-        gc.collect()
         self._children0 = _children_max_mb()
         self._hwm = _reset_peak()
         if self._hwm:
