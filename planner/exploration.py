@@ -15,6 +15,7 @@ from typing import Generator, Protocol
 
 from household.types import Action, Observation
 from planner.agent_config import AgentConfig
+from planner.gap_look import CLEAR_M, gap_look_point
 from planner.navigation import HALF_VFOV, HORIZONS, Navigator, Pose, heading_error
 from planner.occupancy import OccupancyMap
 from planner.passage_look import FRONTIER_RADII, passage_look_point
@@ -50,6 +51,7 @@ class Moves(Protocol):
 Frontier = tuple[float, float, int, float, float]  # planner.occupancy.OccupancyMap.frontier's
 STUCK_WALKS = 3  # walks to one frontier blocked before their first step, after which it is given up
 STUCK_RADIUS = 0.6  # metres: blocked walks to frontiers this close count for the same frontier
+GAP_LOOKS = 3  # clearings of one gap (``look_across_gap``): a passage that keeps closing is given up after
 _IN_PLACE_M = 0.1  # a walk that ended this near where it began made no way before its bump
 
 
@@ -101,6 +103,7 @@ class Explorer:
         self._cleared: list[tuple[float, float]] = []  # where the agent cleared its map, shut in
         self._stuck: list[tuple[float, float]] = []  # frontiers whose walk was blocked before its first step
         self._passage_looks: list[tuple[float, float]] = []  # frontiers whose way the agent looked along
+        self._gap_looks: list[tuple[float, float]] = []  # gaps (their middles) cleared and looked at, per look
 
     def _stuck_near(self, x: float, z: float) -> list[tuple[float, float]]:
         return [f for f in self._stuck if math.hypot(x - f[0], z - f[1]) < STUCK_RADIUS]
@@ -120,7 +123,13 @@ class Explorer:
                 return True
         every = a.occupancy.frontier()
         fronts = [f for f in every if not a.frontier_failed(f[0], f[1])]
+        uncertain = a.config.depth_noise_k > 0 or a.config.pose_tolerance > 0
         if not fronts:
+            if toward is not None and uncertain:
+                # no frontier left to walk to, and the object walked towards cut off on the map
+                looked = yield from self.look_across_gap([toward])
+                if looked:
+                    return True
             if every and a.config.pose_tolerance > 0:
                 # Given up on every frontier, each after plans that failed on the map of their
                 # moment: with an uncertain pose that map can hold a wall drawn where the pose
@@ -198,8 +207,13 @@ class Explorer:
                 # and look at what was unexplored (or at the object the walk was for)
                 yield from self.moves.turn_to(*(toward if toward is not None else (ox, oz)))
             return True
-        if a.config.depth_noise_k > 0 or a.config.pose_tolerance > 0:
+        if uncertain:
             looked = yield from self.look_along_passage(fronts[:4])
+            if looked:
+                return True
+            # what the walk is for first (an object the map cuts off has no frontier near it)
+            looked = yield from self.look_across_gap(([toward] if toward is not None else [])
+                                                     + [(f[0], f[1]) for f in fronts[:4]])
             if looked:
                 return True
         yield from self.look_at_the_floor_around()
@@ -223,13 +237,50 @@ class Explorer:
                    f"a walk of {len(look.plan.actions)}")
             a.stats["passage_looks"] += 1
             yield from self.moves.walk(look.plan.actions)
-            yield from self.moves.turn_to(look.look_x, look.look_z)
-            horizon = a.pose.horizon
-            yield from self.moves.set_horizon(a.navigator.horizon_toward(a.pose, look.look_x, 0.0, look.look_z,
-                                                                         centred=True))
-            for name in ("RotateLeft", "RotateRight", "RotateRight", "RotateLeft"):  # both walls of the way
-                yield Action(name)
-            yield from self.moves.set_horizon(horizon)
+            yield from self.sweep_floor_at(look.look_x, look.look_z)
+            return True
+        return False
+
+    def sweep_floor_at(self, x: float, z: float) -> Generator[Action, Observation, None]:
+        """Face the floor point (x, z), pitch the camera at it and turn 30 degrees each way (both
+        walls of a passage, both sides of a gap), then back to the pitch the agent explores at."""
+        a = self.a
+        yield from self.moves.turn_to(x, z)
+        horizon = a.pose.horizon
+        yield from self.moves.set_horizon(a.navigator.horizon_toward(a.pose, x, 0.0, z, centred=True))
+        for name in ("RotateLeft", "RotateRight", "RotateRight", "RotateLeft"):
+            yield Action(name)
+        yield from self.moves.set_horizon(horizon)
+
+    def look_across_gap(self, places: list[tuple[float, float]]) -> Generator[Action, Observation, bool]:
+        """No frontier has a plan and the coarse map joins none, on a map drawn from uncertain
+        depth or pose: where a stretch of seen floor of a metre or less cuts one of ``places``
+        (an object walked towards, the frontiers) off
+        (``planner.gap_look``: a passage a little wider than the robot drawn shut), walk to its
+        near end, forget the obstacles within the robot's margin of it, look at it, and give
+        the frontiers another chance. Up to ``GAP_LOOKS`` times per gap: a passage a few
+        centimetres wider than the robot closes again on the map as the pose errs (dev-010-0:
+        cleared on the way in, shut again on the way back). False where there is none (or all
+        were looked at as often)."""
+        a = self.a
+        m = a.occupancy
+        for x, z in places:
+            look = gap_look_point(a.navigator, a.pose, x, z)
+            if look is None:
+                continue
+            gx, gz = look.middle
+            if sum(math.hypot(gx - px, gz - pz) < 0.5 for px, pz in self._gap_looks) >= GAP_LOOKS:
+                continue
+            self._gap_looks.append((gx, gz))
+            a.note(f"({x:.2f}, {z:.2f}) cut off by {len(look.gap) * m.config.resolution:.2f} m of seen "
+                   f"floor the map draws shut at ({gx:.2f}, {gz:.2f}); clearing it and looking from "
+                   f"({look.stand_x:.2f}, {look.stand_z:.2f}), a walk of {len(look.plan.actions)}")
+            a.stats["gap_looks"] += 1
+            yield from self.moves.walk(look.plan.actions)
+            for px, pz in look.gap:
+                m.clear_around(px, pz, CLEAR_M)
+            yield from self.sweep_floor_at(gx, gz)
+            a.forgive_frontiers()
             return True
         return False
 
