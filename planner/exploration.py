@@ -1,6 +1,6 @@
 """Exploration: walking to frontiers of the agent's own map, and the recoveries for when no
-frontier can be walked to (look along a passage drawn too narrow, look at the floor around,
-clear a map that shuts the agent in).
+frontier can be walked to (look along a passage drawn too narrow, clear and look at a short
+stretch of seen floor drawn shut, look at the floor around, clear a map that shuts the agent in).
 
 Split from ``planner.skills`` (which keeps the skills a subgoal or role names and the motion
 primitives): the frontier being walked to and the places a recovery was done are this module's
@@ -257,8 +257,8 @@ class Explorer:
         depth or pose: where a stretch of seen floor of a metre or less cuts one of ``places``
         (an object walked towards, the frontiers) off
         (``planner.gap_look``: a passage a little wider than the robot drawn shut), walk to its
-        near end, forget the obstacles within the robot's margin of it, look at it, and give
-        the frontiers another chance. Up to ``GAP_LOOKS`` times per gap: a passage a few
+        near end, forget the obstacles within ``CLEAR_M`` of it, look at it, and give the
+        frontiers another chance. Up to ``GAP_LOOKS`` times per gap: a passage a few
         centimetres wider than the robot closes again on the map as the pose errs (dev-010-0:
         cleared on the way in, shut again on the way back). False where there is none (or all
         were looked at as often)."""

@@ -7,18 +7,20 @@ body with its margin) closes on the map, and every room behind it is cut off. Un
 smeared from afar (``planner.passage_look``) the coarse map does not join the two sides either:
 the plans fail at once, every frontier behind is given up, and the episode ends with the rooms
 behind unsearched (dev-010-0 under the realistic profile: the only way east ran between a bed
-and a wall, drawn 2 cm too narrow by a wall drawn 12 cm in front of itself; 5 of 9 items lost,
-stopped at step 987 of 1,593).
+and a wall, the wall drawn a second time 12 cm in front of itself and a bat leaning there
+smeared by the depth noise; 5 of 9 items lost, stopped at step 987 of 1,593).
 
-The floor itself was seen: between the agent's free floor and the frontier's lies a stretch of
-a metre or less of cells whose floor showed but which the obstacles' margin closes.
-``gap_look_point`` finds it: from the agent's component of the free grid, grow one cell at a
-time through seen floor (not through a wall: cells with returns at wall height and at body
-height both) until the frontier's component is met; the cells of that stretch are the gap and
-its first cell on the agent's side is where to stand. The explorer (``planner.exploration``)
-walks there, forgets the obstacles within the robot's margin of the gap (as Nav2's costmap
-clearing does), and looks at it: what is really there comes back with the next frames, what a
-jumped pose drew does not. Only for maps drawn from uncertain depth or pose.
+The floor itself was seen: between the agent's free floor and the place's lies a stretch of a
+metre or less of cells whose floor showed but which the obstacles' margin closes.
+``gap_cells`` finds it: grow from the agent's component of the (tight) free grid one cell at a
+time through closed seen floor, taking in every free component met whole (free floor costs
+nothing: a way may cross a passage, a room, then a doorway), never through a wall (returns at
+body height and above, no floor), until the place's component is met within ``MAX_GAP_M`` of
+closed floor; walking back, the stretch next to the agent's floor is the gap and its first cell
+is where to stand. The explorer (``planner.exploration``) walks there, forgets the obstacles
+within ``CLEAR_M`` of the gap (as Nav2's costmap clearing does), and looks at it: what is really
+there comes back with the next frames, what a jumped pose drew does not. Only for maps drawn
+from uncertain depth or pose.
 """
 
 from __future__ import annotations
@@ -65,12 +67,12 @@ def _component_near(labels: np.ndarray, i: int, j: int, r: int) -> int:
 
 
 def gap_cells(navigator: Navigator, pose: Pose, x: float, z: float) -> list[tuple[int, int]] | None:
-    """The cells of the first gap on the way from the agent to the frontier (x, z): the way
-    crosses free floor at no cost and seen floor that the map closes at a cell each, at most
-    ``MAX_GAP_M`` of it in all (a way can cross more than one gap: a passage by a bed, then a
-    doorway); of the cheapest such way, the stretch of closed floor nearest the agent, its
-    first cell next to the agent's free floor. None where the two are joined already, the
-    frontier has no free floor near, or no such way."""
+    """The cells of the first gap on the way from the agent to the place (x, z) (a frontier, or an
+    object walked towards): the way crosses free floor at no cost and seen floor that the map
+    closes at a cell each, at most ``MAX_GAP_M`` of it in all (a way can cross more than one
+    gap: a passage by a bed, then a doorway); of the cheapest such way, the stretch of closed
+    floor nearest the agent, its first cell next to the agent's free floor. None where the two
+    are joined already, the place has no free floor near, or no such way."""
     m = navigator.map
     grid = m.free_grid(tight=True)  # the most permissive grid the map has
     labels, _ = ndimage.label(grid.mask, structure=EIGHT)
@@ -150,7 +152,7 @@ def _first_gap(lab: np.ndarray, cost: np.ndarray, joined: dict[int, int], target
 
 
 def gap_look_point(navigator: Navigator, pose: Pose, x: float, z: float) -> GapLook | None:
-    """Where to stand to look at the gap that cuts the frontier (x, z) off (``gap_cells``); None
+    """Where to stand to look at the gap that cuts the place (x, z) off (``gap_cells``); None
     where there is no such gap or the lattice plans to no point within 0.5 m of its near end."""
     cells = gap_cells(navigator, pose, x, z)
     if not cells:

@@ -40,9 +40,9 @@ def walled(walls: tuple[float, ...] = (0.0,), ghost: bool = True, thick: float =
     for wz in walls:
         for x in np.arange(-3.0, 3.0, res):
             for z in np.arange(wz - thick / 2, wz + thick / 2 + 1e-9, res):
-                i, j = occ.cell(float(x), float(z))
                 if abs(x) < 0.32:
                     continue  # the passage: floor seen, nothing at body height
+                i, j = occ.cell(float(x), float(z))
                 occ.floor[i, j] = False
                 occ.obstacle[i, j] = occ.wall[i, j] = True
         if ghost:
