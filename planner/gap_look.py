@@ -14,8 +14,8 @@ The floor itself was seen: between the agent's free floor and the place's lies a
 metre or less of cells whose floor showed but which the obstacles' margin closes.
 ``gap_cells`` finds it: grow from the agent's component of the (tight) free grid one cell at a
 time through closed seen floor, taking in every free component met whole (free floor costs
-nothing: a way may cross a passage, a room, then a doorway), never through a wall (returns at
-body height and above, no floor), until the place's component is met within ``MAX_GAP_M`` of
+nothing: a way may cross a passage, a room, then a doorway), never through an obstacle cell
+unless its floor returns outvote it (a wall or a table is not outvoted), until the place's component is met within ``MAX_GAP_M`` of
 closed floor; walking back, the stretch next to the agent's floor is the gap and its first cell
 is where to stand. The explorer (``planner.exploration``) walks there, forgets the obstacles
 within ``CLEAR_M`` of the gap (as Nav2's costmap clearing does), and looks at it: what is really
@@ -95,10 +95,15 @@ def gap_cells(navigator: Navigator, pose: Pose, x: float, z: float) -> list[tupl
     w = (slice(max(int(rows[0]) - budget, 0), min(int(rows[-1]) + budget + 1, m.n)),
          slice(max(int(cols[0]) - budget, 0), min(int(cols[-1]) + budget + 1, m.n)))
     lab = labels[w]
-    # Closed floor: seen, not free, not a wall (a wall shows at body height and above it at
-    # once; a doorway's lintel only above, ``OccupancyMap._free_mask``; a wall a jumped pose
-    # drew in front of the real one stands on floor that was seen).
-    closed = (m.floor[w] | m.stood[w]) & ~grid.mask[w] & ~(m.wall[w] & m.obstacle[w] & ~m.floor[w])
+    # Closed floor: seen, not free, and no obstacle of its own, except one its floor returns
+    # outvote (counted under depth noise, ``OccupancyMap._count``): what a jumped pose drew is
+    # outvoted by the frames from good poses, a wall or a table is not. Any floor return at all
+    # was too little: under odom-only drift a wall 0.45 m thick with hundreds of floor returns
+    # (and thousands at body height) was crossed (dev-028-0, three looks for nothing).
+    obstacle = m.obstacle[w]
+    if m.config.depth_noise_k > 0:
+        obstacle = obstacle & ~((m.floor_hits[w] > m.obstacle_hits[w]) & ~m.bumped[w])
+    closed = (m.floor[w] | m.stood[w]) & ~grid.mask[w] & ~obstacle
     cost = np.full(lab.shape, -1, dtype=np.int32)  # closed cells crossed to get here
     joined = {mine: 0}  # component -> closed cells crossed to reach it
     cost[lab == mine] = 0

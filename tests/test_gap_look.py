@@ -158,3 +158,23 @@ def test_the_explorer_clears_the_gap_and_looks_at_it_a_few_times_at_most_and_onl
     assert agent.stats["gap_looks"] == exploration.GAP_LOOKS
     last = run(skills.explore_once(), agent)  # the same gap once more: given up, the floor look
     assert agent.stats["gap_looks"] == exploration.GAP_LOOKS and last.count("RotateRight") == 11
+
+
+def test_an_obstacle_is_crossed_only_where_its_floor_returns_outvote_it() -> None:
+    """A ghost line right across the passage, on floor seen many times from good poses: crossed.
+    The same line with more returns at body height than floor returns (a wall, a table; dev-028-0
+    under odom-only: a real wall with hundreds of floor returns and thousands above): not."""
+    def across(floor: int, obstacle: int) -> OccupancyMap:
+        occ = walled(ghost=False)
+        for x in np.arange(-0.3, 0.3 + 1e-9, occ.config.resolution):
+            i, j = occ.cell(float(x), 0.0)
+            occ.obstacle[i, j] = True
+            occ.floor_hits[i, j], occ.obstacle_hits[i, j] = floor, obstacle
+        occ._grid = None
+        return occ
+
+    ghost, wall = across(floor=200, obstacle=60), across(floor=200, obstacle=2000)
+    assert not joined(ghost, (0.0, -2.0), BEYOND) and not joined(wall, (0.0, -2.0), BEYOND)
+    cells = gap_cells(Navigator(ghost), START, *BEYOND)
+    assert cells is not None and any(abs(ghost.center(i, j)[1]) < 0.03 for i, j in cells)  # through the line
+    assert gap_cells(Navigator(wall), START, *BEYOND) is None
