@@ -264,13 +264,14 @@ class Explorer:
         were looked at as often)."""
         a = self.a
         m = a.occupancy
+        def given_up(gx: float, gz: float) -> bool:
+            return sum(math.hypot(gx - px, gz - pz) < 0.5 for px, pz in self._gap_looks) >= GAP_LOOKS
+
         for x, z in places:
-            look = gap_look_point(a.navigator, a.pose, x, z)
+            look = gap_look_point(a.navigator, a.pose, x, z, given_up)
             if look is None:
                 continue
             gx, gz = look.middle
-            if sum(math.hypot(gx - px, gz - pz) < 0.5 for px, pz in self._gap_looks) >= GAP_LOOKS:
-                continue
             self._gap_looks.append((gx, gz))
             a.note(f"({x:.2f}, {z:.2f}) cut off by {len(look.gap) * m.config.resolution:.2f} m of seen "
                    f"floor the map draws shut at ({gx:.2f}, {gz:.2f}); clearing it and looking from "

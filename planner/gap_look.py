@@ -26,11 +26,13 @@ from uncertain depth or pose.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 from scipy import ndimage
 
 from planner.lattice_nav import LatticePlan
+from planner.geodesic import nearest_cell
 from planner.navigation import Navigator, Pose
 from planner.passage_look import FRONTIER_RADII
 
@@ -55,17 +57,6 @@ class GapLook:
         return self.gap[len(self.gap) // 2]
 
 
-def _component_near(labels: np.ndarray, i: int, j: int, r: int) -> int:
-    """The label of the free cell nearest (i, j) within ``r`` cells; 0 where none."""
-    i0, j0 = max(i - r, 0), max(j - r, 0)
-    window = labels[i0:i + r + 1, j0:j + r + 1]
-    ii, jj = np.nonzero(window)
-    if ii.size == 0:
-        return 0
-    k = int(np.argmin((ii + i0 - i) ** 2 + (jj + j0 - j) ** 2))
-    return int(window[ii[k], jj[k]])
-
-
 def gap_cells(navigator: Navigator, pose: Pose, x: float, z: float) -> list[tuple[int, int]] | None:
     """The cells of the first gap on the way from the agent to the place (x, z) (a frontier, or an
     object walked towards): the way crosses free floor at no cost and seen floor that the map
@@ -77,9 +68,10 @@ def gap_cells(navigator: Navigator, pose: Pose, x: float, z: float) -> list[tupl
     grid = m.free_grid(tight=True)  # the most permissive grid the map has
     labels, _ = ndimage.label(grid.mask, structure=EIGHT)
     ai, aj = m.cell(pose.x, pose.z)
-    mine = _component_near(labels, ai, aj, max(1, int(0.5 / m.config.resolution)))
-    if mine == 0:
+    near = nearest_cell(labels > 0, ai, aj, max(1, int(0.5 / m.config.resolution)))
+    if near is None:
         return None
+    mine = int(labels[near])
     theirs: set[int] = set()
     for radius in FRONTIER_RADII:
         region = navigator.region_around(grid, x, z, radius)
@@ -156,16 +148,21 @@ def _first_gap(lab: np.ndarray, cost: np.ndarray, joined: dict[int, int], target
     return gap
 
 
-def gap_look_point(navigator: Navigator, pose: Pose, x: float, z: float) -> GapLook | None:
+def gap_look_point(navigator: Navigator, pose: Pose, x: float, z: float,
+                   given_up: Callable[[float, float], bool] = lambda gx, gz: False) -> GapLook | None:
     """Where to stand to look at the gap that cuts the place (x, z) off (``gap_cells``); None
-    where there is no such gap or the lattice plans to no point within 0.5 m of its near end."""
+    where there is no such gap, the caller has ``given_up`` on it (asked with its middle, before
+    the plan is searched), or the lattice plans to no point within 0.5 m of its near end."""
     cells = gap_cells(navigator, pose, x, z)
     if not cells:
         return None
     m = navigator.map
     points = [m.center(i, j) for i, j in cells]
+    gap = points[1:-1] or points  # the ends: within CLEAR_M of the next cells
+    if given_up(*gap[len(gap) // 2]):
+        return None
     sx, sz = points[0]
     plan = navigator.plan_to_point(pose, sx, sz, 0.5)
     if plan is None:
         return None
-    return GapLook(plan, sx, sz, points[1:-1] or points)  # the ends: within CLEAR_M of the next cells
+    return GapLook(plan, sx, sz, gap)

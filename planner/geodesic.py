@@ -44,6 +44,18 @@ class DistanceField:
         return self.resolution * 1.4143
 
 
+def nearest_cell(mask: np.ndarray, i: int, j: int, r: int) -> tuple[int, int] | None:
+    """The True cell of ``mask`` nearest (i, j) within the square of half-side ``r`` cells (the
+    first in row order among equals); None where there is none. Where an agent's own cell is
+    not on a component its neighbours are: start from the nearest one that is."""
+    i0, j0 = max(i - r, 0), max(j - r, 0)
+    ii, jj = np.nonzero(mask[i0:i + r + 1, j0:j + r + 1])
+    if ii.size == 0:
+        return None
+    k = int(np.argmin((ii + i0 - i) ** 2 + (jj + j0 - j) ** 2))
+    return int(ii[k] + i0), int(jj[k] + j0)
+
+
 def coarsen_any(mask: np.ndarray, factor: int) -> np.ndarray:
     """factor x factor blocks of a boolean grid -> one cell, True where any cell of the block is."""
     nx, nz = -(-mask.shape[0] // factor), -(-mask.shape[1] // factor)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from planner.geodesic import DistanceField, walking_distance_to
+from planner.geodesic import DistanceField, nearest_cell, walking_distance_to
 from planner.lattice_nav import LatticePlan
 from planner.navigation import Navigator, Pose
 
@@ -58,14 +58,10 @@ def _descent(field: DistanceField, x: float, z: float) -> list[tuple[float, floa
     if not math.isfinite(d[i, j]):
         # The agent's own coarse cell can fall outside the component its neighbours join (a
         # few free cells around the body): start from the nearest joined cell within 0.5 m.
-        r = max(1, int(0.5 / field.resolution))
-        i0, j0 = max(i - r, 0), max(j - r, 0)
-        window = d[i0:i + r + 1, j0:j + r + 1]
-        ii, jj = np.nonzero(np.isfinite(window))
-        if ii.size == 0:
+        start = nearest_cell(np.isfinite(d), i, j, max(1, int(0.5 / field.resolution)))
+        if start is None:
             return []
-        k = int(np.argmin((ii + i0 - i) ** 2 + (jj + j0 - j) ** 2))
-        i, j = int(ii[k] + i0), int(jj[k] + j0)
+        i, j = start
     path = [(i, j)]
     while d[i, j] > 0:
         window = d[max(i - 1, 0):i + 2, max(j - 1, 0):j + 2]

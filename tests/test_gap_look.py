@@ -121,6 +121,10 @@ def test_where_to_stand_is_the_near_end_and_none_without_a_plan() -> None:
     look = gap_look_point(nav, START, *BEYOND)
     assert look is not None and -0.6 < look.stand_z < 0 and abs(look.stand_x) < 0.32
     assert abs(look.middle[1]) < 0.3
+    planned: list[tuple[float, float]] = []
+    nav.plan_to_point = lambda pose, x, z, radius=0.5: planned.append((x, z))  # type: ignore[method-assign,func-returns-value]
+    assert gap_look_point(nav, START, *BEYOND, given_up=lambda gx, gz: True) is None
+    assert planned == []  # a gap given up costs no plan
     nav.plan_to_point = lambda pose, x, z, radius=0.5: None  # type: ignore[method-assign]
     assert gap_look_point(nav, START, *BEYOND) is None
 
@@ -136,9 +140,10 @@ def test_the_explorer_clears_the_gap_and_looks_at_it_a_few_times_at_most_and_onl
     gap = [(1.0, 0.0), (1.0, 0.05), (1.0, 0.1)]
     asked: list[tuple[float, float]] = []
 
-    def fake(navigator: Any, pose: Pose, x: float, z: float) -> GapLook:
+    def fake(navigator: Any, pose: Pose, x: float, z: float, given_up: Any) -> GapLook | None:
         asked.append((x, z))
-        return GapLook(SimpleNamespace(actions=["MoveAhead", "MoveAhead"]), 1.0, -0.3, gap)
+        look = GapLook(SimpleNamespace(actions=["MoveAhead", "MoveAhead"]), 1.0, -0.3, gap)
+        return None if given_up(*look.middle) else look
 
     monkeypatch.setattr(exploration, "passage_look_point", lambda *a: None)
     monkeypatch.setattr(exploration, "gap_look_point", fake)
