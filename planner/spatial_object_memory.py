@@ -63,12 +63,16 @@ class SpatialObjectMemory(RecordKeeping):
     under its majority label went to (``row_of``; a look-alike's name for it, now and then, goes
     to a row of its own and is not the record's); a row merged into another follows it. A record
     is made when its row counts (``SpatialMemory.known_rows``: seen ``min_observations`` times)
-    and refreshed from the row whenever its id is seen; its ``state`` is the agent's, kept here."""
+    and the id itself was seen ``confirm_views`` times, and refreshed from the row whenever its
+    id is seen; its ``state`` is the agent's, kept here."""
 
-    def __init__(self, pipeline: MemoryPipeline, depth_noise_k: float = 0.0) -> None:
+    def __init__(self, pipeline: MemoryPipeline, depth_noise_k: float = 0.0, confirm_views: int = 1) -> None:
         self.pipeline = pipeline
         self.memory = pipeline.memory
         self.depth_noise_k = float(depth_noise_k)
+        # Views of a segmenter id before it gets a record (the agent's ``confirm_views``, as the
+        # tracker counts them): the row counting is not enough, the id is what the agent acts on.
+        self.confirm_views = max(int(confirm_views), 1)
         # In view: as many pixels as perception needs to integrate an instance (so every id the
         # memory integrates from a frame is in view in it; perception counts fewer, valid ones).
         self.min_pixels = int(pipeline.perception.config.min_pixels)
@@ -122,6 +126,12 @@ class SpatialObjectMemory(RecordKeeping):
             live = self._live_row(sid)
             if live is None or live not in known:
                 continue  # tentative (a detector's object seen too few times) or already retired
+            if sid not in self.objects and sum(votes.values()) < self.confirm_views:
+                # The row counts, but this id has too few views of its own to act on: a detector's
+                # false detection has a new id each time and, seen once where a real one is, went
+                # to its row (dev-000-0 under ``--sensors realistic``: the agent walked to a
+                # "potato" named after one false detection and looked for it from three poses).
+                continue
             sigma = self.depth_noise_k * seen.mean_depth ** 2
             self._refresh(sid, kind, live, obs.step, seen.n_pixels, sigma)
 
@@ -242,4 +252,4 @@ def spatial_memory(config: AgentConfig, base: MemoryConfig | None = None) -> Obj
     memory_config = replace(memory_config, min_observations=max(int(config.confirm_views), 1))
     pipeline = MemoryPipeline.build(memory_config=memory_config, min_pixels=MIN_PIXELS,
                                     mask_edge_check=config.mask_edge_check)
-    return SpatialObjectMemory(pipeline, depth_noise_k=config.depth_noise_k)
+    return SpatialObjectMemory(pipeline, depth_noise_k=config.depth_noise_k, confirm_views=config.confirm_views)

@@ -123,3 +123,69 @@ def test_unreachable_target_is_set_aside():
     agent = HoloMindAgent()
     agent._on_replan(Replan("low", "no path", UNREACHABLE, ("Mug|1|2",)), {"object": "Mug|1|2"}, 0)
     assert agent.state.unreachable == {"Mug|1|2"} and agent.state.excluded_now == {"Mug|1|2"}
+
+
+class ScriptedCriticAgent(FakeAgentView):
+    """A fridge in view and within reach; the critic is the rule critic, so each failure gets the
+    decision its feedback calls for; what the skill learned is kept."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        fridge = SimpleNamespace(object_type="Fridge", state={}, distance_3d=lambda _p: 0.5)
+        self.tracker = SimpleNamespace(get=lambda oid: fridge, visible_now={"Fridge|1": 400})
+        self.learned: list[tuple[str, str, str, bool]] = []
+
+    def critique(self, event: CriticEvent) -> CriticDecision:
+        return RuleCritic().critique(event, _context())
+
+    def learn(self, action: str, situation: str, object_type: str, fix: str, worked: bool) -> None:
+        self.learned.append((action, situation, fix, worked))
+
+
+def _feedback(action: str, error: str = "") -> Observation:
+    return SimpleNamespace(feedback=ActionFeedback(action, not error, error))
+
+
+CLOSED = "Fridge|1 (Fridge) is closed; open it before putting Mug|1|2 in it"
+TOO_FAR = "PutObject: object Fridge|1 is out of reach (1.52 m > 1.50 m)"
+
+
+def test_each_fixable_failure_of_one_action_is_fixed_in_turn():
+    """Out of reach, then (closer) closed: both fixed, the put done, without the goal loop
+    (dev-000-0 under realistic sensors: the second failure went to a replan that set the fridge
+    aside). The walk closer is stubbed: it sends nothing and arrives."""
+    skills = Skills(ScriptedCriticAgent())
+    walks: list[tuple[str, bool]] = []
+
+    def walk(object_id: str, closer: bool = False):
+        walks.append((object_id, closer))
+        return True
+        yield  # a generator, as the skill's own walk
+
+    skills.navigate_to = walk  # type: ignore[method-assign]
+    gen = skills.interact(Subgoal("place", {"receptacle_id": "Fridge|1"}, "g1"), "Fridge|1")
+    sent = [next(gen)]
+    replies = iter([_feedback("PutObject", TOO_FAR), _feedback("PutObject", CLOSED), _feedback("OpenObject"),
+                    _feedback("PutObject")])
+    with pytest.raises(StopIteration) as done:
+        while True:
+            sent.append(gen.send(next(replies)))
+    assert done.value.value is True
+    assert sent == [Action("PutObject", "Fridge|1"), Action("PutObject", "Fridge|1"), Action("OpenObject", "Fridge|1"),
+                    Action("PutObject", "Fridge|1")]
+    assert walks == [("Fridge|1", True)]
+    assert [(s, f, ok) for _a, s, f, ok in skills.a.learned] == [("out_of_reach", "navigate_to", False),
+                                                                ("closed", "open", True)]
+
+
+def test_a_failure_that_comes_back_after_its_fix_goes_to_the_goal_loop():
+    """Opened, and the put still says closed: no second open, a typed replan."""
+    skills = Skills(ScriptedCriticAgent())
+    gen = skills.interact(Subgoal("place", {"receptacle_id": "Fridge|1"}, "g1"), "Fridge|1")
+    sent = [next(gen)]
+    replies = iter([_feedback("PutObject", CLOSED), _feedback("OpenObject"), _feedback("PutObject", CLOSED)])
+    with pytest.raises(Replan) as info:
+        while True:
+            sent.append(gen.send(next(replies)))
+    assert sent == [Action("PutObject", "Fridge|1"), Action("OpenObject", "Fridge|1"), Action("PutObject", "Fridge|1")]
+    assert info.value.situation == "closed" and info.value.target_ids == ("Fridge|1",)

@@ -199,6 +199,29 @@ def test_a_detector_needs_several_views_before_the_planner_sees_an_object() -> N
     assert np.linalg.norm(memory.objects["Apple|1"].centroid - glimpse) < 0.05  # where it was glimpsed
 
 
+def test_an_id_seen_once_gets_no_record_on_a_row_that_counts() -> None:
+    """A detector's false detection has a name of its own each frame; one that falls where the
+    apple is goes to the apple's row, which counts. The planner acts on ids, so that id gets no
+    record (it names nothing the robot can take); the apple's own id keeps its record."""
+    memory = fresh(AgentConfig(confirm_views=2, depth_noise_k=0.0))
+    for step in range(2):
+        memory.integrate(render(ROOM, (0.0, 0.0, 1.5), 0.0, 20.0, step=step))
+    assert "Apple|1" in memory.objects
+    obs = render(ROOM, (0.0, 0.0, 1.5), 0.0, 20.0, step=2)
+    k = next(k for k, lab in obs.id_to_label.items() if lab.object_id == "Apple|1")
+    obs.id_to_label[k] = dataclasses.replace(obs.id_to_label[k], object_id="spurious|2.0")
+    memory.integrate(obs)
+    assert memory.row_of["spurious|2.0"] == memory.row_of["Apple|1"]  # the same place: the same row
+    assert "spurious|2.0" not in memory.objects
+    assert [o.object_id for o in memory.of_type("Apple")] == ["Apple|1"]
+    # seen again under that id, it is an object the agent can name
+    obs = render(ROOM, (0.0, 0.0, 1.5), 0.0, 20.0, step=3)
+    k = next(k for k, lab in obs.id_to_label.items() if lab.object_id == "Apple|1")
+    obs.id_to_label[k] = dataclasses.replace(obs.id_to_label[k], object_id="spurious|2.0")
+    memory.integrate(obs)
+    assert "spurious|2.0" in memory.objects
+
+
 def test_perception_leaves_ignored_ids_unknown_without_a_warning() -> None:
     obs = render(ROOM, (0.0, 0.0, 1.5), 0.0, 20.0)
     k = next(k for k, lab in obs.id_to_label.items() if lab.object_id == "Mug|1")
