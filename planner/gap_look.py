@@ -15,8 +15,8 @@ metre or less of cells whose floor showed but which the obstacles' margin closes
 ``gap_cells`` finds it: grow from the agent's component of the (tight) free grid one cell at a
 time through closed seen floor, taking in every free component met whole (free floor costs
 nothing: a way may cross a passage, a room, then a doorway), never through an obstacle cell
-unless its floor returns outvote it (a wall or a table is not outvoted), until the place's component is met within ``MAX_GAP_M`` of
-closed floor; walking back, the stretch next to the agent's floor is the gap and its first cell
+unless its floor returns outvote it (a wall or a table is not outvoted), until the place's
+component is met within ``MAX_GAP_M`` of closed floor; walking back, the stretch next to the agent's floor is the gap and its first cell
 is where to stand. The explorer (``planner.exploration``) walks there, forgets the obstacles
 within ``CLEAR_M`` of the gap (as Nav2's costmap clearing does), and looks at it: what is really
 there comes back with the next frames, what a jumped pose drew does not. Only for maps drawn
