@@ -207,41 +207,17 @@ class OccupancyMap:
                 self.version += 1
 
     def mark_blocked(self, x: float, z: float, yaw_deg: float, heading_deg: float, distance: float) -> None:
-        """A move from (x, z) failed: something stands where the body would have gone.
-
-        With an uncertain pose (``pose_tolerance`` > 0) the bump also takes back the agent's
-        own centre cells (``centers``, free whatever the map says) that its blocking covers:
-        those were poses the agent believed it stood at, drawn while the pose was off, and
-        free by that belief alone they kept a way open that the bump had shut. A localiser
-        corrects only as the agent moves, so a pose off after a relocalisation stays off while
-        it is stuck, and every plan begins with the move just blocked (what dev-032-0 under
-        ``--sensors realistic`` looked like in one run: the same ``MoveRight`` into a wall
-        beside a doorway it had come through, 49 times in a row). With an exact pose a centre
-        is where the body really stood, and stays free."""
+        """A move from (x, z) failed: something stands where the body would have gone."""
         a = math.radians(yaw_deg + heading_deg)
         reach = self.config.robot_radius + distance
         bx, bz = x + reach * math.sin(a), z + reach * math.cos(a)
         i, j = self.cell(bx, bz)
         if self.inside(i, j):
-            patch = (slice(max(i - 1, 0), i + 2), slice(max(j - 1, 0), j + 2))
-            self.obstacle[patch] = True
+            self.obstacle[max(i - 1, 0):i + 2, max(j - 1, 0):j + 2] = True
             if self.config.depth_noise_k > 0:
-                self.bumped[patch] = True
-            if self.config.pose_tolerance > 0:
-                self._forget_centers_blocked_by(patch)
+                self.bumped[max(i - 1, 0):i + 2, max(j - 1, 0):j + 2] = True
             self._grid = None
             self.version += 1
-
-    def _forget_centers_blocked_by(self, patch: tuple[slice, slice]) -> None:
-        """Clear ``centers`` wherever the body disc round an obstacle in ``patch`` blocks them
-        (the blocking ``free_grid`` gives the patch at the full clearance). The agent's own cell
-        is never among them: the patch lies a body radius plus a move ahead of it."""
-        r = self._disc.shape[0] // 2
-        i0, i1 = max(patch[0].start - r, 0), min(patch[0].stop + r, self.n)
-        j0, j1 = max(patch[1].start - r, 0), min(patch[1].stop + r, self.n)
-        seed = np.zeros((i1 - i0, j1 - j0), dtype=bool)
-        seed[patch[0].start - i0:patch[0].stop - i0, patch[1].start - j0:patch[1].stop - j0] = True
-        self.centers[i0:i1, j0:j1] &= ~ndimage.binary_dilation(seed, structure=self._disc)
 
     def clear_around(self, x: float, z: float, radius: float) -> int:
         """Forget what made cells within ``radius`` of (x, z) obstacles (depth returns and bumps);
