@@ -11,16 +11,16 @@ and a wall, the wall drawn a second time 12 cm in front of itself and a bat lean
 smeared by the depth noise; 5 of 9 items lost, stopped at step 987 of 1,593).
 
 The floor itself was seen: between the agent's free floor and the place's lies a stretch of a
-metre or less of cells whose floor showed but which the obstacles' margin closes.
-``gap_cells`` finds it: grow from the agent's component of the (tight) free grid one cell at a
-time through closed seen floor, taking in every free component met whole (free floor costs
-nothing: a way may cross a passage, a room, then a doorway), never through an obstacle cell
-unless its floor returns outvote it (a wall or a table is not outvoted), until the place's
-component is met within ``MAX_GAP_M`` of closed floor; walking back, the stretch next to the agent's floor is the gap and its first cell
-is where to stand. The explorer (``planner.exploration``) walks there, forgets the obstacles
-within ``CLEAR_M`` of the gap (as Nav2's costmap clearing does), and looks at it: what is really
-there comes back with the next frames, what a jumped pose drew does not. Only for maps drawn
-from uncertain depth or pose.
+metre or less of cells whose floor showed but which the obstacles' margin closes. ``gap_cells``
+finds it: grow from the agent's component of the (tight) free grid one cell at a time through
+closed seen floor, taking in every free component met whole (free floor costs nothing: a way may
+cross a passage, a room, then a doorway), never through an obstacle cell unless its floor
+returns outvote it (a wall or a table is not outvoted), until the place's component is met
+within ``MAX_GAP_M`` of closed floor; walking back, the stretch next to the agent's floor is the
+gap and its first cell is where to stand. The explorer (``planner.exploration``) walks there,
+forgets the obstacles within ``CLEAR_M`` of the gap (as Nav2's costmap clearing does), and looks
+at it: what is really there comes back with the next frames, what a jumped pose drew does not.
+Only for maps drawn from uncertain depth or pose.
 """
 
 from __future__ import annotations

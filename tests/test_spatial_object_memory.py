@@ -11,6 +11,7 @@ from spatial_scene import Box, render, turn
 
 from household.errors import InputError
 from household.frames import ros_to_thor_points
+from household.types import Observation
 from memory.pipeline import MemoryPipeline
 from perception.perceive import UNKNOWN, Perception
 from planner.agent_config import AgentConfig
@@ -207,18 +208,19 @@ def test_an_id_seen_once_gets_no_record_on_a_row_that_counts() -> None:
     for step in range(2):
         memory.integrate(render(ROOM, (0.0, 0.0, 1.5), 0.0, 20.0, step=step))
     assert "Apple|1" in memory.objects
-    obs = render(ROOM, (0.0, 0.0, 1.5), 0.0, 20.0, step=2)
-    k = next(k for k, lab in obs.id_to_label.items() if lab.object_id == "Apple|1")
-    obs.id_to_label[k] = dataclasses.replace(obs.id_to_label[k], object_id="spurious|2.0")
-    memory.integrate(obs)
+
+    def apple_named_spurious(step: int) -> Observation:
+        obs = render(ROOM, (0.0, 0.0, 1.5), 0.0, 20.0, step=step)
+        k = next(k for k, lab in obs.id_to_label.items() if lab.object_id == "Apple|1")
+        obs.id_to_label[k] = dataclasses.replace(obs.id_to_label[k], object_id="spurious|2.0")
+        return obs
+
+    memory.integrate(apple_named_spurious(2))
     assert memory.row_of["spurious|2.0"] == memory.row_of["Apple|1"]  # the same place: the same row
     assert "spurious|2.0" not in memory.objects
     assert [o.object_id for o in memory.of_type("Apple")] == ["Apple|1"]
     # seen again under that id, it is an object the agent can name
-    obs = render(ROOM, (0.0, 0.0, 1.5), 0.0, 20.0, step=3)
-    k = next(k for k, lab in obs.id_to_label.items() if lab.object_id == "Apple|1")
-    obs.id_to_label[k] = dataclasses.replace(obs.id_to_label[k], object_id="spurious|2.0")
-    memory.integrate(obs)
+    memory.integrate(apple_named_spurious(3))
     assert "spurious|2.0" in memory.objects
 
 
