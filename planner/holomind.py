@@ -183,6 +183,9 @@ class HoloMindAgent:
                 "failed_actions": int(self.stats["failed_actions"]), "experience_reused": int(self.stats["experience_reused"]),
                 "experience_rules": len(self.experience.rules()), "blocked_moves": int(self.stats["blocked_moves"]),
                 "frontiers_blocked": int(self.stats["frontiers_blocked"]),
+                # with an uncertain pose: moves blocked again where they were blocked before
+                **({"repeated_bumps": int(getattr(getattr(self, "occupancy", None), "repeated_bumps", 0))}
+                   if self.config.pose_tolerance > 0 else {}),
                 "searches_capped": int(getattr(getattr(self, "navigator", None), "capped_searches", 0)),
                 "episodic_events": len(self.beliefs),
                 "unparsed": [str(u) for u in getattr(self.decomposer, "unparsed", [])][:10],

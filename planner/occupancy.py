@@ -32,6 +32,7 @@ obstacle, so the next plan goes around what depth did not show.
 from __future__ import annotations
 
 import math
+from collections import deque
 from dataclasses import dataclass
 from typing import cast
 
@@ -66,6 +67,15 @@ class OccupancyConfig:
     pose_tolerance: float = 0.0
 
 
+# A move blocked again from within this far of a bump's pose, within this many degrees of its
+# direction, counts as the same bump repeated (``OccupancyMap.repeated_bumps``): a turn between
+# the two moves the localised pose by its jitter, at most 2.5 cm and 0.6 degrees under
+# ``--sensors realistic`` (``sim_bridge/sensors/profiles.py``).
+SAME_BUMP_M = 0.1
+SAME_BUMP_DEG = 10.0
+BUMPS_KEPT = 32  # the latest bumps compared against (a loop repeats within a few)
+
+
 class OccupancyMap:
     def __init__(self, origin_xz: tuple[float, float], config: OccupancyConfig | None = None) -> None:
         self.config = config or OccupancyConfig()
@@ -83,6 +93,10 @@ class OccupancyMap:
             self.floor_hits = np.zeros(shape, dtype=np.int32)
             self.obstacle_hits = np.zeros(shape, dtype=np.int32)
             self.bumped = np.zeros(shape, dtype=bool)  # blocked moves (not from depth)
+        # Bumps so far under an uncertain pose, (x, z, world direction in degrees), the latest
+        # last: a move blocked again from where one was blocked before (``mark_blocked``).
+        self._bumps: deque[tuple[float, float, float]] = deque(maxlen=BUMPS_KEPT)
+        self.repeated_bumps = 0  # moves blocked again where they were blocked before (``mark_blocked``)
         self._grid: FreeGrid | None = None
         self._tight_grid: FreeGrid | None = None
         self._tight_for: FreeGrid | None = None  # the usual grid of the map the tight one was made from
@@ -207,7 +221,18 @@ class OccupancyMap:
                 self.version += 1
 
     def mark_blocked(self, x: float, z: float, yaw_deg: float, heading_deg: float, distance: float) -> None:
-        """A move from (x, z) failed: something stands where the body would have gone."""
+        """A move from (x, z) failed: something stands where the body would have gone.
+
+        With an uncertain pose (``pose_tolerance`` > 0) it also counts a move blocked again from
+        where the same move was blocked before (within ``SAME_BUMP_M`` and ``SAME_BUMP_DEG``;
+        ``repeated_bumps``, in the episode report): the map keeps the agent's own centre cells
+        free whatever else it holds (``centers``), and with an uncertain pose those are poses
+        it believed it stood at; drawn while the pose was off, they can keep open a way a bump
+        has shut, and the next plan begins with the move just blocked (dev-032-0 under
+        ``--sensors realistic`` in one run: the same ``MoveRight`` into a wall 49 times in a
+        row). Counted, not acted on: taking those centres back at every bump (48c9065) and at
+        a repeated bump only (2026-11-29, seventh session) were both measured on four realistic
+        shards and neither helped (README, "A bump against a believed pose")."""
         a = math.radians(yaw_deg + heading_deg)
         reach = self.config.robot_radius + distance
         bx, bz = x + reach * math.sin(a), z + reach * math.cos(a)
@@ -216,8 +241,20 @@ class OccupancyMap:
             self.obstacle[max(i - 1, 0):i + 2, max(j - 1, 0):j + 2] = True
             if self.config.depth_noise_k > 0:
                 self.bumped[max(i - 1, 0):i + 2, max(j - 1, 0):j + 2] = True
+            if self.config.pose_tolerance > 0:
+                direction = (yaw_deg + heading_deg) % 360.0
+                if self._bumped_here_before(x, z, direction):
+                    self.repeated_bumps += 1
+                self._bumps.append((x, z, direction))
             self._grid = None
             self.version += 1
+
+    def _bumped_here_before(self, x: float, z: float, direction: float) -> bool:
+        for bx, bz, bd in self._bumps:
+            turn = abs((direction - bd + 180.0) % 360.0 - 180.0)
+            if turn <= SAME_BUMP_DEG and math.hypot(x - bx, z - bz) <= SAME_BUMP_M:
+                return True
+        return False
 
     def clear_around(self, x: float, z: float, radius: float) -> int:
         """Forget what made cells within ``radius`` of (x, z) obstacles (depth returns and bumps);

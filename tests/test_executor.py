@@ -26,6 +26,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -162,6 +163,41 @@ def test_experience_pool_is_one_snapshot_per_wave_merged_in_episode_order(tmp_pa
     assert seen == {"dev-000-0": [], "dev-001-1": [], "dev-003-0": ["dev-000-0", "dev-001-1"]}
     pool = json.loads((out / "experience_pool.json").read_text())
     assert sorted(e["object_type"] for e in pool["entries"]) == list(SHORT)
+
+
+def test_with_several_slots_a_wave_is_handed_out_longest_first_and_reported_in_episode_order(tmp_path, monkeypatch):
+    """Each wave's episodes go to the workers by their step budget, longest first (a long one
+    drawn last would run alone while the other worker idles); the summary stays in episode
+    order and the pool is merged in episode order. One slot keeps the file order."""
+    from evaluation.executor import InProcessExecutor
+    from worldmind import cli_longact
+
+    src = short_episodes(tmp_path / "eps", steps=5)
+    for eid, budget in zip(SHORT, (5, 9, 7)):
+        path = src / f"{eid}.json"
+        data = json.loads(path.read_text())
+        data["max_steps"] = budget
+        path.write_text(json.dumps(data))
+    handed: list[list[str]] = []
+
+    class TwoSlots(InProcessExecutor):
+        slots = 2
+
+        def run(self, fn, tasks, progress=None):
+            handed.append([t.key for t in tasks])
+            yield from super().run(fn, tasks, progress)
+
+    for slots, out in ((2, "two"), (1, "one")):
+        executor = TwoSlots()
+        executor.slots = slots
+        monkeypatch.setattr(cli_longact, "executor_from_args", lambda args, e=executor: e)
+        assert cli.main(["eval", "longact", "--episodes", str(src), "--out", str(tmp_path / out), "--planner",
+                         "oracle", "--no-render", "--experience-wave", "3"]) == 0
+    assert handed == [[SHORT[1], SHORT[2], SHORT[0]], list(SHORT)]
+    for out in ("two", "one"):
+        summary = json.loads((tmp_path / out / "summary.json").read_text())
+        assert [e["episode_id"] for e in summary["episodes"]] == list(SHORT)
+    assert cli_longact.longest_first([0, 1, 2], [SimpleNamespace(max_steps=m) for m in (4, 4, 6)]) == [2, 0, 1]
 
 
 def test_unreachable_ray_address_exits_2_quickly(tmp_path, capsys):
