@@ -168,7 +168,7 @@ def test_experience_pool_is_one_snapshot_per_wave_merged_in_episode_order(tmp_pa
 def test_with_several_slots_a_wave_is_handed_out_longest_first_and_reported_in_episode_order(tmp_path, monkeypatch):
     """Each wave's episodes go to the workers by their step budget, longest first (a long one
     drawn last would run alone while the other worker idles); the summary stays in episode
-    order and the pool is merged in episode order. One slot keeps the file order."""
+    order (the pool's merge order: the wave test above). One slot keeps the file order."""
     from evaluation.executor import InProcessExecutor
     from worldmind import cli_longact
 

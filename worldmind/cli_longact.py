@@ -80,11 +80,11 @@ def longest_first(wave: list[int], episodes: Sequence[Any]) -> list[int]:
     one worker idles at the wave's end: handed out in file order, a long episode drawn last
     runs alone. Longest first (Graham's LPT rule) by the episode's step budget (``max_steps``,
     set from the oracle's plan; over the 184 v2 dev episodes it correlates 0.80 with an
-    episode's wall time) shortens that tail: replayed on the per-episode times of the whole v2
-    set's two-worker run (``benchmarks/wave_schedule.py``), the waves of 8 take 46.5 min instead
-    of 48.1 (44.7 if no worker ever idled). Results do not change: each wave starts from one
-    snapshot of the experience pool and is merged in episode order, whatever order it ran in.
-    One slot runs in file order (the order changes nothing there)."""
+    episode's wall time) shortens that tail: the whole v2 set on two workers went from 49.1 to
+    47.7 min (``benchmarks/wave_schedule.py`` replays the committed run's per-episode times:
+    48.5 min in file order, 46.7 longest first, 44.8 if no worker ever idled). Results do not
+    change: each wave starts from one snapshot of the experience pool and is merged in episode
+    order, whatever order it ran in. One slot runs in file order (the order changes nothing)."""
     return sorted(wave, key=lambda i: (-int(getattr(episodes[i], "max_steps", 0) or 0), i))
 
 
