@@ -25,6 +25,7 @@ from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.longact_results import read_results  # noqa: E402  (names a bad line)
 from worldmind.cli_longact import longest_first  # noqa: E402
 
 
@@ -59,9 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.workers < 1 or args.wave < 1:
         ap.error("--workers and --wave must be at least 1")
-    lines = args.results.read_text(encoding="utf-8").splitlines()
-    rows = [json.loads(line) for line in lines[1:] if line.strip()]
-    times = {str(r["id"]): float(r["wall_time_s"]) for r in rows}
+    times = {eid: float(r["wall_time_s"]) for eid, r in read_results(args.results)[1].items()}
     budgets: dict[str, int] = {}
     for eid in times:
         path = args.episodes / f"{eid}.json"

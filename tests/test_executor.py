@@ -180,15 +180,13 @@ def test_with_several_slots_a_wave_is_handed_out_longest_first_and_reported_in_e
         path.write_text(json.dumps(data))
     handed: list[list[str]] = []
 
-    class TwoSlots(InProcessExecutor):
-        slots = 2
-
+    class Recording(InProcessExecutor):
         def run(self, fn, tasks, progress=None):
             handed.append([t.key for t in tasks])
             yield from super().run(fn, tasks, progress)
 
     for slots, out in ((2, "two"), (1, "one")):
-        executor = TwoSlots()
+        executor = Recording()
         executor.slots = slots
         monkeypatch.setattr(cli_longact, "executor_from_args", lambda args, e=executor: e)
         assert cli.main(["eval", "longact", "--episodes", str(src), "--out", str(tmp_path / out), "--planner",

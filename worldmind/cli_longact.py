@@ -85,7 +85,7 @@ def longest_first(wave: list[int], episodes: Sequence[Any]) -> list[int]:
     48.5 min in file order, 46.7 longest first, 44.8 if no worker ever idled). Results do not
     change: each wave starts from one snapshot of the experience pool and is merged in episode
     order, whatever order it ran in. One slot runs in file order (the order changes nothing)."""
-    return sorted(wave, key=lambda i: (-int(getattr(episodes[i], "max_steps", 0) or 0), i))
+    return sorted(wave, key=lambda i: (-int(episodes[i].max_steps), i))
 
 
 def _mean_line(results: list[Any]) -> str:
