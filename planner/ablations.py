@@ -118,6 +118,7 @@ class BeliefLog(Protocol):
 
     def record(self, step: int, action: str, object_id: str, success: bool, error: str = "",
                held_before: str | None = None, failure: str = "") -> None: ...
+    def observe(self, step: int, object_id: str, states: tuple[tuple[str, Any], ...]) -> int: ...
     def state_of(self, object_id: str) -> dict[str, Any]: ...
     def __len__(self) -> int: ...
 
@@ -180,6 +181,9 @@ class NoBeliefs:
     def record(self, step: int, action: str, object_id: str, success: bool, error: str = "",
                held_before: str | None = None, failure: str = "") -> None:
         return None
+
+    def observe(self, step: int, object_id: str, states: tuple[tuple[str, Any], ...]) -> int:
+        return 0
 
     def state_of(self, object_id: str) -> dict[str, Any]:
         return {}

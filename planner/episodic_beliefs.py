@@ -4,13 +4,15 @@ HoloMind's episodic memory keeps status (what is held, what state the agent left
 history. Here that status is not a private dict but events in ``memory.belief.BeliefTracker``,
 the same ObsMem-style tracker that serves WorldLines: every successful interaction becomes an
 ``action`` event by the robot with the state atoms it made true (observed, timestamped by the
-step), and a failure that reveals a state ("X is already on") becomes an ``observation`` event.
+step), a failure that reveals a state ("X is already on") becomes an ``observation`` event, and
+so does what a close look shows changed (the state classifier's flags on a frame,
+``household.visible_states``: "the fridge stands open", "the mug is dirty"), once per change.
 So the planner reads object states with provenance and history ("the fridge: opened at step
 212, closed at step 230"), and the log can be written to disk (``path``) and replayed like any
 other belief log.
 
 States the agent never observed stay unknown: the tracker holds only what passed through the
-robot's own actions and feedback, never ground truth.
+robot's own actions, feedback and frames, never ground truth.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from household.interactions import BY_ACTION
+from household.interactions import BY_ACTION, INTERACTIONS
 from household.outcomes import Failure, failure_of
 from memory.belief.effects import THOR_FLAGS, action_effects, held_location
 from memory.belief.events import Event, StateAtom
@@ -26,6 +28,28 @@ from memory.belief.tracker import BeliefTracker
 
 ROBOT = "robot"
 HAND = held_location(ROBOT)  # the location of what the robot holds
+# THOR flag -> the belief value when False, for the flags an interaction sets both ways
+# (isOpen: "closed", isToggled: "off"); from the one table of interactions
+_FALSE_VALUES: dict[str, str] = {i.thor_flag: i.belief[1] for i in INTERACTIONS
+                                 if i.thor_flag and i.thor_value is False and i.belief}
+# the flags a close look shows that no interaction row carries a belief for (rinsing, cooking
+# and filling change them through other objects): THOR flag -> belief attribute
+_SEEN_ONLY: dict[str, str] = {"isDirty": "dirty", "isCooked": "cooked", "isFilledWithLiquid": "filled"}
+_EMPTY = "empty"  # the "filled" value of a vessel seen holding nothing
+
+
+def seen_atom(flag: str, value: Any) -> tuple[str, str] | None:
+    """(attribute, value) in the belief vocabulary for what a close look showed of one THOR
+    flag (``household.visible_states``: booleans, the liquid's name for a filled vessel), or
+    None for a flag the vocabulary has no attribute for."""
+    if flag in THOR_FLAGS:
+        attribute, true_value = THOR_FLAGS[flag]
+        return attribute, true_value if value else _FALSE_VALUES.get(flag, "false")
+    if flag not in _SEEN_ONLY:
+        return None
+    if flag == "isFilledWithLiquid":
+        return _SEEN_ONLY[flag], str(value) if value else _EMPTY
+    return _SEEN_ONLY[flag], "true" if value else "false"
 
 
 class EpisodicBeliefs:
@@ -69,13 +93,36 @@ class EpisodicBeliefs:
             self._ingest(step, "observation", "inspect", object_id, [StateAtom(object_id, attribute, value)],
                          {"after": action})
 
+    def observe(self, step: int, object_id: str, states: tuple[tuple[str, Any], ...]) -> int:
+        """What a close look at the object showed (THOR flag, value pairs), as an ``observation``
+        event by the robot of the atoms that differ from what the tracker holds now: a change
+        the agent saw (or a first look) is evidence, the same look again every frame is not.
+        Returns the number of atoms recorded."""
+        atoms = []
+        for flag, value in states:
+            atom = seen_atom(flag, value)
+            if atom is None:
+                continue
+            now = self.tracker.state.current(object_id, atom[0])
+            if now is None or now.value != atom[1]:
+                atoms.append(StateAtom(object_id, *atom))
+        if atoms:
+            self._ingest(step, "observation", "inspect", object_id, atoms, {"by": "state classifier"})
+        return len(atoms)
+
     def state_of(self, object_id: str) -> dict[str, Any]:
-        """The latest observed flags (isOpen, isToggled, isSliced) and location, if any."""
+        """The latest observed flags (isOpen, isToggled, isSliced, isBroken, and what looks
+        showed of isDirty, isCooked, isFilledWithLiquid) and location, if any."""
         out: dict[str, Any] = {}
         for flag, (attribute, true_value) in THOR_FLAGS.items():
             entry = self.tracker.state.current(object_id, attribute)
             if entry is not None:
                 out[flag] = entry.value == true_value
+        for flag, attribute in _SEEN_ONLY.items():
+            entry = self.tracker.state.current(object_id, attribute)
+            if entry is not None:
+                out[flag] = ((entry.value if entry.value != _EMPTY else False) if flag == "isFilledWithLiquid"
+                             else entry.value == "true")
         where = self.tracker.state.current(object_id, "location")
         if where is not None:
             out["location"] = where.value

@@ -229,6 +229,12 @@ class HoloMindAgent:
     def _integrate(self, obs: Observation) -> None:
         self.occupancy.integrate(obs)
         self.tracker.integrate(obs)
+        for label in (obs.id_to_label or {}).values():
+            # what a close look shows (a state classifier's flags) is observed evidence in the
+            # belief tracker, as the agent's own actions are; recorded when it changes
+            if label.states and label.object_id in self.tracker.visible_now \
+                    and self.tracker.get(label.object_id) is not None:
+                self.beliefs.observe(int(obs.step), label.object_id, label.states)
         if not obs.feedback.success and obs.feedback.action:
             self.stats["failed_actions"] += 1
 

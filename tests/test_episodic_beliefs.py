@@ -54,3 +54,36 @@ def test_the_log_on_disk_replays_into_the_same_state(tmp_path: Path) -> None:
     again.record(4, "OpenObject", "Drawer|1", True)  # a later episode's step counter restarts
     assert again.state_of("Drawer|1") == {"isOpen": True}
     again.close()
+
+
+def test_what_a_close_look_shows_changed_is_observed_evidence_once_per_change() -> None:
+    """The state classifier's flags on a frame (household.visible_states) enter the tracker as
+    observations by the robot: a first look and each change are events, the same look frame
+    after frame is not; the flags no interaction sets (dirty, cooked, filled) get attributes of
+    their own, and the log reads back as the flags the agent acts on."""
+    b = EpisodicBeliefs(session="ep-4")
+    assert b.observe(30, "Mug|1", (("isDirty", True), ("isFilledWithLiquid", False))) == 2
+    assert b.observe(31, "Mug|1", (("isDirty", True), ("isFilledWithLiquid", False))) == 0  # the same again
+    assert b.observe(40, "Mug|1", (("isDirty", False), ("isFilledWithLiquid", "coffee"))) == 2
+    assert b.state_of("Mug|1") == {"isDirty": False, "isFilledWithLiquid": "coffee"}
+    assert b.history("Mug|1", "dirty") == [(30, "true"), (40, "false")]
+    assert b.history("Mug|1", "filled") == [(30, "empty"), (40, "coffee")]
+    assert len(b) == 2
+    event = b.tracker.event(1)
+    assert event.kind == "observation" and event.actor == "robot" and event.observers == ("robot",)
+    assert b.tracker.state.current("Mug|1", "dirty").provenance == "observed"
+    # flags an interaction sets share its vocabulary: a fridge seen standing open, then closed by
+    # the robot, then seen open again (someone opened it) is history the planner can read
+    b.observe(50, "Fridge|1", (("isOpen", True),))
+    b.record(55, "CloseObject", "Fridge|1", True)
+    assert b.observe(56, "Fridge|1", (("isOpen", False),)) == 0  # what the action said: no news
+    b.observe(70, "Fridge|1", (("isOpen", True), ("isToggled", False)))
+    assert b.history("Fridge|1", "open") == [(50, "open"), (55, "closed"), (70, "open")]
+    assert b.state_of("Fridge|1") == {"isOpen": True, "isToggled": False}
+    assert b.history("Fridge|1", "power") == [(70, "off")]
+
+
+def test_a_flag_with_no_belief_attribute_is_skipped() -> None:
+    b = EpisodicBeliefs()
+    assert b.observe(3, "Thing|1", (("isHotToTheTouch", True),)) == 0
+    assert len(b) == 0

@@ -179,3 +179,57 @@ def test_a_closed_receptacle_on_the_tour_is_opened_not_looked_over(monkeypatch: 
     # opened, it is looked into over its height (``planner.surface_look.look_into``)
     assert agent.looked_into == [("fridge", "Apple")]
     assert [a.name for a in sent][-2:] == ["OpenObject", "LookUp"]
+
+
+def _laptops_agent(unreachable: bool) -> _Agent:
+    """A house explored already with two laptops seen: "lap|desk" is the one by the desk the
+    instruction names, "lap|sofa" another. The grounder binds the one by the desk unless it is
+    excluded; the other only when relations are relaxed."""
+    agent = _Agent(faucet_at=None)
+    laptops = [SimpleNamespace(object_id=oid, object_type="Laptop", centroid=np.array([x, 0.8, 0.0]), gone=False,
+                               state={}) for oid, x in (("lap|desk", 3.0), ("lap|sofa", 1.0))]
+    agent.tracker = SimpleNamespace(of_type=lambda t: list(laptops) if t == "Laptop" else [],
+                                    objects={o.object_id: o for o in laptops})
+    if unreachable:  # an earlier attempt's walk to it failed: given up as unreachable for now
+        agent.state.unreachable.add("lap|desk")
+        agent.state.excluded_now.add("lap|desk")
+
+    def ground(goal: Any, ctx: Any) -> Any:
+        if "lap|desk" not in agent.state.excluded_now:
+            return SimpleNamespace(bindings={"object": "lap|desk"})
+        return SimpleNamespace(bindings={"object": "lap|sofa" if ctx.relax_relations else None})
+
+    agent.ground_role = SimpleNamespace(ground=ground)
+    agent.context = lambda relax_rooms=False, relax_relations=False: SimpleNamespace(  # type: ignore[method-assign]
+        known_objects=[], relax_relations=relax_relations)
+    return agent
+
+
+def test_the_described_instance_out_of_reach_is_not_swapped_for_another_by_relaxing() -> None:
+    """dev-061-0 under realistic sensors: the laptop by the desk was grounded, the walk to it
+    failed while the map shut the agent in, and the search then relaxed the relation and took
+    another laptop. With the described one only out of reach, the search gives the goal back
+    (its loop retries what was unreachable on the grown map) and relaxes nothing."""
+    goal = SimpleNamespace(id="g2", typed_hints=SimpleNamespace(object_room=None, object_near=None,
+                                                                 object_source=None))
+    agent = _laptops_agent(unreachable=True)
+    assert _drive(search(agent, goal, [("object", "Laptop", None)])) is False
+    assert agent.state.relaxed_relations == set()
+    assert agent.state.excluded_now == {"lap|desk"}  # the check left the goal's exclusions as they were
+    assert "g2: what fits was out of reach so far; not relaxing the description" in agent.notes
+    # once the loop has retried it (no longer excluded) and nothing fits, relaxing is allowed again
+    agent.state.excluded_now.clear()
+    agent.state.unreachable.clear()
+    agent.ground_role = SimpleNamespace(ground=lambda goal, ctx: SimpleNamespace(
+        bindings={"object": "lap|sofa" if ctx.relax_relations else None}))
+    assert _drive(search(agent, goal, [("object", "Laptop", None)])) is True
+    assert agent.state.relaxed_relations == {"g2"}
+
+
+def test_with_nothing_out_of_reach_the_relation_is_relaxed_as_before() -> None:
+    goal = SimpleNamespace(id="g2", typed_hints=SimpleNamespace(object_room=None, object_near=None,
+                                                                 object_source=None))
+    agent = _laptops_agent(unreachable=False)
+    agent.state.excluded_now.add("lap|desk")  # excluded for another reason (this goal found it would not do)
+    assert _drive(search(agent, goal, [("object", "Laptop", None)])) is True
+    assert agent.state.relaxed_relations == {"g2"}

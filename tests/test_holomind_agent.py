@@ -257,6 +257,16 @@ def test_agent_keeps_its_own_actions_as_belief_evidence(short_run: tuple) -> Non
     assert last_place, "the shortest dev episode places at least one object"
     for obj, receptacle in last_place.items():
         assert agent.beliefs.state_of(obj)["location"] == receptacle
+    # what close looks showed is observed evidence too, recorded when it changed, never repeated
+    looks = [e for e in events if e.kind == "observation" and e.args.get("by") == "state classifier"]
+    assert looks, "the agent looks closely at something with a state in the shortest dev episode"
+    last: dict[tuple[str, str], str] = {}
+    for e in events:
+        for atom in e.effects:
+            if e in looks:
+                assert last.get((atom.entity, atom.attribute)) != atom.value, (e, atom)
+            last[(atom.entity, atom.attribute)] = atom.value
+    assert all(agent.tracker.get(e.target) is not None for e in looks)
 
 
 # ==== the critic and the experience pool in closed loop =========================================
