@@ -206,10 +206,11 @@ def _laptops_agent(unreachable: bool) -> _Agent:
 
 
 def test_the_described_instance_out_of_reach_is_not_swapped_for_another_by_relaxing() -> None:
-    """dev-061-0 under realistic sensors: the laptop by the desk was grounded, the walk to it
-    failed while the map shut the agent in, and the search then relaxed the relation and took
-    another laptop. With the described one only out of reach, the search gives the goal back
-    (its loop retries what was unreachable on the grown map) and relaxes nothing."""
+    """As in dev-041-0 under realistic sensors (the rag by the fridge): the described instance
+    was grounded, the walk to it failed while the map shut the agent in, and the search then
+    relaxed the relation and took another of the type. With the described one only out of
+    reach, the search gives the goal back (its loop retries what was unreachable on the grown
+    map) and relaxes nothing."""
     goal = SimpleNamespace(id="g2", typed_hints=SimpleNamespace(object_room=None, object_near=None,
                                                                  object_source=None))
     agent = _laptops_agent(unreachable=True)
