@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 
-from planner.episodic_beliefs import HAND, EpisodicBeliefs
+from household.visible_states import STATE_FLAGS
+from planner.episodic_beliefs import HAND, EpisodicBeliefs, seen_atom
 
 
 def test_successful_actions_become_observed_state_with_history() -> None:
@@ -87,3 +88,11 @@ def test_a_flag_with_no_belief_attribute_is_skipped() -> None:
     b = EpisodicBeliefs()
     assert b.observe(3, "Thing|1", (("isHotToTheTouch", True),)) == 0
     assert len(b) == 0
+
+
+def test_every_flag_the_classifier_reports_has_a_belief_attribute() -> None:
+    """A flag added to the state classifier (household.visible_states) without a belief
+    attribute would be dropped silently by ``observe``: the two tables must agree."""
+    for flag in STATE_FLAGS:
+        assert seen_atom(flag, True) is not None, flag
+        assert seen_atom(flag, True) != seen_atom(flag, False), flag  # both values told apart
