@@ -61,6 +61,10 @@ def object_memory_factory(name: str) -> ObjectMemoryFactory:
     return cast(ObjectMemoryFactory, load_entry(OBJECT_MEMORIES[name]))
 
 
+# Tries at a goal's grounding and subgoals before it is given up (a replan, a contradicted check
+# or a search that found what was missing each spend one).
+GOAL_ATTEMPTS = 3
+
 # Why a goal attempt ended, as the report gives it per goal (``extra.goals[id].reason``); read by
 # ``evaluation/failure_taxonomy.py`` to say why each unmet checklist unit was missed.
 GOAL_REASONS = {
@@ -501,7 +505,11 @@ class HoloMindAgent:
             self.state.excluded_now |= self.state.group_used.get(group, set())
         retried_unreachable = False
         self._emit_plan()
-        for attempt in range(3):
+        attempt = -1
+        # GOAL_ATTEMPTS tries at grounding and acting; the one retry of what was out of reach
+        # (below) is not one of them: falling on the last try, it ended the loop with the goal
+        # given up before the retry's grounding ran.
+        while (attempt := attempt + 1) < GOAL_ATTEMPTS + retried_unreachable:
             if self.obs.step - start_step > self.config.goal_step_cap:
                 self.note(f"{goal.id}: step cap reached")
                 self._outcome(goal, "step_cap", f"more than {self.config.goal_step_cap} steps")
