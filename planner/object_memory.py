@@ -29,6 +29,25 @@ if TYPE_CHECKING:
     from planner.agent_config import AgentConfig
 
 
+# A box with the depth noise (sigma, metres) of the views it was built from.
+Look = tuple[np.ndarray, np.ndarray, float]
+
+
+def best_looks(best: Look | None, lo: np.ndarray, hi: np.ndarray, sigma: float, moved: bool) -> Look:
+    """The box of an object's best looks after a new view (lo, hi, of noise sigma): the view
+    replaces it when there is none yet, the object was moved (the box is stale), the view has
+    under half its noise (a much better look), or, with noise, lies clear of it by three of the
+    view's sigma (someone moved it); widens it when its noise is within twice the box's (without
+    noise both are 0: always the union); else the box stays (a worse look). The object tracker's
+    box and the spatial memory's cut (``SpatialObjectMemory._bounded``) both follow it."""
+    if best is None or moved or sigma < best[2] / 2.0 or (sigma > 0 and bool(
+            np.any((lo > best[1] + 3.0 * sigma) | (hi < best[0] - 3.0 * sigma)))):
+        return lo, hi, sigma
+    if sigma <= 2.0 * best[2]:
+        return np.minimum(best[0], lo), np.maximum(best[1], hi), best[2]
+    return best
+
+
 @dataclass
 class TrackedObject:
     """One object as the agent's memory knows it, in THOR (x, y, z) (the lattice planner's frame)."""

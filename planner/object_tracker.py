@@ -27,7 +27,7 @@ from household.types import Observation
 from perception.backproject import backproject_pixels
 from perception.mask_edges import main_depth_run
 from planner.agent_config import AgentConfig
-from planner.object_memory import ObjectMemory, RecordKeeping, TrackedObject
+from planner.object_memory import ObjectMemory, RecordKeeping, TrackedObject, best_looks
 
 # Ids seen too few times to believe, kept at most (the oldest first out): a detector's false
 # detections never come back, and a robot runs for days; the largest v2 episode budget (7,953
@@ -127,13 +127,11 @@ class ObjectTracker(RecordKeeping):
                 continue
             self._saw_states(rec, label.states, obs.step)
             self._vote_type(rec, label.object_type)
-            # with noise, a view whose box lies clear of the record's (beyond three of its own
-            # sigma) shows the object somewhere else: someone moved it, and that view wins
-            elsewhere = sigma > 0 and bool(np.any((lo > rec.box_max + 3.0 * sigma) | (hi < rec.box_min - 3.0 * sigma)))
-            if rec.moved or sigma < rec.sigma / 2.0 or elsewhere:  # stale, a much better look, or moved
-                rec.box_min, rec.box_max, rec.moved, rec.sigma = lo, hi, False, sigma
-            elif sigma <= 2.0 * rec.sigma:  # without noise both are 0: always the union
-                rec.box_min, rec.box_max = np.minimum(rec.box_min, lo), np.maximum(rec.box_max, hi)
+            # the box of the best looks: a much better look, a moved or stale record, a view clear
+            # of the box replace it; a look as good widens it; a worse one is left out
+            rec.box_min, rec.box_max, rec.sigma = best_looks((rec.box_min, rec.box_max, rec.sigma), lo, hi, sigma,
+                                                             rec.moved)
+            rec.moved = False
             rec.centroid = (rec.box_min + rec.box_max) / 2.0
             rec.last_seen, rec.pixels = obs.step, n
             rec.seen_count += 1

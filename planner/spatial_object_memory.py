@@ -40,7 +40,7 @@ from memory.spatial.memory import MemoryConfig
 from memory.spatial.object_table import ACTIVE, MERGED, RETIRED
 from memory.spatial.sensor_settings import SensorErrors, memory_config_for
 from planner.agent_config import AgentConfig
-from planner.object_memory import ObjectMemory, RecordKeeping, TrackedObject
+from planner.object_memory import ObjectMemory, RecordKeeping, TrackedObject, best_looks
 
 __all__ = ["SpatialObjectMemory", "sensor_errors_for", "spatial_memory"]
 
@@ -204,23 +204,13 @@ class SpatialObjectMemory(RecordKeeping):
         agent: the agent stopped where the box was in reach and the object was not (dev-098-0
         under ``--sensors realistic``: 7 interactions out of reach, 1.54 to 2.29 m, where the
         box said 1.35 to 1.49 m; the tracker's box, 1 failure). The best looks are kept as the
-        tracker keeps its box: a look with under half the noise replaces them, one within twice
-        theirs widens them, a worse one is left out, and one clear of them by three of its sigma
-        (the object was moved) replaces them. The box is the row's, cut to the looks' box grown
-        by three of their sigma; where the two do not meet (a row that still holds an old place),
-        the looks'. No pose tolerance in that margin: a look is taken from the pose the agent
+        tracker keeps its box (``planner.object_memory.best_looks``). The box is the row's, cut
+        to the looks' box grown by three of their sigma; where the two do not meet (a row that
+        still holds an old place), the looks'. No pose tolerance in that margin: a look is taken from the pose the agent
         believes now, or near it, so it places the object where the agent will reach for it
         (dev-098-0, run alone: 2 interactions out of reach with this cut, 4 with the tolerance
         added to the margin)."""
-        vlo, vhi = view
-        best = self._looks.get(source_id)
-        if best is None or moved or sigma < best[2] / 2.0 or bool(
-                np.any((vlo > best[1] + 3.0 * sigma) | (vhi < best[0] - 3.0 * sigma))):
-            best = (vlo, vhi, sigma)
-        elif sigma <= 2.0 * best[2]:
-            best = (np.minimum(best[0], vlo), np.maximum(best[1], vhi), best[2])
-        self._looks[source_id] = best
-        blo, bhi, bsigma = best
+        blo, bhi, bsigma = self._looks[source_id] = best_looks(self._looks.get(source_id), *view, sigma, moved)
         margin = 3.0 * bsigma
         cut_lo, cut_hi = np.maximum(lo, blo - margin), np.minimum(hi, bhi + margin)
         if np.any(cut_lo > cut_hi):

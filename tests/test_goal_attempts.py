@@ -16,15 +16,7 @@ from household.checklist import ChecklistItem, ObjectSelector
 from planner.holomind import GOAL_ATTEMPTS, HoloMindAgent
 from planner.refusals import ReceptacleRefusals
 from planner.roles import Goal
-
-
-def _run(gen) -> Any:
-    try:
-        gen.send(None)
-        while True:
-            gen.send(None)
-    except StopIteration as stop:
-        return stop.value
+from tests.test_goal_search import _drive as _run  # drives a skill generator, returns its value
 
 
 def _agent(monkeypatch: pytest.MonkeyPatch, found: list[bool]) -> tuple[HoloMindAgent, Goal, list[set[str]]]:
