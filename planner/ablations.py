@@ -119,6 +119,7 @@ class BeliefLog(Protocol):
     def record(self, step: int, action: str, object_id: str, success: bool, error: str = "",
                held_before: str | None = None, failure: str = "") -> None: ...
     def observe(self, step: int, object_id: str, states: tuple[tuple[str, Any], ...]) -> int: ...
+    def observe_location(self, step: int, object_id: str, receptacle_id: str) -> bool: ...
     def state_of(self, object_id: str) -> dict[str, Any]: ...
     def __len__(self) -> int: ...
 
@@ -184,6 +185,9 @@ class NoBeliefs:
 
     def observe(self, step: int, object_id: str, states: tuple[tuple[str, Any], ...]) -> int:
         return 0
+
+    def observe_location(self, step: int, object_id: str, receptacle_id: str) -> bool:
+        return False
 
     def state_of(self, object_id: str) -> dict[str, Any]:
         return {}

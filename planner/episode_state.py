@@ -23,6 +23,9 @@ class EpisodeState:
     relaxed_goals: set[str] = field(default_factory=set)  # goals grounded with the room names relaxed
     relaxed_relations: set[str] = field(default_factory=set)  # goals grounded with their relations relaxed
     unreachable: set[str] = field(default_factory=set)  # navigation to it failed: others of the type first
+    # object id -> the nearest the agent believed it was when an interaction with it was refused
+    # as out of reach: the next try comes nearer than that (``HoloMindAgent.reach_wanted``)
+    refused_reach: dict[str, float] = field(default_factory=dict)
     used_ids: set[str] = field(default_factory=set)  # bound by a finished goal
     group_used: dict[str, set[str]] = field(default_factory=dict)  # distinct_group -> objects bound in it
     failed_frontiers: list[tuple[float, float, int]] = field(default_factory=list)  # (x, z, weight)

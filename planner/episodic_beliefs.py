@@ -6,7 +6,9 @@ the same ObsMem-style tracker that serves WorldLines: every successful interacti
 ``action`` event by the robot with the state atoms it made true (observed, timestamped by the
 step), a failure that reveals a state ("X is already on") becomes an ``observation`` event, and
 so does what a close look shows changed (the state classifier's flags on a frame,
-``household.visible_states``: "the fridge stands open", "the mug is dirty"), once per change.
+``household.visible_states``: "the fridge stands open", "the mug is dirty"), once per change,
+and where a thing is seen standing (on or in which receptacle, from the agent's own boxes: a mug
+someone else moved has its new place, not only "moved").
 So the planner reads object states with provenance and history ("the fridge: opened at step
 212, closed at step 230"), and the log can be written to disk (``path``) and replayed like any
 other belief log.
@@ -22,7 +24,7 @@ from typing import Any
 
 from household.interactions import BY_ACTION, INTERACTIONS
 from household.outcomes import Failure, failure_of
-from memory.belief.effects import THOR_FLAGS, action_effects, held_location
+from memory.belief.effects import LOCATION, THOR_FLAGS, action_effects, held_location
 from memory.belief.events import Event, StateAtom
 from memory.belief.tracker import BeliefTracker
 
@@ -110,6 +112,18 @@ class EpisodicBeliefs:
             self._ingest(step, "observation", "inspect", object_id, atoms, {"by": "state classifier"})
         return len(atoms)
 
+    def observe_location(self, step: int, object_id: str, receptacle_id: str) -> bool:
+        """The object seen standing on or in the receptacle (``planner.support.support_of`` on
+        the agent's own boxes), as an ``observation`` of its ``location`` when that differs from
+        what the tracker holds: a thing someone else moved gets its new place, not only
+        "moved". Returns whether it was recorded."""
+        now = self.tracker.state.current(object_id, LOCATION)
+        if now is not None and now.value == receptacle_id:
+            return False
+        self._ingest(step, "observation", "inspect", object_id, [StateAtom(object_id, LOCATION, receptacle_id)],
+                     {"by": "object memory"})
+        return True
+
     def state_of(self, object_id: str) -> dict[str, Any]:
         """The latest observed flags (isOpen, isToggled, isSliced, isBroken, and what looks
         showed of isDirty, isCooked, isFilledWithLiquid) and location, if any."""
@@ -123,7 +137,7 @@ class EpisodicBeliefs:
             if entry is not None:
                 out[flag] = ((entry.value if entry.value != _EMPTY else False) if flag == "isFilledWithLiquid"
                              else entry.value == "true")
-        where = self.tracker.state.current(object_id, "location")
+        where = self.tracker.state.current(object_id, LOCATION)
         if where is not None:
             out["location"] = where.value
         return out

@@ -37,14 +37,11 @@ from typing import Any, Callable, Literal, Protocol
 
 import numpy as np
 
-from planner.object_memory import ObjectMemory, TrackedObject
+from planner.object_memory import ObjectMemory
 from planner.roles import Goal
+from planner.support import stands_in
 
 Status = Literal["verified", "unverified", "contradicted"]
-# How far (metres) an object's box may stick out of its receptacle's footprint and still count as
-# on or in it (a mug at a counter's edge), and how far below the receptacle's bottom it may sit.
-FOOTPRINT_SLACK = 0.10
-BELOW_SLACK = 0.05
 # Flags only a close look (household.visible_states) shows, and how a reason names them.
 FLAGS_BY_LOOK = {
     "isOpen": "whether it is open",
@@ -100,16 +97,6 @@ def room_margin(rooms: RoomNamer, x: float, z: float, room: str) -> float:
     return scores[room] - max(others) if others else math.inf
 
 
-def _stands_in(obj: TrackedObject, target: TrackedObject) -> bool:
-    lo, hi = obj.box_min, obj.box_max
-    tlo, thi = target.box_min, target.box_max
-    overlap_x = lo[0] <= thi[0] + FOOTPRINT_SLACK and hi[0] >= tlo[0] - FOOTPRINT_SLACK
-    overlap_z = lo[2] <= thi[2] + FOOTPRINT_SLACK and hi[2] >= tlo[2] - FOOTPRINT_SLACK
-    centre_inside = (tlo[0] - FOOTPRINT_SLACK <= (lo[0] + hi[0]) / 2 <= thi[0] + FOOTPRINT_SLACK
-                     and tlo[2] - FOOTPRINT_SLACK <= (lo[2] + hi[2]) / 2 <= thi[2] + FOOTPRINT_SLACK)
-    return bool(overlap_x and overlap_z and centre_inside and lo[1] >= tlo[1] - BELOW_SLACK)
-
-
 def _shows(value: Any, expected: Any) -> bool:
     """Whether a looked-at flag value is what the goal asks (a liquid by name, or any with True)."""
     if isinstance(expected, str):
@@ -154,7 +141,7 @@ def check_goal(goal: Goal, bindings: dict[str, str | None], since_step: int, hel
         target = tracker.get(tid) if tid else None
         if target is None:
             return GoalCheck("unverified", f"the receptacle {tid or '?'} is not in the agent's memory")
-        if _stands_in(obj, target):
+        if stands_in(obj, target):
             return GoalCheck("verified", f"{obj.object_id} seen on/in {target.object_id}")
         where = np.round(obj.centroid, 2).tolist()
         return GoalCheck("contradicted", f"{obj.object_id} seen at {where}, not on/in {target.object_id}")

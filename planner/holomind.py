@@ -50,8 +50,10 @@ from planner.roles import CriticDecision, CriticEvent, Goal, KnownObject, Planne
 from planner.rooms import RoomSegmenter
 from planner.house_survey import explore_house
 from perception.pose_correction import CorrectorConfig, ScanToMapCorrector
-from planner.skills import SKILL_FAILED, UNREACHABLE, Replan, Skills
+from planner.support import catalog_place_watcher
+from planner.skills import SKILL_FAILED, UNREACHABLE, Replan, Skills, outcome
 from household.assets import default_catalog
+from household.outcomes import Failure
 from household.frames import ros_to_thor_points, ros_yaw_to_thor, thor_to_ros_points
 from household.types import Action, Observation
 
@@ -64,6 +66,11 @@ def object_memory_factory(name: str) -> ObjectMemoryFactory:
 # Tries at a goal's grounding and subgoals before it is given up (a replan, a contradicted check
 # or a search that found what was missing each spend one).
 GOAL_ATTEMPTS = 3
+
+# An interaction refused as out of reach is tried next from a pose at least this much nearer (in
+# the agent's belief) than the one it was refused from, and never asked nearer than NEAREST_WANTED.
+NEARER_AFTER_REFUSAL = 0.4
+NEAREST_WANTED = 0.3
 
 # Why a goal attempt ended, as the report gives it per goal (``extra.goals[id].reason``); read by
 # ``evaluation/failure_taxonomy.py`` to say why each unmet checklist unit was missed.
@@ -133,6 +140,7 @@ class HoloMindAgent:
         self.tracker: ObjectMemory = self.object_memory(self.config)
         # Episodic status (what the agent's own actions did) as evidence in the belief tracker.
         self.beliefs = self.parts.episodic.beliefs(str(getattr(episode, "id", "")))
+        self.places = catalog_place_watcher(self.catalog)  # where things are seen standing, into the beliefs
         self._last_held = observation.agent.held_object_id
         self._acted_at = -1  # step of the last successful interaction (goal_check reads flags after it)
         self.navigator = Navigator(self.occupancy, self.config.move_step, self.config.rotate_step,
@@ -192,6 +200,8 @@ class HoloMindAgent:
                    if self.config.pose_tolerance > 0 else {}),
                 "searches_capped": int(getattr(getattr(self, "navigator", None), "capped_searches", 0)),
                 "episodic_events": len(self.beliefs),
+                # objects' places seen (changes recorded as observed location evidence)
+                "places_observed": int(getattr(getattr(self, "places", None), "recorded", 0)),
                 "unparsed": [str(u) for u in getattr(self.decomposer, "unparsed", [])][:10],
                 **({"llm": self.llm_client.usage()} if self.llm_client is not None else {}),
                 **self._pose_correction_report(),
@@ -239,6 +249,7 @@ class HoloMindAgent:
             if label.states and label.object_id in self.tracker.visible_now \
                     and self.tracker.get(label.object_id) is not None:
                 self.beliefs.observe(int(obs.step), label.object_id, label.states)
+        self.places.watch(int(obs.step), self.tracker, obs.agent.held_object_id, self.beliefs)
         if not obs.feedback.success and obs.feedback.action:
             self.stats["failed_actions"] += 1
 
@@ -375,7 +386,31 @@ class HoloMindAgent:
                 t.note_state(object_id, "holds_placed", True)  # what it holds would travel with it
             elif name == "SliceObject":
                 t.note_gone(object_id)
+        self._note_reach(name, object_id, obs)
         self._last_held = self.held_id
+
+    def _note_reach(self, name: str, object_id: str, obs: Observation) -> None:
+        """Keep how near the agent believed the object was when the backend refused it as out of
+        reach; forget it once an interaction with it works or the agent picks it up (a new place)."""
+        refused = self.state.refused_reach
+        if obs.feedback.success:
+            refused.pop(object_id, None)
+            return
+        obj = self.tracker.get(object_id)
+        if obj is not None and outcome(obs) is Failure.OUT_OF_REACH:
+            refused[object_id] = min(refused.get(object_id, math.inf), self.reach_distance(obj))
+
+    def reach_wanted(self, object_id: str, reach: float) -> float:
+        """How near to come to the object for an interaction: ``reach``, or nearer than the
+        belief said it was when an interaction with it was refused as out of reach. With noisy
+        depth a box can reach half a metre further towards the agent than the object does: the
+        "come closer" fix then found the agent already within its closer reach and tried again
+        from where it stood (dev-010-0 under ``--sensors realistic --object-memory spatial``: a put
+        into a sink refused four times from one pose, 1.56 m, and the goal lost)."""
+        refused = self.state.refused_reach.get(object_id)
+        if refused is None:
+            return reach
+        return min(reach, max(refused - NEARER_AFTER_REFUSAL, NEAREST_WANTED))
 
     # ---- frontiers --------------------------------------------------------------------------------
     def frontier_failed(self, x: float, z: float) -> bool:

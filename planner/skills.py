@@ -53,6 +53,7 @@ class AgentView(Protocol):
     def held_type(self) -> str | None: ...
     def camera_thor(self) -> np.ndarray: ...
     def reach_distance(self, obj: TrackedObject) -> float: ...
+    def reach_wanted(self, object_id: str, reach: float) -> float: ...
     def context(self, relax_rooms: bool = False, relax_relations: bool = False) -> PlannerContext: ...
     def note(self, text: str) -> None: ...
     def critique(self, event: CriticEvent) -> CriticDecision: ...
@@ -204,6 +205,9 @@ class Skills:
         a = self.a
         start = a.obs.step
         blocked = idle = stuck = 0
+        asked, reach = reach, a.reach_wanted(object_id, reach)  # nearer than where it was refused as out of reach
+        if reach < asked:
+            a.note(f"coming within {reach:.2f} m of {object_id}, nearer than where it was out of reach")
         while True:
             obj = a.tracker.get(object_id)
             if obj is None:
@@ -215,7 +219,8 @@ class Skills:
             plan = a.navigator.plan_to_object(a.pose, obj, reach, avoid=avoid)
             if plan is None and reach < a.config.edge_reach:
                 # At the back of a deep counter: only poses at the edge of the arm's reach exist.
-                plan = a.navigator.plan_to_object(a.pose, obj, a.config.edge_reach, avoid=avoid)
+                plan = a.navigator.plan_to_object(a.pose, obj, a.reach_wanted(object_id, a.config.edge_reach),
+                                                  avoid=avoid)
             if plan is not None:
                 ok = yield from self.walk(plan.actions)
                 if ok:
@@ -225,6 +230,11 @@ class Skills:
                     a.note(f"blocked {blocked} times on the way to {object_id}")
                     return False
                 continue
+            if reach < asked:
+                # Refused as out of reach from where the agent stood, and no nearer pose on the
+                # map: exploring towards what it already stood by maps nothing that helps.
+                a.note(f"no pose nearer to {object_id} than where it was out of reach")
+                return False
             if a.obs.step - start > a.config.approach_step_cap or idle >= 3:
                 a.note(f"no path to {object_id} after {a.obs.step - start} steps of exploring towards it"
                        + (f" ({a.navigator.last_failure})" if a.navigator.last_failure else ""))
@@ -324,7 +334,7 @@ class Skills:
         if closer:
             a.stats["experience_reused"] += 1
             a.note(f"experience: come closer to {object_id} before {name}")
-        near_enough = a.config.reach - 0.1 if not closer else 0.95
+        near_enough = a.reach_wanted(object_id, a.config.reach - 0.1 if not closer else 0.95)
         if not (a.tracker.visible_now.get(object_id) and a.reach_distance(obj) <= near_enough):
             ok = yield from self.navigate_to(object_id, closer=closer)
             if not ok:

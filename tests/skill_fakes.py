@@ -30,6 +30,9 @@ class FakeAgentView:
     def reach_distance(self, obj: Any) -> float:
         return float(obj.distance_3d(self.camera_thor()))
 
+    def reach_wanted(self, object_id: str, reach: float) -> float:
+        return reach
+
     def experience_fix(self, action: str, object_type: str) -> None:
         return None
 

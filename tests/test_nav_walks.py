@@ -286,6 +286,7 @@ def test_an_approach_blocked_where_the_agent_stands_gives_the_object_up_after_th
                                 navigator=Navigator(_open_room()), stats=Counter(), note=notes.append,
                                 tracker=SimpleNamespace(get=lambda i: mug if i == "mug|1" else None, visible_now={}))
         agent.reach_distance = lambda o: o.distance_3d(np.array([agent.pose.x, 1.5, agent.pose.z]))
+        agent.reach_wanted = lambda oid, reach: reach
         walks = []
 
         class Bumping(Skills):

@@ -1,0 +1,111 @@
+"""An interaction the backend refused as out of reach is tried next from nearer than where it was
+refused (``HoloMindAgent.reach_wanted``, used by ``Skills._approach`` and ``Skills.interact``).
+
+With noisy depth an object's box can reach half a metre further towards the agent than the
+object: the critic's "come closer" then found the agent already within its closer reach (0.9 m)
+and the action was sent again from the same pose, refused again (dev-010-0 under
+``--sensors realistic --object-memory spatial``: a put into a sink refused four times at 1.56 m).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from household.outcomes import Failure
+from household.types import ActionFeedback
+from planner.episode_state import EpisodeState
+from planner.holomind import NEAREST_WANTED, NEARER_AFTER_REFUSAL, HoloMindAgent
+from planner.navigation import Navigator, Pose
+from planner.object_memory import TrackedObject
+from planner.occupancy import OccupancyConfig, OccupancyMap
+from planner.skills import Skills
+from tests.test_goal_search import _drive
+from tests.test_holomind_components import cell_centres
+
+# A sink at camera height, 0.6 m ahead (+x) of an agent standing at the origin.
+SINK = TrackedObject("sink|1", "SinkBasin", np.array([0.7, 1.45, 0.0]), np.array([0.6, 1.3, -0.1]),
+                     np.array([0.8, 1.6, 0.1]), 0, 0)
+
+
+def _memory(pose: Pose) -> Any:
+    """What ``HoloMindAgent._note_reach`` and ``reach_wanted`` read: the episode state, the
+    object memory and the reach from the agent's pose."""
+    view = SimpleNamespace(state=EpisodeState(), tracker=SimpleNamespace(get=lambda i: SINK if i == SINK.object_id else None))
+    view.reach_distance = lambda o: o.distance_3d(np.array([pose.x, 1.5, pose.z]))
+    return view
+
+
+def _obs(success: bool, failure: Failure | None = None) -> Any:
+    error = "" if success else "PutObject: object sink|1 is out of reach (1.56 m > 1.50 m)"
+    return SimpleNamespace(feedback=ActionFeedback("PutObject", success, error,
+                                                   failure=failure.value if failure else ""))
+
+
+def test_a_refusal_asks_for_a_pose_nearer_than_the_one_refused_until_an_action_works() -> None:
+    view = _memory(Pose(0.0, 0.0, 90.0, 30.0))
+    assert HoloMindAgent.reach_wanted(view, SINK.object_id, 0.9) == 0.9  # nothing refused yet
+    HoloMindAgent._note_reach(view, "PutObject", SINK.object_id, _obs(False, Failure.OUT_OF_REACH))
+    assert view.state.refused_reach[SINK.object_id] == 0.6  # as near as the agent believed it was
+    assert HoloMindAgent.reach_wanted(view, SINK.object_id, 0.9) == max(0.6 - NEARER_AFTER_REFUSAL, NEAREST_WANTED)
+    HoloMindAgent._note_reach(view, "PutObject", SINK.object_id, _obs(False, Failure.NO_ROOM))
+    assert view.state.refused_reach[SINK.object_id] == 0.6  # another failure says nothing of reach
+    HoloMindAgent._note_reach(view, "PutObject", SINK.object_id, _obs(True))
+    assert HoloMindAgent.reach_wanted(view, SINK.object_id, 0.9) == 0.9  # it worked from there: forgotten
+
+
+def _room(x_max: float) -> OccupancyMap:
+    """Open floor for |z| <= 3.5 and -3.5 <= x <= x_max."""
+    occ = OccupancyMap((0.0, 0.0), OccupancyConfig(size=12.0))
+    pts = cell_centres(occ, np.ones((occ.n, occ.n), dtype=bool)).reshape(occ.n, occ.n, 2)
+    occ.floor[:] = (pts[..., 0] >= -3.5) & (pts[..., 0] <= x_max) & (np.abs(pts[..., 1]) <= 3.5)
+    return occ
+
+
+def _approach(occ: OccupancyMap, refused: bool) -> tuple[bool, list[list[str]], list[str], Navigator]:
+    """``Skills._approach`` to the sink within the critic's closer reach, from the origin, after a
+    refusal there or not; the walk succeeds at once. Returns reached, the walks and the notes."""
+    pose = Pose(0.0, 0.0, 90.0, 30.0)
+    memory = _memory(pose)
+    if refused:
+        HoloMindAgent._note_reach(memory, "PutObject", SINK.object_id, _obs(False, Failure.OUT_OF_REACH))
+    notes: list[str] = []
+    navigator = Navigator(occ)
+    agent = SimpleNamespace(config=SimpleNamespace(edge_reach=1.45, approach_step_cap=300), obs=SimpleNamespace(step=0),
+                            pose=pose, navigator=navigator, stats=Counter(), note=notes.append,
+                            tracker=SimpleNamespace(get=memory.tracker.get, visible_now={SINK.object_id: 500}),
+                            reach_distance=memory.reach_distance,
+                            reach_wanted=lambda oid, reach: HoloMindAgent.reach_wanted(memory, oid, reach))
+    walks: list[list[str]] = []
+
+    class Walking(Skills):
+        def walk(self, actions: list[str], limit: int | None = None):  # type: ignore[no-untyped-def]
+            walks.append(list(actions))
+            yield from ()
+            return True
+
+    reached = _drive(Walking(agent)._approach(SINK.object_id, 0.9, []))  # type: ignore[arg-type]
+    return bool(reached), walks, notes, navigator
+
+
+def test_come_closer_walks_nearer_after_a_refusal_from_a_pose_the_box_says_is_in_reach() -> None:
+    reached, walks, _, _ = _approach(_room(3.5), refused=False)
+    assert reached and walks == []  # 0.6 m by the box: within 0.9, no step (what happened before)
+    reached, walks, _, navigator = _approach(_room(3.5), refused=True)
+    wanted = max(0.6 - NEARER_AFTER_REFUSAL, NEAREST_WANTED)
+    plan = navigator.plan_to_object(Pose(0.0, 0.0, 90.0, 30.0), SINK, wanted)
+    assert plan is not None and plan.actions
+    assert reached and walks == [plan.actions]  # walked to a pose within the nearer reach
+
+
+def test_with_no_nearer_floor_the_approach_gives_up_instead_of_exploring() -> None:
+    """No floor nearer than where it was refused (the counter's edge): the approach fails at once
+    (the goal loop sets the object aside as unreachable and may retry it on a grown map) instead
+    of exploring towards an object it already stood by."""
+    reached, walks, notes, _ = _approach(_room(0.1), refused=True)
+    assert not reached and walks == []
+    assert notes == [f"coming within {NEAREST_WANTED:.2f} m of {SINK.object_id}, nearer than where it was out of reach",
+                     f"no pose nearer to {SINK.object_id} than where it was out of reach"]
