@@ -1,9 +1,10 @@
 """Where an object stands, read from the object memory's boxes: on or in which receptacle.
 
 Two readers share the one rule: the goal check (``planner.goal_check``: is the mug seen on the
-shelf it was put on?) and the agent's beliefs (``HoloMindAgent._observe_places``: a thing seen
-standing somewhere is observed evidence of its location, so an object someone else moved has its
-new place in the belief tracker, not only "moved"). The boxes are the agent's own, never ground
+shelf it was put on?) and the agent's beliefs (``PlaceWatcher``, fed every frame by
+``HoloMindAgent._integrate``: a thing seen standing somewhere is observed evidence of its
+location, so an object someone else moved has its new place in the belief tracker, not only
+"moved"). The boxes are the agent's own, never ground
 truth.
 """
 
