@@ -40,7 +40,7 @@ from memory.spatial.memory import MemoryConfig
 from memory.spatial.object_table import ACTIVE, MERGED, RETIRED
 from memory.spatial.sensor_settings import SensorErrors, memory_config_for
 from planner.agent_config import AgentConfig
-from planner.object_memory import ObjectMemory, RecordKeeping, TrackedObject, best_looks
+from planner.object_memory import Look, ObjectMemory, RecordKeeping, TrackedObject, best_looks
 
 __all__ = ["SpatialObjectMemory", "sensor_errors_for", "spatial_memory"]
 
@@ -83,7 +83,7 @@ class SpatialObjectMemory(RecordKeeping):
         self._label_rows: dict[str, dict[str, int]] = {}  # segmenter id -> label -> row of that label's latest view
         self.last_frame: FrameResult | None = None  # what the latest frame did to the memory
         # segmenter id -> the best looks' box (THOR) and their depth noise: noisy depth only (``_bounded``)
-        self._looks: dict[str, tuple[np.ndarray, np.ndarray, float]] = {}
+        self._looks: dict[str, Look] = {}
         self._frames = self._skipped = 0
         self._seconds = [0.0, 0.0]  # perception, integration
 
@@ -195,7 +195,7 @@ class SpatialObjectMemory(RecordKeeping):
         return rec
 
     def _bounded(self, source_id: str, lo: np.ndarray, hi: np.ndarray, view: tuple[np.ndarray, np.ndarray],
-                 sigma: float, moved: bool) -> tuple[np.ndarray, np.ndarray, float]:
+                 sigma: float, moved: bool) -> Look:
         """The row's box bounded by what the best looks at the id showed, and their noise.
 
         With noisy depth and pose the row's voxels come from every view, far ones too, each
