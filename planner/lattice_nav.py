@@ -17,6 +17,7 @@ pass a test over its own occupancy grid.
 
 from __future__ import annotations
 
+import gc
 import heapq
 import itertools
 import math
@@ -61,10 +62,42 @@ def plan_lattice(
 ) -> LatticePlan | None:
     """Cheapest action sequence from start to a goal state, or None if none is found.
 
-    ``weight`` > 1 runs weighted A*: the plan costs at most ``weight`` times the optimum and the
-    search expands far fewer states on the lattice's many equal-cost detours. ``stats``, when
-    given, gets ``expanded`` (states expanded) and ``capped`` (1 when the search stopped at
-    ``max_expansions``, 0 when it found a plan or ran out of states: no plan exists)."""
+    ``heuristic`` is admissible and a function of the state's position only (every caller's is:
+    a walking distance or a straight line to a goal region): a turn's successor is given its
+    state's value instead of a fresh call. ``weight`` > 1 runs weighted A*: the plan costs at most
+    ``weight`` times the optimum and the search expands far fewer states on the lattice's many
+    equal-cost detours. ``stats``, when given, gets ``expanded`` (states expanded) and ``capped``
+    (1 when the search stopped at ``max_expansions``, 0 when it found a plan or ran out of
+    states: no plan exists).
+
+    The cyclic garbage collector is paused while the search runs: a search allocates a few
+    hundred thousand tuples (queued states and their chains), none in a cycle (each is freed by
+    its reference count), yet every few hundred allocations set off a collection that walks the
+    agent's whole heap: a third of a search's time on the v2 dev episodes (issue 27's decision
+    tail). It is switched on again afterwards only where it was on before."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        return _search(start, is_free, is_goal, heuristic, move_step, rotate_step, max_expansions,
+                       allow_strafe, weight, stats)
+    finally:
+        if was_on:
+            gc.enable()
+
+
+def _search(
+    start: LatticeState,
+    is_free: Callable[[float, float], bool],
+    is_goal: Callable[[LatticeState], bool],
+    heuristic: Callable[[LatticeState], float],
+    move_step: float,
+    rotate_step: float,
+    max_expansions: int,
+    allow_strafe: bool,
+    weight: float,
+    stats: dict[str, int] | None,
+) -> LatticePlan | None:
+    """``plan_lattice``'s search, with the collector as the caller left it."""
     move_cost = move_step / 0.25
     rot_cost = rotate_step / 30.0
     q = move_step / 2.0
@@ -73,7 +106,8 @@ def plan_lattice(
 
     # Everything below computes exactly what the plain loop did (same expressions, same order of
     # pushes, so the same plan); what repeats is memoised: a state's key, the trigonometry of a
-    # move per heading, the turns and their keys per heading, the free test per centimetre. The
+    # move per heading, the turns and their keys per heading, the free test per centimetre, and a
+    # turn's position key and heuristic (its state's: the same position). The
     # successors are handled inline, in the order the plain loop listed them (moves, then
     # RotateRight, RotateLeft): the order of pushes decides ties.
     yaw_key: dict[float, int] = {}
@@ -96,12 +130,14 @@ def plan_lattice(
     # A node is (state, the action that made it, the node it was made from): each queued state
     # carries the chain it was generated along.
     start_node: _Node = (start, None, None)
-    heap = [(weight * heuristic(start), next(counter), 0.0, start_key, start_node)]
+    # A queue entry is (f, tie-breaker, g, key, node, h): h for the turns (same position, same h).
+    h0 = heuristic(start)
+    heap = [(weight * h0, next(counter), 0.0, start_key, start_node, h0)]
     expanded = 0
     inf = math.inf
     push, pop = heapq.heappush, heapq.heappop
     while heap:
-        _, _, g, k, node = pop(heap)
+        _, _, g, k, node, sh = pop(heap)
         if g > best_get(k, inf) + 1e-9:
             continue
         s = node[0]
@@ -124,30 +160,37 @@ def plan_lattice(
                   math.cos(math.radians(syaw + off)) * move_step) for name, off in moves.items()],
                 (("RotateRight", right, heading_key(right)), ("RotateLeft", left, heading_key(left))))
         yk, steps, turns = h
+        ng = g + move_cost
         for name, dx, dz in steps:
             nx, nz = sx + dx, sz + dz
-            for px, pz in ((0.5 * (sx + nx), 0.5 * (sz + nz)), (nx, nz)):  # the midpoint, then the end
-                ck = (round(px / 0.01), round(pz / 0.01))
-                v = free_get(ck)
-                if v is None:
-                    v = free_cache[ck] = is_free(px, pz)
-                if not v:
-                    break
+            px, pz = 0.5 * (sx + nx), 0.5 * (sz + nz)  # the midpoint first, then the end
+            ck = (round(px / 0.01), round(pz / 0.01))
+            v = free_get(ck)
+            if v is None:
+                v = free_cache[ck] = is_free(px, pz)
+            if not v:
+                continue
+            ck = (round(nx / 0.01), round(nz / 0.01))
+            v = free_get(ck)
+            if v is None:
+                v = free_cache[ck] = is_free(nx, nz)
             if not v:
                 continue
             nk = (round(nx / q), round(nz / q), yk)
-            ng = g + move_cost
             if ng < best_get(nk, inf) - 1e-9:
                 ns = LatticeState(nx, nz, syaw)
                 best[nk] = ng
-                push(heap, (ng + weight * heuristic(ns), next(counter), ng, nk, (ns, name, node)))
+                nh = heuristic(ns)
+                push(heap, (ng + weight * nh, next(counter), ng, nk, (ns, name, node), nh))
+        # the turns stay on the state's position: its key's cells, its heuristic
         ng = g + rot_cost
+        nf = ng + weight * sh
+        kx, kz = k[0], k[1]
         for name, nyaw, nyk in turns:
-            nk = (round(sx / q), round(sz / q), nyk)
+            nk = (kx, kz, nyk)
             if ng < best_get(nk, inf) - 1e-9:
-                ns = LatticeState(sx, sz, nyaw)
                 best[nk] = ng
-                push(heap, (ng + weight * heuristic(ns), next(counter), ng, nk, (ns, name, node)))
+                push(heap, (nf, next(counter), ng, nk, (LatticeState(sx, sz, nyaw), name, node), sh))
     if stats is not None:
         stats.update(expanded=expanded, capped=0)
     return None

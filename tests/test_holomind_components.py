@@ -329,6 +329,25 @@ def test_region_name_needs_evidence() -> None:
     assert seg.rooms_seen() == ["Bedroom"]
 
 
+def test_objects_seen_where_the_map_has_no_floor_are_named_by_each_other() -> None:
+    """A room seen into but with no floor on the map (beyond the map's floor here: x > 5, the
+    region ends at x = 4): its objects are in no region; the ones near each other name their
+    room as a region would be named (margin 1.0), and only those (not the mapped room's, nor
+    one far off); its scores rank a relaxed "in the living room" (dev-027-0 under realistic)."""
+    occ = _two_room_map()
+    seg = RoomSegmenter(occ)
+    seg.update([("StoveBurner", -2.0, 0.0), ("Fridge", -2.5, 1.0), ("Bowl", -3.0, -1.0),
+                ("Sofa", 5.5, 0.5), ("Television", 5.6, 1.5), ("Bowl", 5.9, 0.9), ("Chair", 5.5, -5.0)])
+    assert seg.region_at(5.9, 0.9) is None and seg.region_at(5.5, -5.0) is None
+    assert seg.room_type_at(5.9, 0.9) == "LivingRoom"  # the bowl by the sofa and the television
+    assert seg.room_type_at(-3.0, -1.0) == "Kitchen"  # the mapped room's bowl: its region's name
+    assert seg.room_type_at(5.5, -5.0) is None  # a chair alone: no room by a margin
+    assert seg.rooms_seen() == ["Kitchen", "LivingRoom"]
+    near, far = seg.room_scores_at(5.9, 0.9), seg.room_scores_at(-3.0, -1.0)
+    assert near["LivingRoom"] == 0.0 and far["LivingRoom"] < -1.0
+    assert seg.room_scores_at(9.0, 9.0) == {}  # nothing seen there
+
+
 def test_two_rooms_both_read_as_kitchens_keep_one_kitchen() -> None:
     """A stove room and a dining area with a fruit bowl, walled apart: only the clearer one
     stays a kitchen, the other takes its next likeliest name; rooms with no wall between them
