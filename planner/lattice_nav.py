@@ -73,8 +73,8 @@ def plan_lattice(
     The cyclic garbage collector is paused while the search runs: a search allocates a few
     hundred thousand tuples (queued states and their chains), none in a cycle (each is freed by
     its reference count), yet every few hundred allocations set off a collection that walks the
-    agent's whole heap: a third of a search's time on the v2 dev episodes (issue 27's decision
-    tail). It is switched on again afterwards only where it was on before."""
+    agent's whole heap: a quarter to a third of a search's time on the v2 dev episodes (issue
+    27's decision tail). It is switched on again afterwards only where it was on before."""
     was_on = gc.isenabled()
     gc.disable()
     try:
