@@ -163,17 +163,13 @@ def _search(
         ng = g + move_cost
         for name, dx, dz in steps:
             nx, nz = sx + dx, sz + dz
-            px, pz = 0.5 * (sx + nx), 0.5 * (sz + nz)  # the midpoint first, then the end
-            ck = (round(px / 0.01), round(pz / 0.01))
-            v = free_get(ck)
-            if v is None:
-                v = free_cache[ck] = is_free(px, pz)
-            if not v:
-                continue
-            ck = (round(nx / 0.01), round(nz / 0.01))
-            v = free_get(ck)
-            if v is None:
-                v = free_cache[ck] = is_free(nx, nz)
+            for px, pz in ((0.5 * (sx + nx), 0.5 * (sz + nz)), (nx, nz)):  # the midpoint, then the end
+                ck = (round(px / 0.01), round(pz / 0.01))
+                v = free_get(ck)
+                if v is None:
+                    v = free_cache[ck] = is_free(px, pz)
+                if not v:
+                    break
             if not v:
                 continue
             nk = (round(nx / q), round(nz / q), yk)

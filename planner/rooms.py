@@ -200,6 +200,15 @@ def contacts(labels: np.ndarray) -> dict[tuple[int, int], int]:
     return {(int(low[first[k]]), int(high[first[k]])): int(counts[k]) for k in order}
 
 
+def named_by(scores: dict[str, float]) -> tuple[str | None, float]:
+    """The room type a set of log scores names, and its margin over the next type: a name only
+    where the margin passes 1.0 (log), so a region, or objects with no region, holding only what
+    any room holds get none."""
+    ordered = sorted(scores.values(), reverse=True)
+    margin = ordered[0] - ordered[1] if len(ordered) > 1 else 0.0
+    return (max(scores, key=scores.__getitem__) if margin > 1.0 else None), margin
+
+
 class RoomSegmenter:
     """Region per map cell, and a room type per region; recomputed when the map changed."""
 
@@ -281,11 +290,10 @@ class RoomSegmenter:
         self.regions = {}
         for lab, types in members.items():
             scores = self.prior.score(types)
-            best: str | None = max(scores, key=scores.__getitem__)
-            ordered = sorted(scores.values(), reverse=True)
-            margin = ordered[0] - ordered[1] if len(ordered) > 1 else 0.0
-            self.regions[lab] = Region(lab, best if margin > 1.0 else None, margin, int(sizes[lab]),
-                                       {room: v - ordered[0] for room, v in scores.items()})
+            name, margin = named_by(scores)
+            top = max(scores.values())
+            self.regions[lab] = Region(lab, name, margin, int(sizes[lab]),
+                                       {room: v - top for room, v in scores.items()})
         self._one_kitchen()
         self._open_plans(objects, np.array(labels, dtype=np.int64))
         # A small region with no name of its own (a corner the erosion cut off) takes the name of
@@ -392,12 +400,7 @@ class RoomSegmenter:
         region = self.region_at(x, z)
         if region is None:
             scores = self._off_floor_scores(x, z)
-            if not scores:
-                return None
-            ordered = sorted(scores.values(), reverse=True)
-            if len(ordered) > 1 and ordered[0] - ordered[1] <= 1.0:
-                return None
-            return max(scores, key=scores.__getitem__)
+            return named_by(scores)[0] if scores else None
         if region.parts is not None:
             return region.parts.rooms[region.parts.nearest(x, z)]
         return region.room_type
