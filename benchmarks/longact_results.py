@@ -61,6 +61,7 @@ def row(report: dict[str, Any], episode: dict[str, Any] | None) -> dict[str, Any
             "sr": float(report["sr"]), "steps_nav": report.get("steps_nav"), "steps_manip": report.get("steps_manip"),
             "num_actions": report.get("num_actions"), "failed_actions": report.get("failed_actions"),
             "stop_reason": extra.get("stop_reason"), "ir": report.get("ir"),
+            "planning_passes": extra.get("planning_passes"),  # Pass steps (planner.planning_budget)
             "wall_time_s": round(float(report.get("wall_time_s", 0.0)), 1),
             "oracle_steps_nav": ((episode or {}).get("oracle") or {}).get("steps_nav"),
             "units": {k: v for k, v in sorted(units.items())},

@@ -16,7 +16,7 @@ from evaluation.episodes import Episode
 from evaluation.metrics import DEFAULT_IR_SEGMENTS, ScoreTimeline, StepCounter
 from evaluation.report import EpisodeResult
 from household.frames import ros_to_thor_points, ros_yaw_to_thor
-from household.types import Action, Environment, Observation, WorldState
+from household.types import PASS, Action, Environment, Observation, WorldState
 
 
 class Agent(Protocol):
@@ -105,7 +105,7 @@ def run_episode(
         # A navigation step changes GC only by carrying an object, and only where an item reads
         # positions (inRoom, a selector naming a room): skipping the others saves a ground-truth
         # read per step (about 8 ms in a furnished house).
-        if not action.is_navigation or (carried_matters and obs.agent.held_object_id is not None):
+        if not (action.is_navigation or action.name == PASS) or (carried_matters and obs.agent.held_object_id is not None):
             gc = evaluate_checklist(episode.checklist, env.ground_truth()).gc
         timeline.append(step, gc)
         if progress is not None:

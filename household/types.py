@@ -39,7 +39,11 @@ NAVIGATION_ACTIONS = (
 # Object interactions: one table in household.interactions (THOR call, robot skill, planner
 # skill, belief effect per interaction), read by every backend and the planner.
 INTERACTION_ACTIONS = _INTERACTION_ACTIONS
-CONTROL_ACTIONS = ("Stop",)
+# Stop ends the episode. Pass (THOR's own no-op) is a step in which nothing moves: the agent
+# hands it in when one decision's planning would run past its budget (planner.planning_budget)
+# and decides on the next frame; a robot holds still for it (the ``wait`` skill of ExecuteSkill).
+PASS = "Pass"
+CONTROL_ACTIONS = (PASS, "Stop")
 ACTIONS = NAVIGATION_ACTIONS + INTERACTION_ACTIONS + CONTROL_ACTIONS
 
 

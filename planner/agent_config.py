@@ -6,6 +6,8 @@ import importlib
 from dataclasses import dataclass
 from typing import Any
 
+from planner.planning_budget import ACT_EXPANSIONS
+
 # What an ablation switches off (LongAct Table 4): the critic (a failed action just fails its goal
 # attempt), episodic memory (no experience pool, no remembered object states, no action evidence
 # in the belief tracker), the high level (no DAG ordering, refinement or deferring: goals in
@@ -46,6 +48,9 @@ class AgentConfig:
     goal_step_cap: int = 500  # steps one goal may take before it is set aside
     search_step_cap: int = 350  # steps of exploration for one missing object
     approach_step_cap: int = 160  # steps of exploring towards a seen object with no path to it yet
+    # Lattice expansions after which one decision starts no further plan: the next waits a Pass
+    # step (planner.planning_budget). None: unbounded.
+    act_expansions: int | None = ACT_EXPANSIONS
     inspect_step_cap: int = 250  # steps of visiting receptacles once exploration found nothing
     ablate: frozenset[str] = frozenset()
     instruction_kind: str = "detailed"

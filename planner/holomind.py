@@ -149,7 +149,7 @@ class HoloMindAgent:
         self._acted_at = -1  # step of the last successful interaction (goal_check reads flags after it)
         self.navigator = Navigator(self.occupancy, self.config.move_step, self.config.rotate_step,
                                    camera_height=float(observation.world_from_camera[2, 3]),
-                                   reach_span=self.config.reach_span)
+                                   reach_span=self.config.reach_span, act_expansions=self.config.act_expansions)
         self.skills = Skills(self)
         self.obs = observation
         self.stats: Counter = Counter()
@@ -173,6 +173,7 @@ class HoloMindAgent:
         self._started = False
 
     def act(self, observation: Observation) -> Action:
+        self.navigator.budget.begin_act()
         if self._started:
             observation = self._localise(observation)
             self._integrate(observation)
@@ -203,6 +204,9 @@ class HoloMindAgent:
                 **({"repeated_bumps": int(getattr(getattr(self, "occupancy", None), "repeated_bumps", 0))}
                    if self.config.pose_tolerance > 0 else {}),
                 "searches_capped": int(getattr(getattr(self, "navigator", None), "capped_searches", 0)),
+                # Pass steps: plans put off to the next frame, this act's planning budget spent
+                "planning_passes": int(getattr(getattr(getattr(self, "navigator", None), "budget", None),
+                                               "passes", 0)),
                 "episodic_events": len(self.beliefs),
                 # objects' places seen (changes recorded as observed location evidence)
                 "places_observed": int(getattr(getattr(self, "places", None), "recorded", 0)),

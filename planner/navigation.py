@@ -28,6 +28,7 @@ from household.free_grid import FreeGrid
 from planner.lattice_nav import LatticePlan, LatticeState, plan_lattice
 from planner.object_memory import TrackedObject
 from planner.occupancy import OccupancyMap
+from planner.planning_budget import ActBudget
 from planner.geodesic import DistanceField, connected, true_window, walking_distance_to
 
 HORIZONS = (30.0, 0.0, 60.0, -30.0)
@@ -76,7 +77,8 @@ def heading_error(x0: float, z0: float, yaw: float, x: float, z: float) -> float
 class Navigator:
     def __init__(self, occupancy: OccupancyMap, move_step: float = 0.25, rotate_step: float = 30.0,
                  camera_height: float = 1.5, weight: float = 2.0, max_expansions: int = MAX_EXPANSIONS,
-                 fine_weight: float = FINE_WEIGHT, reach_span: tuple[float, float] | None = None) -> None:
+                 fine_weight: float = FINE_WEIGHT, reach_span: tuple[float, float] | None = None,
+                 act_expansions: int | None = None) -> None:
         self.map = occupancy
         self.move_step = move_step
         self.rotate_step = rotate_step
@@ -93,6 +95,9 @@ class Navigator:
         self._failed_grid: object | None = None
         self.failure_cache_hits = 0
         self.capped_searches = 0  # searches stopped at max_expansions (no plan: given up)
+        # Expansions spent in the current act (the agent calls budget.begin_act() every act), and
+        # the most after which it starts no further plan (None: unbounded; planner.planning_budget).
+        self.budget = ActBudget(act_expansions)
         # Wall cells this near the object do not hide it: with a noisy depth camera and pose the
         # wall band is smeared a few tens of centimetres into the room, over the counter or shelf
         # whose object stands against the wall, and every line of sight to the object crossed it
@@ -391,12 +396,14 @@ class Navigator:
             # search runs into its cap, the coarse one, as before (never fewer plans found).
             plan = plan_lattice(start, free, is_goal, heuristic, self.move_step, self.rotate_step,
                                 max_expansions=self.max_expansions, weight=self.fine_weight, stats=stats)
+            self.budget.charge(stats.get("expanded", 0))
             if plan is None and not stats.get("capped"):
                 self.last_failure = f"no plan: all {stats.get('expanded', 0)} poses reachable on the map tried"
                 return None
         if plan is None:
             plan = plan_lattice(start, free, is_goal, heuristic, self.move_step, self.rotate_step,
                                 max_expansions=self.max_expansions, weight=self.weight, stats=stats)
+            self.budget.charge(stats.get("expanded", 0))
         if plan is not None:
             self.last_failure = ""
         elif stats.get("capped"):

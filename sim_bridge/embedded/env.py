@@ -35,6 +35,7 @@ from household.types import (
     INTERACTION_ACTIONS,
     InstanceLabel,
     Observation,
+    PASS,
     RoomInfo,
     StepResult,
     WorldState,
@@ -369,6 +370,8 @@ class EmbeddedEnvironment:
             self.pose.standing = standing
         elif name == "Stop":
             self.stopped = True
+        elif name == PASS:
+            pass  # nothing moves; the frame is rendered again
         elif name in INTERACTION_ACTIONS:
             self._interact(name, action.object_id, action.args)
         else:

@@ -53,6 +53,7 @@ from household.types import (
     CameraIntrinsics,
     InstanceLabel,
     Observation,
+    PASS,
     POSTURE_ACTIONS,
     RoomInfo,
     StepResult,
@@ -331,6 +332,8 @@ class HabitatEnvironment:
                 raise _Failed(f"{name} blocked: the navmesh ends there (collision)", Failure.BLOCKED)
         elif name == "Stop":
             self.stopped = True
+        elif name == PASS:
+            pass  # nothing moves; the frame is observed again
         elif name in POSTURE_ACTIONS:  # the sensor is mounted at one height (HabitatConfig.sensor_height)
             raise _Failed(f"{name} is not supported by the habitat backend (its camera has one height, "
                           f"{cfg.sensor_height:g} m)", Failure.NOT_CAPABLE)

@@ -35,7 +35,7 @@ from household.interactions import BY_ACTION, INTERACTIONS, ROBOT_OBJECT_SKILLS
 # declared there is a robot skill here, and the ExecuteSkill.action constants must list it
 # (tests/test_interaction_table.py reads the .action file).
 OBJECT_SKILLS = ROBOT_OBJECT_SKILLS
-SKILLS = ("navigate_to", "move", "rotate", "look", "posture") + OBJECT_SKILLS + ("stop",)
+SKILLS = ("navigate_to", "move", "rotate", "look", "posture") + OBJECT_SKILLS + ("wait", "stop")
 DEFAULT_DEGREES = 30.0
 
 # atomic action -> (skill, direction, on)
@@ -46,6 +46,7 @@ _ATOMIC: dict[str, tuple[str, str, bool]] = {
     "LookUp": ("look", "up", False), "LookDown": ("look", "down", False),
     "Crouch": ("posture", "crouch", False), "Stand": ("posture", "stand", False),
     **{i.action: (i.robot_skill, "", i.robot_on) for i in INTERACTIONS},
+    "Pass": ("wait", "", False),
     "Stop": ("stop", "", False),
 }
 _BY_SKILL: dict[tuple[str, str, bool], str] = {v: k for k, v in _ATOMIC.items()}

@@ -13,7 +13,7 @@ depth in metres (5) and RGBA instance colours (9), all bottom row first. Instanc
 named in the metadata's ``colors`` list, as THOR does.
 
 What is simulated is what the embedded simulator implements (ProcTHOR houses via ``CreateHouse``,
-the ALFRED actions, ``TeleportFull``, ``Done``); anything else is answered as THOR answers an
+the ALFRED actions, ``TeleportFull``, ``Done`` and ``Pass``); anything else is answered as THOR answers an
 unknown action (``errorCode: InvalidAction``). ``forceAction`` and other tuning flags are ignored.
 
 Run ``python -m sim_bridge.thor.fake_player --help`` for the options; ``--log`` writes every
@@ -107,7 +107,7 @@ class Player:
                 self._teleport(msg)
             elif name in SIM_ACTIONS:
                 ok, error = self._sim_step(name, msg)
-            elif name != "Done":
+            elif name not in ("Done", "Pass"):  # THOR's no-ops
                 ok, error, code = False, f"Invalid action: {name}", "InvalidAction"
         except (HouseError, ValueError, KeyError, TypeError) as exc:
             ok, error = False, f"{name}: {exc}"

@@ -78,7 +78,7 @@ def test_local_tf2_msgs_matches_upstream_and_is_ignored_by_colcon():
 
 @pytest.mark.parametrize("action", ["MoveAhead", "MoveBack", "MoveLeft", "MoveRight", "RotateLeft", "RotateRight",
                                     "LookUp", "LookDown", "Crouch", "Stand", "PickupObject", "PutObject", "OpenObject", "CloseObject",
-                                    "ToggleObjectOn", "ToggleObjectOff", "SliceObject", "Stop"])
+                                    "ToggleObjectOn", "ToggleObjectOff", "SliceObject", "Pass", "Stop"])
 def test_every_atomic_action_round_trips(action):
     obj = "Mug|1|2" if action.endswith("Object") or "Object" in action else None
     goal = skills.goal_for_action(action, obj, step=4, request_id="r1")

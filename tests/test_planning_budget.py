@@ -1,0 +1,174 @@
+"""The planning budget of one decision (issue 27: no act may stall; ``planner.planning_budget``):
+
+- a request is made in the act that asks for it while the act has spent less than its budget,
+  else after exactly one ``Pass`` step, and is never cut: its answer is the unbounded one;
+- the navigator charges every lattice expansion to the act, and a fresh act starts at nothing;
+- over a whole episode the agent's actions, Pass steps left out, are those of the agent without
+  a budget (nothing moves in a Pass, and the frame seen again maps the same), while no act plans
+  past the budget and one request;
+- Pass moves nothing in the embedded simulator, adds no LongAct step, and is the robot's ``wait``.
+
+No timings: the decision-time figures live in ``benchmarks/bench_agent_decision.py``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import planner.navigation as navigation
+from evaluation.episodes import load_episode
+from evaluation.metrics import StepCounter
+from evaluation.runner import run_episode
+from household.types import PASS, Action, Observation
+from planner.agent_config import AgentConfig
+from planner.holomind import HoloMindAgent
+from planner.navigation import MAX_EXPANSIONS, Navigator, Pose
+from planner.occupancy import OccupancyConfig, OccupancyMap
+from planner.planning_budget import ACT_EXPANSIONS, ActBudget, planned
+from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
+from sim_bridge.ros import skills as robot_skills
+
+EPISODES = Path(__file__).resolve().parents[1] / "evaluation" / "data" / "episodes_dev_v2"
+
+
+def _drive(gen, frame: Observation | None = None) -> tuple[list[Action], object]:
+    """Run a skill generator to its end; returns what it yielded and what it returned."""
+    yielded: list[Action] = []
+    try:
+        action = next(gen)
+        while True:
+            yielded.append(action)
+            action = gen.send(frame)
+    except StopIteration as stop:
+        return yielded, stop.value
+
+
+def test_a_request_waits_one_pass_only_once_the_act_spent_its_budget() -> None:
+    budget = ActBudget(100)
+    calls: list[tuple] = []
+
+    def request(*args, **kwargs):
+        calls.append((args, kwargs))
+        return "plan"
+
+    assert _drive(planned(budget, request, 1, r=2)) == ([], "plan")  # nothing spent: made at once
+    budget.charge(99)
+    assert _drive(planned(budget, request, 3)) == ([], "plan")  # under the budget: still made now
+    budget.charge(1)
+    assert not budget.can_start()
+    yielded, answer = _drive(planned(budget, request, 4))
+    assert [a.name for a in yielded] == [PASS] and answer == "plan" and budget.passes == 1
+    assert calls == [((1,), {"r": 2}), ((3,), {}), ((4,), {})]  # each made once, whole, as asked
+    budget.begin_act()
+    assert budget.spent == 0 and budget.can_start()
+    unbounded = ActBudget(None)
+    unbounded.charge(10**9)
+    assert unbounded.can_start()
+
+
+def _walled() -> OccupancyMap:
+    """A 4 m x 4 m floor cut in two by a wall with no doorway: a plan across runs to its cap."""
+    occ = OccupancyMap((0.0, 0.0), OccupancyConfig(size=12.0))
+    idx = np.arange(occ.n)
+    x = (occ.x0 + occ.config.resolution * idx)[:, None] * np.ones((1, occ.n))
+    z = (occ.z0 + occ.config.resolution * idx)[None, :] * np.ones((occ.n, 1))
+    occ.floor[:] = (np.abs(x) <= 2.0) & (np.abs(z) <= 2.0)
+    band = (x >= 0.05) & (x < 0.3)
+    occ.floor[band] = False
+    occ.obstacle[band] = True
+    occ.wall[band] = True
+    occ._grid = None
+    return occ
+
+
+def test_the_navigator_charges_its_searches_and_the_answer_is_the_unbounded_one(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(navigation, "connected", lambda *a, **k: True)  # let the search itself run
+    start = Pose(-1.0, 0.0, 90.0, 30.0)
+    bounded, free = Navigator(_walled(), max_expansions=60, act_expansions=60), Navigator(_walled(), max_expansions=60)
+    bounded.budget.begin_act()
+    yielded, first = _drive(planned(bounded.budget, bounded.plan_to_point, start, 1.0, 0.0))
+    assert yielded == [] and first is None and bounded.capped_searches == 1
+    assert bounded.budget.spent >= 60  # the fine search and the coarse one, each to its cap
+    # a second request in the same act waits a Pass; after it (a fresh act) it is made whole
+    gen = planned(bounded.budget, bounded.plan_to_point, start, -1.5, 1.0)
+    assert next(gen).name == PASS
+    bounded.budget.begin_act()
+    with pytest.raises(StopIteration) as done:
+        gen.send(None)
+    plan, expected = done.value.value, free.plan_to_point(start, -1.5, 1.0)
+    assert plan is not None and expected is not None
+    assert plan.actions == expected.actions and plan.cost == expected.cost
+    assert 0 < bounded.budget.spent < 60  # charged to the new act
+
+
+class _Recording:
+    """The agent as the runner drives it, keeping each action and what its act planned."""
+
+    def __init__(self, agent: HoloMindAgent) -> None:
+        self.agent, self.name = agent, agent.name
+        self.actions: list[Action] = []
+        self.spent: list[int] = []
+
+    def reset(self, episode, observation: Observation) -> None:
+        self.agent.reset(episode, observation)
+
+    def act(self, observation: Observation) -> Action:
+        action = self.agent.act(observation)
+        self.actions.append(action)
+        self.spent.append(self.agent.navigator.budget.spent)
+        return action
+
+    def report_extra(self) -> dict:
+        return self.agent.report_extra()
+
+
+@pytest.fixture(scope="module")
+def budgeted_runs() -> dict:
+    """dev-005-0 (its step 199 once ran 13 searches in one act) for its first 260 steps, without
+    a budget and with a budget small enough that most plans wait a Pass."""
+    episode = load_episode(EPISODES / "dev-005-0.json")
+    runs = {}
+    for budget in (None, 1):
+        agent = _Recording(HoloMindAgent(config=AgentConfig(act_expansions=budget)))
+        result, _ = run_episode(EmbeddedEnvironment(EmbeddedConfig(width=320, height=240)), agent, episode,
+                                max_steps=260)
+        runs[budget] = (agent.actions, agent.spent, result)
+    return runs
+
+
+def test_over_an_episode_the_agent_does_what_it_did_unbounded_with_passes_between(budgeted_runs: dict) -> None:
+    free_actions, free_spent, free_result = budgeted_runs[None]
+    actions, spent, result = budgeted_runs[1]
+    passes = [a for a in actions if a.name == PASS]
+    assert passes and result.extra["planning_passes"] == len(passes)
+    assert PASS not in {a.name for a in free_actions} and free_result.extra["planning_passes"] == 0
+    n = len(free_actions) - len(passes)  # the bounded run took as many steps; fewer of them moved
+    assert [a for a in actions if a.name != PASS] == free_actions[:n]
+    # With a budget of one expansion an act starts no request after one that searched: it plans
+    # at most one request's worth (a fine and a coarse search), where unbounded one act (step 199)
+    # planned far more.
+    assert max(spent) <= 2 * MAX_EXPANSIONS < max(free_spent)
+    assert result.steps_nav <= free_result.steps_nav  # a Pass adds no LongAct step
+    assert result.num_actions == free_result.num_actions == 260
+
+
+def test_pass_moves_nothing_counts_no_step_and_is_the_robot_skill_wait() -> None:
+    env = EmbeddedEnvironment(EmbeddedConfig(width=32, height=24))
+    before = env.reset(load_episode(EPISODES / "dev-005-0.json"))
+    world = env.ground_truth()
+    after = env.step(Action(PASS))
+    assert after.success and after.observation.agent.position == before.agent.position
+    assert np.array_equal(after.observation.rgb, before.rgb)
+    assert env.ground_truth().objects == world.objects
+    counter = StepCounter()
+    assert counter.record(PASS, True, (0.0, 0.0), (0.0, 0.0), 90.0, 90.0, 30.0, 30.0) == 0.0
+    assert counter.actions == 1 and counter.total == 0.0
+    goal = robot_skills.goal_for_action(PASS, step=7)  # a robot holds still for one decision
+    assert goal.skill == "wait" and robot_skills.action_for_goal(goal) == (PASS, None, {})
+
+
+def test_the_default_budget_is_one_capped_search() -> None:
+    assert AgentConfig().act_expansions == ACT_EXPANSIONS == MAX_EXPANSIONS
