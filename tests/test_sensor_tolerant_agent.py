@@ -20,6 +20,7 @@ from planner.factory import _env_confirm_views, _env_pose_tolerance
 from planner.navigation import Navigator, Pose
 from planner.object_tracker import ObjectTracker
 from planner.occupancy import OccupancyConfig, OccupancyMap
+from planner.planning_budget import ActBudget
 from planner.skills import Skills
 from sim_bridge.sensors.profiles import PROFILES
 from tests.test_holomind_components import synthetic_observation
@@ -180,6 +181,7 @@ class ShutIn:
         self.notes: list[str] = []
         self.occupancy = SimpleNamespace(frontier=lambda: [(3.0, 0.0, 100, 3.5, 0.0)])
         self.navigator = SimpleNamespace(plan_to_point=lambda *a, **k: None, last_failure="not connected",
+                                         budget=ActBudget(None),  # planner.planning_budget: no bound
                                          walking_field=lambda pose: SimpleNamespace(at=lambda x, z: float("inf")),
                                          shut_in=lambda pose: self.boxed,
                                          map=OccupancyMap((0.0, 0.0), OccupancyConfig(size=8.0)),  # nothing seen
