@@ -388,22 +388,25 @@ class Navigator:
             return is_free(x, z) or math.hypot(x - pose.x, z - pose.z) < 1e-6
 
         stats: dict[str, int] = {}
+
+        def search(weight: float) -> LatticePlan | None:
+            found = plan_lattice(start, free, is_goal, heuristic, self.move_step, self.rotate_step,
+                                 max_expansions=self.max_expansions, weight=weight, stats=stats)
+            self.budget.charge(stats.get("expanded", 0))  # the act's planning budget
+            return found
+
         plan = None
         if self.fine_weight < self.weight:
             # Near step-optimal first: at weight 2 the search follows the walking-distance
             # heuristic greedily, which zigzags (strafe, step, strafe) where one turn and a straight
             # walk cost less; plans came out about a tenth longer than at 1.2. Where the finer
             # search runs into its cap, the coarse one, as before (never fewer plans found).
-            plan = plan_lattice(start, free, is_goal, heuristic, self.move_step, self.rotate_step,
-                                max_expansions=self.max_expansions, weight=self.fine_weight, stats=stats)
-            self.budget.charge(stats.get("expanded", 0))
+            plan = search(self.fine_weight)
             if plan is None and not stats.get("capped"):
                 self.last_failure = f"no plan: all {stats.get('expanded', 0)} poses reachable on the map tried"
                 return None
         if plan is None:
-            plan = plan_lattice(start, free, is_goal, heuristic, self.move_step, self.rotate_step,
-                                max_expansions=self.max_expansions, weight=self.weight, stats=stats)
-            self.budget.charge(stats.get("expanded", 0))
+            plan = search(self.weight)
         if plan is not None:
             self.last_failure = ""
         elif stats.get("capped"):

@@ -7,8 +7,11 @@ that thinks that long between two commands stands still anyway, so the stack say
 has spent ``ActBudget.expansions`` lattice expansions, it starts no further plan request; the
 skill hands the simulator or robot THOR's ``Pass`` (a step in which nothing moves;
 ``household.types.PASS``) and makes the request on the next frame, in a fresh act. An act thus
-expands at most the budget plus one request (on the usual grid a fine and a coarse search: with
-the budget at one capped search, three capped searches in all).
+expands at most the budget plus one request. A plan to a point or an object is a fine and a coarse
+search on the usual grid (with the budget at one capped search, three capped searches in all), and
+again on the tight grid where the map allows for pose error; a passage look is one request that
+bisects a way with several plans. Those larger requests are not split, so under uncertain
+sensors an act can still plan longer.
 
 The requests are not changed, only spread over steps: each is made whole, as the unbounded agent
 would make it (on the map as the next frame leaves it). Why not cut a search part way instead: a

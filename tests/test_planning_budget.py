@@ -25,10 +25,10 @@ from household.types import PASS, Action, Observation
 from planner.agent_config import AgentConfig
 from planner.holomind import HoloMindAgent
 from planner.navigation import MAX_EXPANSIONS, Navigator, Pose
-from planner.occupancy import OccupancyConfig, OccupancyMap
 from planner.planning_budget import ACT_EXPANSIONS, ActBudget, planned
 from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
 from sim_bridge.ros import skills as robot_skills
+from tests.test_decision_tail import _walled  # two halves of a floor, a wall between, no doorway
 
 EPISODES = Path(__file__).resolve().parents[1] / "evaluation" / "data" / "episodes_dev_v2"
 
@@ -68,26 +68,11 @@ def test_a_request_waits_one_pass_only_once_the_act_spent_its_budget() -> None:
     assert unbounded.can_start()
 
 
-def _walled() -> OccupancyMap:
-    """A 4 m x 4 m floor cut in two by a wall with no doorway: a plan across runs to its cap."""
-    occ = OccupancyMap((0.0, 0.0), OccupancyConfig(size=12.0))
-    idx = np.arange(occ.n)
-    x = (occ.x0 + occ.config.resolution * idx)[:, None] * np.ones((1, occ.n))
-    z = (occ.z0 + occ.config.resolution * idx)[None, :] * np.ones((occ.n, 1))
-    occ.floor[:] = (np.abs(x) <= 2.0) & (np.abs(z) <= 2.0)
-    band = (x >= 0.05) & (x < 0.3)
-    occ.floor[band] = False
-    occ.obstacle[band] = True
-    occ.wall[band] = True
-    occ._grid = None
-    return occ
-
-
 def test_the_navigator_charges_its_searches_and_the_answer_is_the_unbounded_one(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(navigation, "connected", lambda *a, **k: True)  # let the search itself run
     start = Pose(-1.0, 0.0, 90.0, 30.0)
-    bounded, free = Navigator(_walled(), max_expansions=60, act_expansions=60), Navigator(_walled(), max_expansions=60)
+    bounded, free = Navigator(_walled(5), max_expansions=60, act_expansions=60), Navigator(_walled(5), max_expansions=60)
     bounded.budget.begin_act()
     yielded, first = _drive(planned(bounded.budget, bounded.plan_to_point, start, 1.0, 0.0))
     assert yielded == [] and first is None and bounded.capped_searches == 1
