@@ -48,6 +48,8 @@ class SearchAgent(Protocol):
     def rooms(self) -> RoomNamer: ...
     @property
     def pose(self) -> Pose: ...
+    @property
+    def acting_step(self) -> int: ...  # the clock of the step allowances (Passes not counted)
     def context(self, relax_rooms: bool = False, relax_relations: bool = False) -> PlannerContext: ...
     def note(self, text: str) -> None: ...
     def after_interaction(self, name: str, object_id: str, obs: Observation) -> None: ...
@@ -69,7 +71,7 @@ def _look_closely(agent: SearchAgent, goal: Goal, missing: Missing, object_type:
                    if o.object_id not in excluded and o.object_id not in agent.state.inspected),
                   key=lambda o: math.hypot(o.centroid[0] - p.x, o.centroid[2] - p.z))
     for o in tour(near[:_CLOSE_LOOKS], lambda o: (), lambda o: 1.0, agent):  # each next: the nearest from here
-        if agent.obs.step - start > agent.config.search_step_cap + agent.config.inspect_step_cap:
+        if agent.acting_step - start > agent.config.search_step_cap + agent.config.inspect_step_cap:
             break
         agent.state.inspected.add(o.object_id)
         ok = yield from agent.skills.navigate_to(o.object_id, closer=True)
@@ -109,9 +111,9 @@ def fits_only_unreachable(agent: SearchAgent, goal: Goal, missing: Missing) -> b
 def search(agent: SearchAgent, goal: Goal, missing: Missing) -> Generator[Action, Observation, bool]:
     """Explore until every missing role has a candidate; then visit the receptacles that could
     hold what is still unseen; then, for room-bound roles, distrust the agent's room names."""
-    start = agent.obs.step
+    start = agent.acting_step
     agent.stats["searches"] += 1
-    while agent.obs.step - start < agent.config.search_step_cap:
+    while agent.acting_step - start < agent.config.search_step_cap:
         if binds_all(agent.ground_role.ground(goal, agent.context()), missing):
             return True
         progressed = yield from agent.skills.explore_once()
@@ -183,7 +185,7 @@ def search(agent: SearchAgent, goal: Goal, missing: Missing) -> Generator[Action
         # the house between far receptacles).
         boxes.sort(key=lambda o: (*rank(o), math.hypot(o.centroid[0] - p.x, o.centroid[2] - p.z) / still_hidden(o)))
         for box in tour(boxes[:8], rank, still_hidden, agent):
-            if agent.obs.step - start > agent.config.search_step_cap + agent.config.inspect_step_cap:
+            if agent.acting_step - start > agent.config.search_step_cap + agent.config.inspect_step_cap:
                 break
             state.inspected.add(box.object_id)
             openable = cast(AssetInfo, agent.catalog.type_info(box.object_type)).openable  # a receptacle type: known

@@ -266,6 +266,17 @@ class HoloMindAgent:
         p = ros_to_thor_points(np.array(self.obs.agent.position))
         return Pose(float(p[0]), float(p[2]), ros_yaw_to_thor(self.obs.agent.yaw_deg), float(self.obs.agent.horizon_deg))
 
+    @property
+    def acting_step(self) -> int:
+        """The clock of the agent's step allowances (``goal_step_cap``, ``search_step_cap``,
+        ``inspect_step_cap``, ``approach_step_cap``): the frame's step less the ``Pass`` steps the
+        planning budget handed in. A Pass is the planner thinking, not the agent trying: counted,
+        it gave up an approach whose plans were long in coming (dev-010-0 under the realistic
+        profile: 813 of 1,575 steps were Passes) where the unbounded agent walked on. The episode's
+        step budget and the times the memory keeps still count every step.
+        """
+        return int(self.obs.step) - self.navigator.budget.passes
+
     def camera_thor(self) -> np.ndarray:
         return ros_to_thor_points(self.obs.world_from_camera[:3, 3])
 
@@ -535,7 +546,7 @@ class HoloMindAgent:
             self.state.goal_steps[goal.id] += int(self.obs.step - started)
 
     def _attempt_goal(self, goal: Goal) -> Generator[Action, Observation, bool]:
-        start_step = self.obs.step
+        start_step = self.acting_step
         self.state.goal_status[goal.id] = "active"
         # Exclusions are per goal: what would not do for an earlier goal may do for this one,
         # except what cannot do it at all, receptacles that had no room for this type, and what
@@ -553,7 +564,7 @@ class HoloMindAgent:
         # (below) is not one of them: falling on the last try, it ended the loop with the goal
         # given up before the retry's grounding ran.
         while (attempt := attempt + 1) < GOAL_ATTEMPTS + retried_unreachable:
-            if self.obs.step - start_step > self.config.goal_step_cap:
+            if self.acting_step - start_step > self.config.goal_step_cap:
                 self.note(f"{goal.id}: step cap reached")
                 self._outcome(goal, "step_cap", f"more than {self.config.goal_step_cap} steps")
                 return False
@@ -568,7 +579,7 @@ class HoloMindAgent:
                         # Nothing else fits: the map has grown since those were out of reach.
                         retried_unreachable = True
                         self.state.excluded_now -= self.state.unreachable
-                        start_step = self.obs.step  # the search spent the goal's steps: a fresh allowance
+                        start_step = self.acting_step  # the search spent the goal's steps: a fresh allowance
                         self.note(f"{goal.id}: nothing else found; trying again what was out of reach before")
                         continue
                     self.note(f"{goal.id}: could not find {missing}")

@@ -49,6 +49,8 @@ class AgentView(Protocol):
     @property
     def pose(self) -> Pose: ...
     @property
+    def acting_step(self) -> int: ...  # the clock of the step allowances (Passes not counted)
+    @property
     def held_id(self) -> str | None: ...
     @property
     def held_type(self) -> str | None: ...
@@ -204,7 +206,7 @@ class Skills:
     def _approach(self, object_id: str, reach: float, avoid: list[tuple[float, float]]) -> SkillGen:
         """Walk until a pose within ``reach`` that faces the object (not near ``avoid``)."""
         a = self.a
-        start = a.obs.step
+        start = a.acting_step
         blocked = idle = stuck = 0
         asked, reach = reach, a.reach_wanted(object_id, reach)  # nearer than where it was refused as out of reach
         if reach < asked:
@@ -236,8 +238,8 @@ class Skills:
                 # map: exploring towards what it already stood by maps nothing that helps.
                 a.note(f"no pose nearer to {object_id} than where it was out of reach")
                 return False
-            if a.obs.step - start > a.config.approach_step_cap or idle >= 3:
-                a.note(f"no path to {object_id} after {a.obs.step - start} steps of exploring towards it"
+            if a.acting_step - start > a.config.approach_step_cap or idle >= 3:
+                a.note(f"no path to {object_id} after {a.acting_step - start} steps of exploring towards it"
                        + (f" ({a.navigator.last_failure})" if a.navigator.last_failure else ""))
                 return False
             target = (float(obj.centroid[0]), float(obj.centroid[2]))
@@ -259,9 +261,9 @@ class Skills:
                 continue
             # Already as near as the map allows (seen through a doorway, behind a wall): explore
             # the frontier nearest to it, which maps the way there.
-            before = a.obs.step
+            before = a.acting_step
             yield from self.explore_once(toward=target)
-            idle = idle + 1 if a.obs.step == before else 0  # frontiers with no plan: none walked
+            idle = idle + 1 if a.acting_step == before else 0  # frontiers with no plan: none walked (a Pass is no walk)
             if idle and not a.occupancy.frontier():
                 a.note(f"no path to {object_id}")
                 return False
@@ -461,14 +463,14 @@ class Skills:
         a = self.a
         if not object_type:
             raise Replan("low", "search: no object_type given", NO_BINDING)
-        start = a.obs.step
+        start = a.acting_step
 
         def found() -> bool:
             return any(o.object_type == object_type and (room is None or o.room == room)
                        for o in a.context().known_objects)
 
         while not found():
-            if a.obs.step - start > a.config.search_step_cap:
+            if a.acting_step - start > a.config.search_step_cap:
                 a.note(f"search for {object_type}: step cap reached")
                 return False
             progressed = yield from self.explore_once()

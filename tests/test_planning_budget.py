@@ -6,6 +6,9 @@
 - over a whole episode the agent's actions, Pass steps left out, are those of the agent without
   a budget (nothing moves in a Pass, and the frame seen again maps the same), while no act plans
   past the budget and one request;
+- a Pass spends none of the agent's step allowances (a goal's, a search's, an approach's): with
+  allowances small enough to decide the episode, the agent gives up on the same goals for the
+  same reasons and makes the same moves with and without Passes between them;
 - Pass moves nothing in the embedded simulator, adds no LongAct step, and is the robot's ``wait``.
 
 No timings: the decision-time figures live in ``benchmarks/bench_agent_decision.py``."""
@@ -138,6 +141,27 @@ def test_over_an_episode_the_agent_does_what_it_did_unbounded_with_passes_betwee
     assert max(spent) <= 2 * MAX_EXPANSIONS < max(free_spent)
     assert result.steps_nav <= free_result.steps_nav  # a Pass adds no LongAct step
     assert result.num_actions == free_result.num_actions == 260
+
+
+def test_a_pass_spends_no_step_allowance() -> None:
+    """dev-005-0 with allowances small enough that they end goals (the search's 20 steps, the
+    goal's 40): counted, the Passes of a one-expansion budget ran g2 into its goal step cap (ended as
+    unreachable) where the unbounded agent searched on and ended it as not found."""
+    episode = load_episode(EPISODES / "dev-005-0.json")
+    caps = {"approach_step_cap": 30, "search_step_cap": 20, "goal_step_cap": 40}
+    runs = {}
+    for budget, max_steps in ((None, 400), (1, 1500)):
+        agent = _Recording(HoloMindAgent(config=AgentConfig(act_expansions=budget, **caps)))
+        result, _ = run_episode(EmbeddedEnvironment(EmbeddedConfig(width=320, height=240)), agent, episode,
+                                max_steps=max_steps)
+        outcomes = {gid: goal.get("reason") for gid, goal in result.extra["goals"].items()}
+        runs[budget] = ([a for a in agent.actions if a.name != PASS], outcomes, result.extra["planning_passes"],
+                        agent.agent.acting_step, result.num_actions)
+    free_actions, free_outcomes, _, free_clock, free_n = runs[None]
+    actions, outcomes, passes, clock, n = runs[1]
+    assert passes > 100 and free_actions[-1].name == actions[-1].name == "Stop"  # both ended, unhurried
+    assert actions == free_actions and outcomes == free_outcomes
+    assert n == free_n + passes and clock == free_clock  # the allowances' clock skips the Passes
 
 
 def test_pass_moves_nothing_counts_no_step_and_is_the_robot_skill_wait() -> None:
