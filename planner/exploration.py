@@ -19,7 +19,7 @@ from planner.gap_look import CLEAR_M, gap_look_point
 from planner.navigation import HALF_VFOV, HORIZONS, Navigator, Pose, heading_error
 from planner.occupancy import OccupancyMap
 from planner.passage_look import FRONTIER_RADII, passage_look_point
-from planner.planning_budget import planned
+from planner.planning_budget import planned, planned_in_stages
 
 # A skill: yields actions, receives observations, returns whether it succeeded (planner.skills).
 SkillGen = Generator[Action, Observation, bool]
@@ -162,7 +162,7 @@ class Explorer:
             # A doorway seen at an angle leaves a floor strip narrower than the lattice: then get
             # as close as the lattice allows and look from there.
             for radius in FRONTIER_RADII:
-                plan = yield from planned(a.navigator.budget, a.navigator.plan_to_point, p, x, z, radius)
+                plan = yield from planned_in_stages(a.navigator.budget, a.navigator.plan_to_point_stages(p, x, z, radius))
                 if plan is not None:
                     break
             a.note(f"frontier ({x:.2f}, {z:.2f}) size {size}: "
@@ -177,7 +177,7 @@ class Explorer:
                 # Face it first (the same turn, paid before the walk) and plan again from there:
                 # what lies between shows while walking, and the search can end before arriving.
                 yield from self.moves.turn_to(x, z)
-                turned = yield from planned(a.navigator.budget, a.navigator.plan_to_point, a.pose, x, z, radius)
+                turned = yield from planned_in_stages(a.navigator.budget, a.navigator.plan_to_point_stages(a.pose, x, z, radius))
                 if turned is None:
                     # The old plan's moves are relative to the old heading: never walk them from
                     # this one. The turn showed something new; the next call chooses again.

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Generator, Sequence
 
 import numpy as np
 from scipy import ndimage
@@ -43,6 +43,21 @@ MAX_EXPANSIONS = 8_000
 # The weight of the first search (weighted A*: a plan costs at most this times the optimum); the
 # second, at ``weight``, only where the first ran into MAX_EXPANSIONS.
 FINE_WEIGHT = 1.2
+
+# A plan request in stages (``Navigator.plan_to_object_stages``): it yields between two searches
+# (the fine one and the coarse one; the usual grid and the tight one) and returns the plan. The
+# agent's planning budget (``planner.planning_budget.planned_in_stages``) may put a Pass between
+# them; driven to its end without pauses (``finish``) it is the one-call request.
+PlanStages = Generator[None, None, "LatticePlan | None"]
+
+
+def finish(stages: PlanStages) -> LatticePlan | None:
+    """The answer of a request made in stages, all of them now."""
+    try:
+        while True:
+            next(stages)
+    except StopIteration as done:
+        return done.value
 
 
 @dataclass(frozen=True)
@@ -107,25 +122,18 @@ class Navigator:
         c = occupancy.config
         self.sight_slack = min(0.3, 3.0 * c.depth_noise_k * 16.0 + c.pose_tolerance) \
             if c.depth_noise_k > 0 or c.pose_tolerance > 0 else 0.0
-        self._tight = False  # planning on the map's tight grid (see plan_to_object)
         self.tight_plans = 0  # plans found only on the tight grid
 
-    def _grid(self) -> FreeGrid:
-        return self.map.free_grid(tight=self._tight)
-
-    def _tight_retry(self, plan: Callable[[], LatticePlan | None]) -> LatticePlan | None:
-        """``plan()`` on the usual grid; where it finds nothing and the map allows for pose error
-        (``OccupancyConfig.pose_tolerance``), again on the tight grid. The first failure's reason
-        stays in ``last_failure`` when both fail."""
-        found = plan()
+    def _tight_retry(self, plan: Callable[[bool], PlanStages]) -> PlanStages:
+        """``plan(False)`` on the usual grid; where it finds nothing and the map allows for pose
+        error (``OccupancyConfig.pose_tolerance``), ``plan(True)`` on the tight grid, a stage of
+        its own. The first failure's reason stays in ``last_failure`` when both fail."""
+        found = yield from plan(False)
         if found is not None or self.map.config.pose_tolerance <= 0:
             return found
         why = self.last_failure
-        self._tight = True
-        try:
-            found = plan()
-        finally:
-            self._tight = False
+        yield  # the tight grid's searches: a stage of their own
+        found = yield from plan(True)
         if found is None:
             self.last_failure = why
         else:
@@ -184,8 +192,9 @@ class Navigator:
         out[ci[clear], cj[clear]] = True
         return out
 
-    def _region_near(self, obj: TrackedObject, reach: float) -> np.ndarray:
-        """Free cells whose centre is within ``reach`` of the object's box (camera height)."""
+    def _region_near(self, obj: TrackedObject, reach: float, tight: bool = False) -> np.ndarray:
+        """Free cells (of the tight grid with ``tight``) whose centre is within ``reach`` of the
+        object's box (camera height)."""
         m = self.map
         res = m.config.resolution
         i0, j0 = m.cell(obj.box_min[0] - reach, obj.box_min[2] - reach)
@@ -202,7 +211,7 @@ class Navigator:
         dz = np.maximum(np.maximum(obj.box_min[2] - gz, 0.0), gz - obj.box_max[2])
         dy = self.height_gap(float(obj.box_min[1]), float(obj.box_max[1]))
         region[i0:i1, j0:j1] = dx * dx + dz * dz + dy * dy <= reach * reach
-        return region & self._grid().mask
+        return region & self.map.free_grid(tight=tight).mask
 
     def _span(self) -> tuple[float, float]:
         """The heights reach is measured from: the reach span (AgentConfig.reach_span), or the
@@ -240,18 +249,24 @@ class Navigator:
                        max_bearing: float = 40.0, avoid: Sequence[tuple[float, float]] = ()) -> LatticePlan | None:
         """A plan to a pose within ``reach`` of the object that faces it with a clear line of
         sight, not within 0.4 m of a point in ``avoid`` (viewpoints it did not show from)."""
+        return finish(self.plan_to_object_stages(pose, obj, reach, max_bearing, avoid))
+
+    def plan_to_object_stages(self, pose: Pose, obj: TrackedObject, reach: float = 1.3, max_bearing: float = 40.0,
+                              avoid: Sequence[tuple[float, float]] = ()) -> PlanStages:
+        """``plan_to_object`` in stages (``PlanStages``)."""
         key = ("object", pose.x, pose.z, pose.yaw, obj.object_id, tuple(map(float, obj.centroid)),
                tuple(map(float, obj.box_min)), tuple(map(float, obj.box_max)), reach, max_bearing,
                tuple((float(a), float(b)) for a, b in avoid))
         if self._known_failure(key):
             return None
-        return self._remember(key, self._tight_retry(lambda: self._plan_to_object(pose, obj, reach, max_bearing, avoid)))
+        found = yield from self._tight_retry(lambda tight: self._plan_to_object(pose, obj, reach, max_bearing, avoid, tight))
+        return self._remember(key, found)
 
-    def _plan_to_object(self, pose: Pose, obj: TrackedObject, reach: float,
-                        max_bearing: float, avoid: Sequence[tuple[float, float]]) -> LatticePlan | None:
-        grid = self._grid()
+    def _plan_to_object(self, pose: Pose, obj: TrackedObject, reach: float, max_bearing: float,
+                        avoid: Sequence[tuple[float, float]], tight: bool) -> PlanStages:
+        grid = self.map.free_grid(tight=tight)
         res = self.map.config.resolution
-        region = self._region_near(obj, reach)
+        region = self._region_near(obj, reach, tight)
         if not region.any():
             self.last_failure = f"no mapped free floor within {reach:.2f} m of {obj.object_id}"
             return None
@@ -261,7 +276,7 @@ class Navigator:
             # to the agent? A state off a cell centre may be in reach and in sight where its
             # cell's centre is not: test on the region grown by half a cell diagonal, its
             # in-sight cells grown by one cell (a superset of where goal states can lie).
-            loose = self._region_near(obj, reach + 0.75 * res)
+            loose = self._region_near(obj, reach + 0.75 * res, tight)
             sight = self.in_sight(loose, cx, cz)  # per cell: the region's cells are among these
             loose_sight = loose & grown_by_a_cell(sight)
             if not loose_sight.any():
@@ -306,13 +321,19 @@ class Navigator:
             straight = max(0.0, math.hypot(dx, dz) - reach)
             return max(straight, walk if walk != math.inf else 1e6) / 0.25
 
-        return self._plan(pose, grid, is_goal, heuristic)
+        return (yield from self._plan(pose, grid, is_goal, heuristic))
 
     def plan_to_point(self, pose: Pose, x: float, z: float, radius: float = 0.5) -> LatticePlan | None:
+        """A plan to a pose within ``radius`` of (x, z)."""
+        return finish(self.plan_to_point_stages(pose, x, z, radius))
+
+    def plan_to_point_stages(self, pose: Pose, x: float, z: float, radius: float = 0.5) -> PlanStages:
+        """``plan_to_point`` in stages (``PlanStages``)."""
         key = ("point", pose.x, pose.z, pose.yaw, float(x), float(z), float(radius))
         if self._known_failure(key):
             return None
-        return self._remember(key, self._tight_retry(lambda: self._plan_to_point(pose, x, z, radius)))
+        found = yield from self._tight_retry(lambda tight: self._plan_to_point(pose, x, z, radius, tight))
+        return self._remember(key, found)
 
     def region_around(self, grid: FreeGrid, x: float, z: float, radius: float) -> np.ndarray:
         """The free cells of ``grid`` in the square of half-side ``radius`` (at least a cell)
@@ -323,8 +344,8 @@ class Navigator:
         region[max(i - r, 0):i + r + 1, max(j - r, 0):j + r + 1] = True
         return region & grid.mask
 
-    def _plan_to_point(self, pose: Pose, x: float, z: float, radius: float) -> LatticePlan | None:
-        grid = self._grid()
+    def _plan_to_point(self, pose: Pose, x: float, z: float, radius: float, tight: bool) -> PlanStages:
+        grid = self.map.free_grid(tight=tight)
         i, j = self.map.cell(x, z)
         r = max(int(radius / self.map.config.resolution), 1)
         region = self.region_around(grid, x, z, radius)
@@ -349,7 +370,7 @@ class Navigator:
             straight = max(0.0, math.hypot(s.x - x, s.z - z) - radius)
             return max(straight, walk if walk != math.inf else 1e6) / 0.25
 
-        return self._plan(pose, grid, is_goal, heuristic)
+        return (yield from self._plan(pose, grid, is_goal, heuristic))
 
     def shut_in(self, pose: Pose) -> bool:
         """No move of the lattice (a step ahead, back or aside at any heading) leaves the pose on
@@ -380,7 +401,9 @@ class Navigator:
         region[max(i - 2, 0):i + 3, max(j - 2, 0):j + 3] = True
         return walking_distance_to(region & grid.mask if (region & grid.mask).any() else region, grid)
 
-    def _plan(self, pose: Pose, grid, is_goal, heuristic) -> LatticePlan | None:
+    def _plan(self, pose: Pose, grid, is_goal, heuristic) -> PlanStages:
+        """The fine search, and where it ran into its cap the coarse one, a stage of its own (on
+        the grid and goal of the first: the plan is checked against the map it was made on)."""
         start = LatticeState(pose.x, pose.z, pose.yaw)
         is_free = grid.is_free
 
@@ -405,6 +428,8 @@ class Navigator:
             if plan is None and not stats.get("capped"):
                 self.last_failure = f"no plan: all {stats.get('expanded', 0)} poses reachable on the map tried"
                 return None
+            if plan is None:
+                yield  # the coarse search: a stage of its own
         if plan is None:
             plan = search(self.weight)
         if plan is not None:

@@ -21,7 +21,7 @@ from planner.agent_config import AgentConfig
 from planner.exploration import STUCK_WALKS, Explorer, SkillGen, blocked_in_place
 from planner.navigation import HORIZONS, Navigator, Pose, heading_error
 from planner.object_memory import ObjectMemory, TrackedObject
-from planner.planning_budget import planned
+from planner.planning_budget import planned_in_stages
 from planner.occupancy import OccupancyMap
 from planner.refusals import REFUSED_SITUATIONS, ReceptacleRefusals
 from planner.roles import SKILLS, CriticDecision, CriticEvent, PlannerContext, Subgoal
@@ -219,11 +219,11 @@ class Skills:
             if (a.tracker.visible_now.get(object_id) and a.reach_distance(obj) <= reach
                     and not any(math.hypot(p.x - x, p.z - z) < 0.4 for x, z in avoid)):
                 return True
-            plan = yield from planned(a.navigator.budget, a.navigator.plan_to_object, a.pose, obj, reach, avoid=avoid)
+            plan = yield from planned_in_stages(a.navigator.budget, a.navigator.plan_to_object_stages(a.pose, obj, reach, avoid=avoid))
             if plan is None and reach < a.config.edge_reach:
                 # At the back of a deep counter: only poses at the edge of the arm's reach exist.
                 edge = a.reach_wanted(object_id, a.config.edge_reach)
-                plan = yield from planned(a.navigator.budget, a.navigator.plan_to_object, a.pose, obj, edge, avoid=avoid)
+                plan = yield from planned_in_stages(a.navigator.budget, a.navigator.plan_to_object_stages(a.pose, obj, edge, avoid=avoid))
             if plan is not None:
                 ok = yield from self.walk(plan.actions)
                 if ok:
@@ -245,7 +245,7 @@ class Skills:
             target = (float(obj.centroid[0]), float(obj.centroid[2]))
             # Seen from afar, but the floor near it is not mapped yet: walk towards it, which
             # maps what lies in between.
-            plan = yield from planned(a.navigator.budget, a.navigator.plan_to_point, a.pose, target[0], target[1], 1.8)
+            plan = yield from planned_in_stages(a.navigator.budget, a.navigator.plan_to_point_stages(a.pose, target[0], target[1], 1.8))
             if plan is not None and plan.actions:
                 stood = a.pose
                 ok = yield from self.walk(plan.actions, limit=16)  # blocked or not: plan again from here

@@ -40,7 +40,7 @@ from planner.agent_config import AgentConfig
 from planner.exploration import Moves
 from planner.navigation import HORIZONS, Navigator, Pose
 from planner.object_memory import ObjectMemory, TrackedObject
-from planner.planning_budget import planned
+from planner.planning_budget import planned_in_stages
 
 MAX_STOPS = 3  # further stops at one surface: a long counter is searched, not surveyed
 GRID_M = 0.2  # spacing of the points of a top that must come within the detection distance
@@ -145,7 +145,7 @@ def look_over(agent: LookingAgent, box: TrackedObject, object_type: str,
         if not far:
             return
         for tx, tz in _stops(far, p, reach)[:_TRIES]:
-            plan = yield from planned(agent.navigator.budget, agent.navigator.plan_to_point, p, tx, tz, reach)
+            plan = yield from planned_in_stages(agent.navigator.budget, agent.navigator.plan_to_point_stages(p, tx, tz, reach))
             if plan is not None and plan.actions:
                 break
         else:
@@ -203,7 +203,8 @@ def look_again(agent: LookingAgent, object_type: str, found: Callable[[], bool],
         reach = _floor_reach(agent, size, drop) if size is not None else math.sqrt(max(1.0 - drop * drop, 0.0))
         near = 0.5 * min(reach, 1.5)
         if math.hypot(x - p.x, z - p.z) > max(near, _MIN_REACH_M):
-            plan = yield from planned(agent.navigator.budget, agent.navigator.plan_to_point, p, x, z, max(near, _MIN_REACH_M))
+            plan = yield from planned_in_stages(agent.navigator.budget,
+                                                agent.navigator.plan_to_point_stages(p, x, z, max(near, _MIN_REACH_M)))
             if plan is None:
                 agent.note(f"no way to look again at a {object_type} glimpsed once at ({x:.2f}, {z:.2f})")
                 continue

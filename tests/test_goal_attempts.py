@@ -14,6 +14,7 @@ import pytest
 import planner.holomind as holomind
 from household.checklist import ChecklistItem, ObjectSelector
 from planner.holomind import GOAL_ATTEMPTS, HoloMindAgent
+from planner.planning_budget import ActBudget
 from planner.refusals import ReceptacleRefusals
 from planner.roles import Goal
 from tests.test_goal_search import _drive as _run  # drives a skill generator, returns its value
@@ -26,6 +27,7 @@ def _agent(monkeypatch: pytest.MonkeyPatch, found: list[bool]) -> tuple[HoloMind
     agent = HoloMindAgent()
     agent.obs = SimpleNamespace(step=10, agent=SimpleNamespace(held_object_id=None))  # type: ignore[assignment]
     agent.notes_log, agent.stats = [], Counter()
+    agent.navigator = SimpleNamespace(budget=ActBudget(None))  # type: ignore[assignment]  # no Pass steps
     agent.refusals = ReceptacleRefusals(None)
     agent.state.unreachable.add("Laptop|far")
     agent.state.rejected_ids.clear()

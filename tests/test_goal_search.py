@@ -52,6 +52,10 @@ class _Agent:
         return False
         yield  # a generator that explores nothing: the house is all seen
 
+    @property
+    def acting_step(self) -> int:
+        return int(self.obs.step)
+
     def context(self, **_: Any) -> SimpleNamespace:
         return SimpleNamespace(known_objects=[])
 

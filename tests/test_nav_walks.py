@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 
@@ -257,8 +258,14 @@ def test_a_frontier_whose_plan_fails_after_the_turn_is_not_walked_with_the_old_h
     front = (-0.5, 0.0, 50, 0.0, 0.0)
     agent = _FrontierAgent([front])
     agent.pose = Pose(-2.0, 0.0, 270.0, 30.0)
-    real = agent.navigator.plan_to_point
-    agent.navigator.plan_to_point = lambda pose, *args: real(pose, *args) if pose.yaw == 270.0 else None  # type: ignore[method-assign]
+    real = agent.navigator.plan_to_point_stages
+
+    def before_the_turn_only(pose: Pose, *args: Any) -> Any:
+        if pose.yaw == 270.0:
+            return (yield from real(pose, *args))
+        return None
+
+    agent.navigator.plan_to_point_stages = before_the_turn_only  # type: ignore[method-assign]
     moves = _RecordingMoves(agent)
     assert _explore(Explorer(agent, moves), 1) == [True]  # type: ignore[arg-type]
     assert moves.turns == [(-0.5, 0.0)] and moves.walks == []
@@ -282,7 +289,7 @@ def test_an_approach_blocked_where_the_agent_stands_gives_the_object_up_after_th
 
     def run(step_m: float) -> tuple[bool, int, list[str]]:
         notes: list[str] = []
-        agent = SimpleNamespace(config=AgentConfig(), obs=SimpleNamespace(step=0), pose=Pose(0.0, 0.0, 90.0, 30.0),
+        agent = SimpleNamespace(config=AgentConfig(), obs=SimpleNamespace(step=0), acting_step=0, pose=Pose(0.0, 0.0, 90.0, 30.0),
                                 navigator=Navigator(_open_room()), stats=Counter(), note=notes.append,
                                 tracker=SimpleNamespace(get=lambda i: mug if i == "mug|1" else None, visible_now={}))
         agent.reach_distance = lambda o: o.distance_3d(np.array([agent.pose.x, 1.5, agent.pose.z]))
@@ -294,6 +301,7 @@ def test_an_approach_blocked_where_the_agent_stands_gives_the_object_up_after_th
                 walks.append(actions)
                 yield Action(actions[0])
                 agent.obs.step += 1
+                agent.acting_step += 1
                 p = agent.pose  # made way (to and fro across the room) before the bump, or not
                 agent.pose = Pose(p.x, p.z + (step_m if len(walks) % 2 else -step_m), p.yaw, p.horizon)
                 return False

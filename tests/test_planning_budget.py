@@ -3,6 +3,9 @@
 - a request is made in the act that asks for it while the act has spent less than its budget,
   else after exactly one ``Pass`` step, and is never cut: its answer is the unbounded one;
 - the navigator charges every lattice expansion to the act, and a fresh act starts at nothing;
+- a plan request comes in stages (the fine search, the coarse one, the same two on the tight
+  grid), each started only while the act's budget is not spent: an act runs at most its budget
+  and one search, and the staged answer is the one-call answer;
 - over a whole episode the agent's actions, Pass steps left out, are those of the agent without
   a budget (nothing moves in a Pass, and the frame seen again maps the same), while no act plans
   past the budget and one request;
@@ -28,7 +31,8 @@ from household.types import PASS, Action, Observation
 from planner.agent_config import AgentConfig
 from planner.holomind import HoloMindAgent
 from planner.navigation import MAX_EXPANSIONS, Navigator, Pose
-from planner.planning_budget import ACT_EXPANSIONS, ActBudget, planned
+from planner.occupancy import OccupancyMap
+from planner.planning_budget import ACT_EXPANSIONS, ActBudget, planned, planned_in_stages
 from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
 from sim_bridge.ros import skills as robot_skills
 from tests.test_decision_tail import _walled  # two halves of a floor, a wall between, no doorway
@@ -90,6 +94,64 @@ def test_the_navigator_charges_its_searches_and_the_answer_is_the_unbounded_one(
     assert plan is not None and expected is not None
     assert plan.actions == expected.actions and plan.cost == expected.cost
     assert 0 < bounded.budget.spent < 60  # charged to the new act
+
+
+def _acts(budget: ActBudget, gen) -> tuple[list[str], list[int], object]:
+    """Run a request made over acts (a fresh act after each Pass, as the agent's ``act`` begins
+    one); returns what it yielded, the expansions each act spent, and the answer."""
+    budget.begin_act()
+    yielded: list[str] = []
+    spent: list[int] = []
+    try:
+        action = next(gen)
+        while True:
+            yielded.append(action.name)
+            spent.append(budget.spent)
+            budget.begin_act()
+            action = gen.send(None)
+    except StopIteration as stop:
+        spent.append(budget.spent)
+        return yielded, spent, stop.value
+
+
+def _tolerant_walled() -> OccupancyMap:
+    """``_walled(5)`` on a map that allows for pose error: a failed plan is tried again on the
+    tight grid (here as wide as the usual one: the wall is drawn without dilation)."""
+    occ = _walled(5)
+    occ.config.pose_tolerance = 0.1
+    occ._tight_disc = np.ones((1, 1), dtype=bool)
+    return occ
+
+
+def test_a_plan_request_comes_in_stages_and_each_waits_for_a_fresh_act(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through the wall (no way across): the fine search and the coarse one, on the usual grid
+    and then on the tight grid, each to its cap. With the budget at one capped search each act
+    runs one of the four, a Pass between two; before the stages, one act ran all four."""
+    monkeypatch.setattr(navigation, "connected", lambda *a, **k: True)  # let the searches run
+    start = Pose(-1.0, 0.0, 90.0, 30.0)
+    bounded = Navigator(_tolerant_walled(), max_expansions=60, act_expansions=60)
+    yielded, spent, answer = _acts(bounded.budget, planned_in_stages(bounded.budget,
+                                                                     bounded.plan_to_point_stages(start, 1.0, 0.0)))
+    assert yielded == [PASS] * 3 and bounded.budget.passes == 3
+    assert all(60 <= s <= 2 * 60 for s in spent)  # one capped search an act (a cap is checked per expansion)
+    assert answer is None and bounded.capped_searches == 2  # a capped search pair: once per grid
+    assert "cap" in bounded.last_failure
+    free = Navigator(_tolerant_walled(), max_expansions=60)
+    free.budget.begin_act()
+    assert free.plan_to_point(start, 1.0, 0.0) is None and free.capped_searches == 2
+    assert free.budget.spent == sum(spent)  # the same searches, spread over four acts
+    # a way there (the wall's end opened): the same plan staged or in one call, found at once
+    opened = _tolerant_walled()
+    j0, j1 = opened.cell(0.0, -2.0)[1], opened.cell(0.0, -1.4)[1]  # a doorway at the wall's end
+    door = np.zeros_like(opened.wall)
+    door[:, j0:j1] = opened.wall[:, j0:j1]
+    opened.floor[door], opened.obstacle[door], opened.wall[door] = True, False, False
+    opened._grid = None
+    staged, whole = Navigator(opened, act_expansions=60), Navigator(opened)
+    yielded, _, plan = _acts(staged.budget, planned_in_stages(staged.budget, staged.plan_to_point_stages(start, 1.0, 0.0)))
+    expected = whole.plan_to_point(start, 1.0, 0.0)
+    assert yielded == [] and staged.capped_searches == 0
+    assert plan is not None and expected is not None and plan.actions == expected.actions
 
 
 class _Recording:

@@ -74,7 +74,7 @@ def _approach(occ: OccupancyMap, refused: bool) -> tuple[bool, list[list[str]], 
         HoloMindAgent._note_reach(memory, "PutObject", SINK.object_id, _obs(False, Failure.OUT_OF_REACH))
     notes: list[str] = []
     navigator = Navigator(occ)
-    agent = SimpleNamespace(config=SimpleNamespace(edge_reach=1.45, approach_step_cap=300), obs=SimpleNamespace(step=0),
+    agent = SimpleNamespace(config=SimpleNamespace(edge_reach=1.45, approach_step_cap=300), obs=SimpleNamespace(step=0), acting_step=0,
                             pose=pose, navigator=navigator, stats=Counter(), note=notes.append,
                             tracker=SimpleNamespace(get=memory.tracker.get, visible_now={SINK.object_id: 500}),
                             reach_distance=memory.reach_distance,

@@ -9,7 +9,7 @@ the tests build the situation from scratch."""
 from __future__ import annotations
 
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, Generator
 
 import numpy as np
 import pytest
@@ -170,6 +170,12 @@ def test_the_views_that_confirm_a_detection_all_vote_for_its_type() -> None:
     assert tracker.get("bottle|1").type_votes == {"SprayBottle": 2}
 
 
+def _no_plan(*args: Any, **kwargs: Any) -> Generator[None, None, None]:
+    """A plan request in stages (``navigation.PlanStages``) that finds nothing."""
+    return None
+    yield  # a generator
+
+
 class ShutIn:
     """Just enough of an agent for ``Skills.explore_once``: a frontier no plan reaches."""
 
@@ -180,7 +186,8 @@ class ShutIn:
         self.pose = Pose(0.0, 0.0, 0.0, 30.0)
         self.notes: list[str] = []
         self.occupancy = SimpleNamespace(frontier=lambda: [(3.0, 0.0, 100, 3.5, 0.0)])
-        self.navigator = SimpleNamespace(plan_to_point=lambda *a, **k: None, last_failure="not connected",
+        self.navigator = SimpleNamespace(plan_to_point=lambda *a, **k: None, plan_to_point_stages=_no_plan,
+                                         last_failure="not connected",
                                          budget=ActBudget(None),  # planner.planning_budget: no bound
                                          walking_field=lambda pose: SimpleNamespace(at=lambda x, z: float("inf")),
                                          shut_in=lambda pose: self.boxed,
