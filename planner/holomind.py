@@ -271,9 +271,10 @@ class HoloMindAgent:
         """The clock of the agent's step allowances (``goal_step_cap``, ``search_step_cap``,
         ``inspect_step_cap``, ``approach_step_cap``): the frame's step less the ``Pass`` steps the
         planning budget handed in. A Pass is the planner thinking, not the agent trying: counted,
-        it gave up an approach whose plans were long in coming (dev-010-0 under the realistic
-        profile: 813 of 1,575 steps were Passes) where the unbounded agent walked on. The episode's
-        step budget and the times the memory keeps still count every step.
+        an approach whose plans were long in coming spent its 160 steps mostly waiting (dev-010-0
+        under the realistic profile: 813 of 1,575 steps were Passes), where the unbounded agent
+        had its 160 moves. With exact sensors the agent so moves as the unbounded one does. The
+        episode's step budget and the times the memory keeps still count every step.
         """
         return int(self.obs.step) - self.navigator.budget.passes
 
