@@ -58,13 +58,19 @@ class ActBudget:
         return self.expansions is None or self.spent < self.expansions
 
 
+def _pass_if_spent(budget: ActBudget) -> Generator[Action, Observation, None]:
+    """One ``Pass`` step, counted, where the act has spent its planning budget; else nothing
+    (the next act starts afresh: the agent's ``act`` begins it)."""
+    if not budget.can_start():
+        budget.passes += 1
+        yield Action(PASS)
+
+
 def planned(budget: ActBudget, request: Callable[..., T], *args: Any, **kwargs: Any) -> Generator[Action, Observation, T]:
     """``request(*args, **kwargs)``'s answer, made in this act if its planning budget is not
     spent, else after one ``Pass`` step (a fresh act always starts a request). The pose among the
     arguments stays right: nothing moves in a Pass."""
-    if not budget.can_start():
-        budget.passes += 1
-        yield Action(PASS)
+    yield from _pass_if_spent(budget)
     return request(*args, **kwargs)
 
 
@@ -74,9 +80,7 @@ def planned_in_stages(budget: ActBudget, stages: Generator[None, None, T]) -> Ge
     spent, else after one ``Pass`` step. No stage is cut."""
     try:
         while True:
-            if not budget.can_start():
-                budget.passes += 1
-                yield Action(PASS)
+            yield from _pass_if_spent(budget)
             next(stages)
     except StopIteration as done:
         return done.value
