@@ -13,8 +13,9 @@ with the most cumulative time under ``act`` (cProfile), to say where the time go
 
 ``--slowest N`` (issue 27: which steps make the tail, and why) profiles every ``act`` on its own
 and prints, per episode, its N slowest steps: the step index, the milliseconds (under the
-profiler, so somewhat more than unprofiled), the agent's latest note, how many lattice searches
-ran in the step and the functions with the most cumulative time in it. Not with ``--profile``.
+profiler, so somewhat more than unprofiled), the agent's latest note, how many whole lattice
+searches and how many slices of searches made in slices (``planning_budget``) ran in the step
+and the functions with the most cumulative time in it. Not with ``--profile``.
 
 ``--split`` (issue 27) also times, per action, what the evaluation does around the agent: the
 simulator's step (and inside it the render), and the ground-truth reads that score GC; and inside
@@ -132,10 +133,13 @@ def _slow_step(episode: str, ms: float, step: int, note: str, prof: cProfile.Pro
     stats = pstats.Stats(prof)
     raw: dict[Any, Any] = stats.stats  # type: ignore[attr-defined]
     searches = sum(v[1] for (f, _, name), v in raw.items() if name == "plan_lattice")
+    # a paused search's generator: each resume is a call (the slices it ran in this step)
+    slices = sum(v[1] for (f, _, name), v in raw.items() if name == "plan_lattice_in_slices")
     skip = {"act", "_run", "_do_goal", "_search", "<genexpr>", "<listcomp>", "<lambda>"}
     rows = sorted(((v[3], v[1], f"{Path(f).parent.name}/{Path(f).name}:{name}") for (f, _, name), v in raw.items()
                    if ("planner" in f or "memory" in f or "household" in f) and name not in skip), reverse=True)
-    lines = [f"  slow {episode} step {step}: {ms:8.1f} ms, {searches} lattice search(es); last note: {note[:120]}"]
+    lines = [f"  slow {episode} step {step}: {ms:8.1f} ms, {searches} whole lattice search(es), "
+             f"{slices} slice(s) of searches in slices; last note: {note[:120]}"]
     lines += [f"      {cum * 1e3:8.1f} ms cum  {calls:>7} calls  {where}" for cum, calls, where in rows[:top]]
     return "\n".join(lines)
 

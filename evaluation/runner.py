@@ -16,6 +16,7 @@ from evaluation.episodes import Episode
 from evaluation.metrics import DEFAULT_IR_SEGMENTS, ScoreTimeline, StepCounter
 from evaluation.report import EpisodeResult
 from household.frames import ros_to_thor_points, ros_yaw_to_thor
+from household.heap import settle_heap
 from household.types import PASS, Action, Environment, Observation, WorldState
 
 
@@ -72,6 +73,7 @@ def run_episode(
         agent.reset(episode, obs)
     except Exception as exc:  # e.g. an instruction the planner cannot read: score the untouched world
         agent_error = f"agent error: {type(exc).__name__}: {exc}"
+    settle_heap()  # the collector's full walks between episodes, not in a decision
     counter = StepCounter()
     timeline = ScoreTimeline()
     gc = evaluate_checklist(episode.checklist, env.ground_truth()).gc

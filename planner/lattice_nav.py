@@ -22,7 +22,7 @@ import heapq
 import itertools
 import math
 from dataclasses import dataclass
-from typing import Callable, NamedTuple
+from typing import Callable, Generator, NamedTuple
 
 MOVES = {"MoveAhead": 0.0, "MoveRight": 90.0, "MoveBack": 180.0, "MoveLeft": 270.0}
 
@@ -46,6 +46,10 @@ class LatticePlan:
     states: list[LatticeState]  # state after each action (same length as actions)
     cost: float
     expanded: int
+
+
+# A search under way: yields the expansions done since it last yielded; its value is the plan.
+LatticeSearch = Generator[int, None, "LatticePlan | None"]
 
 
 def plan_lattice(
@@ -75,14 +79,63 @@ def plan_lattice(
     its reference count), yet every few hundred allocations set off a collection that walks the
     agent's whole heap: a quarter to a third of a search's time on the v2 dev episodes (issue
     27's decision tail). It is switched on again afterwards only where it was on before."""
+    return _drive(_search(start, is_free, is_goal, heuristic, move_step, rotate_step, max_expansions,
+                          allow_strafe, weight, stats, None))
+
+
+def plan_lattice_in_slices(
+    start: LatticeState,
+    is_free: Callable[[float, float], bool],
+    is_goal: Callable[[LatticeState], bool],
+    heuristic: Callable[[LatticeState], float],
+    slice_expansions: int,
+    move_step: float = 0.25,
+    rotate_step: float = 30.0,
+    max_expansions: int = 200_000,
+    allow_strafe: bool = True,
+    weight: float = 1.0,
+    stats: dict[str, int] | None = None,
+) -> LatticeSearch:
+    """``plan_lattice``'s search, paused after every ``slice_expansions`` expansions: it yields
+    the expansions done since it last yielded and returns the plan (or None) as its value.
+
+    Why pause and not cut: an agent that may spend only so much planning per step (issue 27: no
+    act may stall) goes on with the same search on its next step, so the answer is the one search's
+    answer, the same as ``plan_lattice`` gives, however many steps it took. A search cut and
+    started again could be cut again every time, and one cut and taken as done would report "no
+    way there" where there is one. The callables are called between pauses too: what they read
+    must not change while the search is paused (the navigator gives them the map as it was when
+    the search started). The collector is paused only while a slice runs (``plan_lattice``)."""
+    search = _search(start, is_free, is_goal, heuristic, move_step, rotate_step, max_expansions,
+                     allow_strafe, weight, stats, slice_expansions)
+    while True:
+        try:
+            expanded = _resume(search)
+        except StopIteration as done:
+            return done.value
+        yield expanded
+
+
+def _resume(search: LatticeSearch) -> int:
+    """The search's next slice, with the cyclic collector paused while it runs (see
+    ``plan_lattice``) and switched on again afterwards only where it was on before. Raises
+    StopIteration with the plan when the search is over."""
     was_on = gc.isenabled()
     gc.disable()
     try:
-        return _search(start, is_free, is_goal, heuristic, move_step, rotate_step, max_expansions,
-                       allow_strafe, weight, stats)
+        return next(search)
     finally:
         if was_on:
             gc.enable()
+
+
+def _drive(search: LatticeSearch) -> LatticePlan | None:
+    """The answer of a search, all of it now."""
+    try:
+        while True:
+            _resume(search)
+    except StopIteration as done:
+        return done.value
 
 
 def _search(
@@ -96,8 +149,10 @@ def _search(
     allow_strafe: bool,
     weight: float,
     stats: dict[str, int] | None,
-) -> LatticePlan | None:
-    """``plan_lattice``'s search, with the collector as the caller left it."""
+    pause_every: int | None,
+) -> LatticeSearch:
+    """``plan_lattice``'s search, with the collector as the caller left it; with ``pause_every``
+    it yields after every that many expansions (``plan_lattice_in_slices``)."""
     move_cost = move_step / 0.25
     rot_cost = rotate_step / 30.0
     q = move_step / 2.0
@@ -134,6 +189,8 @@ def _search(
     h0 = heuristic(start)
     heap = [(weight * h0, next(counter), 0.0, start_key, start_node, h0)]
     expanded = 0
+    pause_step = pause_every or 0
+    pause_at = pause_step if pause_step > 0 else -1  # the expansion after which it next yields
     inf = math.inf
     push, pop = heapq.heappush, heapq.heappop
     while heap:
@@ -150,6 +207,9 @@ def _search(
             if stats is not None:
                 stats.update(expanded=expanded - 1, capped=1)
             return None
+        if expanded == pause_at:
+            pause_at += pause_step
+            yield pause_step
         sx, sz, syaw = s
         h = headings.get(syaw)
         if h is None:

@@ -25,10 +25,10 @@ import numpy as np
 from scipy import ndimage
 
 from household.free_grid import FreeGrid
-from planner.lattice_nav import LatticePlan, LatticeState, plan_lattice
+from planner.lattice_nav import LatticePlan, LatticeState, plan_lattice, plan_lattice_in_slices
 from planner.object_memory import TrackedObject
 from planner.occupancy import OccupancyMap
-from planner.planning_budget import ActBudget
+from planner.planning_budget import SLICE_EXPANSIONS, ActBudget
 from planner.geodesic import DistanceField, connected, true_window, walking_distance_to
 
 HORIZONS = (30.0, 0.0, 60.0, -30.0)
@@ -140,16 +140,20 @@ class Navigator:
             self.tight_plans += 1
         return found
 
-    def line_of_sight(self, x0: float, z0: float, x1: float, z1: float) -> bool:
+    def line_of_sight(self, x0: float, z0: float, x1: float, z1: float, wall: np.ndarray | None = None) -> bool:
         """No wall-band cell on the straight line (furniture does not block a view from above).
         Samples at k/n of the way (what ``np.linspace`` gives), in plain Python: this runs for
-        every lattice state that is in reach and facing the object."""
+        every lattice state that is in reach and facing the object. ``wall``: the map's wall
+        band as it was when a search started (a search paused over steps keeps its map); the
+        map's own by default."""
         m = self.map
         res = m.config.resolution
         length = math.hypot(x1 - x0, z1 - z0)
         n = max(int(length / (res * 0.7)), 1)
         step = 1.0 / n
-        wall, size = m.wall, m.n
+        size = m.n
+        if wall is None:
+            wall = m.wall
         last = n if self.sight_slack <= 0 else min(n, int(math.floor((1.0 - self.sight_slack / max(length, 1e-9)) * n)) + 1)
         for k in range(1, last):
             t = k * step
@@ -299,6 +303,9 @@ class Navigator:
         dy = self.height_gap(by0, by1)
         dy2 = dy * dy
         slack = field.slack
+        # The goal test reads the wall band as it is now, also where the search goes on over
+        # later steps (the grid and the field are this map's already).
+        wall = self.map.wall.copy()
 
         def is_goal(s: LatticeState) -> bool:
             x, z = s.x, s.z
@@ -311,7 +318,7 @@ class Navigator:
             bearing = math.degrees(math.atan2(cx - x, cz - z))  # heading_error, inline: per expanded state
             if abs((bearing - s.yaw + 180.0) % 360.0 - 180.0) > max_bearing:
                 return False
-            return self.line_of_sight(x, z, cx, cz)
+            return self.line_of_sight(x, z, cx, cz, wall)
 
         def heuristic(s: LatticeState) -> float:
             x, z = s.x, s.z
@@ -412,11 +419,27 @@ class Navigator:
 
         stats: dict[str, int] = {}
 
-        def search(weight: float) -> LatticePlan | None:
-            found = plan_lattice(start, free, is_goal, heuristic, self.move_step, self.rotate_step,
-                                 max_expansions=self.max_expansions, weight=weight, stats=stats)
-            self.budget.charge(stats.get("expanded", 0))  # the act's planning budget
-            return found
+        def search(weight: float) -> PlanStages:
+            # Under an act budget the search pauses every SLICE_EXPANSIONS expansions (a stage
+            # boundary: the agent may hand in a Pass and go on with it on the next frame).
+            if self.budget.expansions is None:
+                found = plan_lattice(start, free, is_goal, heuristic, self.move_step, self.rotate_step,
+                                     max_expansions=self.max_expansions, weight=weight, stats=stats)
+                self.budget.charge(stats.get("expanded", 0))
+                return found
+            slices = plan_lattice_in_slices(start, free, is_goal, heuristic, SLICE_EXPANSIONS, self.move_step,
+                                            self.rotate_step, max_expansions=self.max_expansions,
+                                            weight=weight, stats=stats)
+            charged = 0
+            while True:
+                try:
+                    expanded = next(slices)
+                except StopIteration as done:
+                    self.budget.charge(stats.get("expanded", 0) - charged)  # the last slice's
+                    return done.value
+                self.budget.charge(expanded)
+                charged += expanded
+                yield
 
         plan = None
         if self.fine_weight < self.weight:
@@ -424,14 +447,14 @@ class Navigator:
             # heuristic greedily, which zigzags (strafe, step, strafe) where one turn and a straight
             # walk cost less; plans came out about a tenth longer than at 1.2. Where the finer
             # search runs into its cap, the coarse one, as before (never fewer plans found).
-            plan = search(self.fine_weight)
+            plan = yield from search(self.fine_weight)
             if plan is None and not stats.get("capped"):
                 self.last_failure = f"no plan: all {stats.get('expanded', 0)} poses reachable on the map tried"
                 return None
             if plan is None:
                 yield  # the coarse search: a stage of its own
         if plan is None:
-            plan = search(self.weight)
+            plan = yield from search(self.weight)
         if plan is not None:
             self.last_failure = ""
         elif stats.get("capped"):

@@ -6,23 +6,26 @@ tried for it ran 13 lattice searches in one act, 12 of them to their cap, about 
 that thinks that long between two commands stands still anyway, so the stack says so: once an act
 has spent ``ActBudget.expansions`` lattice expansions, it starts no further plan request and no
 further stage of one; the skill hands the simulator or robot THOR's ``Pass`` (a step in which
-nothing moves; ``household.types.PASS``) and goes on on the next frame, in a fresh act. A plan to a
-point or an object comes in stages (``planned_in_stages``, ``navigation.PlanStages``): the fine
-search, the coarse one where the fine one ran into its cap, and the same two on the tight grid
-where the map allows for pose error; each stage is at most one capped search, so an act expands at
-most the budget plus one search (two capped searches with the default budget; before the stages,
-an act could run the budget plus four under uncertain sensors: 802 ms on dev-045-1 under
-``--sensors realistic``). A passage or gap look is one request that bisects a way with several
-plans, not split.
+nothing moves; ``household.types.PASS``) and goes on on the next frame, in a fresh act.
 
-The requests are not changed, only spread over steps: each is made whole, as the unbounded agent
-would make it (on the map as the next frame leaves it; a later stage on the map as it is then,
-which with exact sensors is the same map: a Pass shows the same frame again). Why not cut a
-search part way instead: a search cut by a budget comes back empty and would be taken for "no way
-there" (a frontier given up, an object left), which changes what the agent does, not when; and a request cut in the middle
-and made again from the start could be cut again every time. Why expansions and not seconds: the
-same run then decides the same way on a fast and a slow machine (reports are compared episode by
-episode, issue 27's Ray check included).
+A plan to a point or an object comes in stages (``planned_in_stages``, ``navigation.PlanStages``):
+the fine search, the coarse one where the fine one ran into its cap, and the same two on the
+tight grid where the map allows for pose error; and each search pauses after every
+``SLICE_EXPANSIONS`` expansions (``lattice_nav.plan_lattice_in_slices``). So an act expands at most
+its budget plus one slice in such requests. With a whole search per stage (353c304) it was the
+budget plus one capped search: a search at its cap of 8,000 expansions (80-90 ms) was a step over
+50 ms by itself, and under ``--sensors realistic`` p99 stayed at 101.5 ms. A passage or gap look
+is one request that bisects a way with several plans (``planned``), not split.
+
+The requests are not changed, only spread over steps: a search that pauses goes on where it
+paused, on the map it started on (its free grid, its distance field, the wall band its goal test
+reads), and returns what the one call returns; a later stage starts on the map as the next frame
+leaves it, which with exact sensors is the same map (a Pass shows the same frame again). Why not
+cut a search part way instead: a search cut by a budget comes back empty and would be taken for "no
+way there" (a frontier given up, an object left), which changes what the agent does, not when;
+and a search cut and made again from the start could be cut again every time. Why expansions and
+not seconds: the same run then decides the same way on a fast and a slow machine (reports are
+compared episode by episode, issue 27's Ray check included).
 """
 
 from __future__ import annotations
@@ -35,8 +38,15 @@ from household.types import PASS, Action, Observation
 T = TypeVar("T")
 
 # Lattice expansions after which an act of the HoloMind agent starts no further plan request
-# (``AgentConfig.act_expansions``): one search at its cap (``navigation.MAX_EXPANSIONS``).
-ACT_EXPANSIONS = 8_000
+# and goes on with no search under way (``AgentConfig.act_expansions``). A quarter of a capped
+# search: 25-35 ms of searching at 12-17 us an expansion, which leaves an act that also rebuilds
+# the free grid (about 10 ms) and prepares a request (the coarse reachability test, the distance
+# field, the in-sight cells: about 7 ms) under issue 27's 50 ms. Chosen on dev-061-0 alone
+# (3,000 left 1.3% of its acts over 50 ms, 2,000 0.8%).
+ACT_EXPANSIONS = 2_000
+# A search under an act budget pauses after every this many expansions (3-4 ms), so an act
+# expands at most its budget plus one slice in the requests made in stages.
+SLICE_EXPANSIONS = 250
 
 
 @dataclass

@@ -16,7 +16,7 @@ import random
 
 import pytest
 
-from planner.lattice_nav import MOVES, LatticePlan, LatticeState, _unwind, plan_lattice
+from planner.lattice_nav import MOVES, LatticePlan, LatticeState, _unwind, plan_lattice, plan_lattice_in_slices
 
 
 def _plain(start, is_free, is_goal, heuristic, move_step=0.25, rotate_step=30.0, max_expansions=200_000,
@@ -173,3 +173,54 @@ def test_the_search_leaves_the_garbage_collector_as_it_found_it(collector_on: bo
         assert gc.isenabled() == collector_on
     finally:
         gc.enable() if was else gc.disable()
+
+
+@pytest.mark.parametrize("weight,cap", [(1.0, 200_000), (2.0, 200_000), (1.0, 300)])
+def test_a_search_in_slices_returns_the_whole_search_answer(weight: float, cap: int) -> None:
+    """``plan_lattice_in_slices`` is the same search paused every few expansions (issue 27: an
+    agent goes on with it on its next step): the same plan or None, the same stats, and the
+    slices it yields add up to the expansions the whole search made (the last one's remainder
+    aside). Between two slices the collector is as the caller left it; while a slice runs, off."""
+    sliced_at_all = 0
+    was = gc.isenabled()
+    gc.enable()
+    try:
+        for seed in range(30):
+            sliced_at_all += _sliced_as_whole(seed, weight, cap)
+    finally:
+        gc.enable() if was else gc.disable()
+    assert sliced_at_all >= 10  # most of these searches took several slices
+
+
+def _sliced_as_whole(seed: int, weight: float, cap: int) -> bool:
+    """One world of ``test_a_search_in_slices_returns_the_whole_search_answer``; True where the
+    search took more than one slice."""
+    start, is_free, (gx, gz) = _world(seed)
+    is_goal, heuristic = _goal_within(gx, gz)
+    whole_stats: dict[str, int] = {}
+    whole = plan_lattice(start, is_free, is_goal, heuristic, 0.25, 30.0, cap, True, weight, whole_stats)
+    running: list[bool] = []
+
+    def watching_goal(s: LatticeState) -> bool:
+        running.append(gc.isenabled())
+        return is_goal(s)
+
+    stats: dict[str, int] = {}
+    search = plan_lattice_in_slices(start, is_free, watching_goal, heuristic, 7, 0.25, 30.0, cap, True, weight,
+                                    stats)
+    slices: list[int] = []
+    between: list[bool] = []
+    try:
+        while True:
+            slices.append(next(search))
+            between.append(gc.isenabled())
+    except StopIteration as done:
+        got = done.value
+    assert stats == whole_stats, seed
+    assert (got is None) == (whole is None), seed
+    if got is not None and whole is not None:
+        assert (got.actions, got.states, got.cost, got.expanded) == (whole.actions, whole.states, whole.cost,
+                                                                     whole.expanded), seed
+    assert all(n == 7 for n in slices) and 0 <= whole_stats["expanded"] - sum(slices) <= 7, seed
+    assert all(between) and not any(running), seed  # on between slices, as the caller has it
+    return len(slices) > 1

@@ -4,8 +4,9 @@
   else after exactly one ``Pass`` step, and is never cut: its answer is the unbounded one;
 - the navigator charges every lattice expansion to the act, and a fresh act starts at nothing;
 - a plan request comes in stages (the fine search, the coarse one, the same two on the tight
-  grid), each started only while the act's budget is not spent: an act runs at most its budget
-  and one search, and the staged answer is the one-call answer;
+  grid), each started only while the act's budget is not spent, and a search itself pauses after
+  every slice of expansions: an act expands at most its budget and one slice, the search goes on
+  where it paused on the next act, and the staged answer is the one-call answer;
 - over a whole episode the agent's actions, Pass steps left out, are those of the agent without
   a budget (nothing moves in a Pass, and the frame seen again maps the same), while no act plans
   past the budget and one request;
@@ -32,7 +33,7 @@ from planner.agent_config import AgentConfig
 from planner.holomind import HoloMindAgent
 from planner.navigation import MAX_EXPANSIONS, Navigator, Pose
 from planner.occupancy import OccupancyMap
-from planner.planning_budget import ACT_EXPANSIONS, ActBudget, planned, planned_in_stages
+from planner.planning_budget import ACT_EXPANSIONS, SLICE_EXPANSIONS, ActBudget, planned, planned_in_stages
 from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
 from sim_bridge.ros import skills as robot_skills
 from tests.test_decision_tail import _walled  # two halves of a floor, a wall between, no doorway
@@ -123,6 +124,17 @@ def _tolerant_walled() -> OccupancyMap:
     return occ
 
 
+def _opened() -> OccupancyMap:
+    """``_tolerant_walled`` with a doorway at the wall's end: a way across, round the wall."""
+    opened = _tolerant_walled()
+    j0, j1 = opened.cell(0.0, -2.0)[1], opened.cell(0.0, -1.4)[1]
+    door = np.zeros_like(opened.wall)
+    door[:, j0:j1] = opened.wall[:, j0:j1]
+    opened.floor[door], opened.obstacle[door], opened.wall[door] = True, False, False
+    opened._grid = None
+    return opened
+
+
 def test_a_plan_request_comes_in_stages_and_each_waits_for_a_fresh_act(monkeypatch: pytest.MonkeyPatch) -> None:
     """Through the wall (no way across): the fine search and the coarse one, on the usual grid
     and then on the tight grid, each to its cap. With the budget at one capped search each act
@@ -140,18 +152,40 @@ def test_a_plan_request_comes_in_stages_and_each_waits_for_a_fresh_act(monkeypat
     free.budget.begin_act()
     assert free.plan_to_point(start, 1.0, 0.0) is None and free.capped_searches == 2
     assert free.budget.spent == sum(spent)  # the same searches, spread over four acts
-    # a way there (the wall's end opened): the same plan staged or in one call, found at once
-    opened = _tolerant_walled()
-    j0, j1 = opened.cell(0.0, -2.0)[1], opened.cell(0.0, -1.4)[1]  # a doorway at the wall's end
-    door = np.zeros_like(opened.wall)
-    door[:, j0:j1] = opened.wall[:, j0:j1]
-    opened.floor[door], opened.obstacle[door], opened.wall[door] = True, False, False
-    opened._grid = None
+    # a way there (the wall's end opened): the same plan staged or in one call (its search, longer
+    # than a slice, goes on over acts: a Pass after each slice past the budget)
+    opened = _opened()
     staged, whole = Navigator(opened, act_expansions=60), Navigator(opened)
     yielded, _, plan = _acts(staged.budget, planned_in_stages(staged.budget, staged.plan_to_point_stages(start, 1.0, 0.0)))
     expected = whole.plan_to_point(start, 1.0, 0.0)
-    assert yielded == [] and staged.capped_searches == 0
+    assert set(yielded) <= {PASS} and staged.capped_searches == 0
     assert plan is not None and expected is not None and plan.actions == expected.actions
+
+
+def test_a_search_goes_on_over_acts_a_slice_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A search longer than the act's budget pauses after a slice and goes on, not again from the
+    start, on the next act: each act expands at most its budget and one slice, the acts together
+    expand what the one call does, and the answer is the one call's (none through the wall; round
+    it, the same plan)."""
+    monkeypatch.setattr(navigation, "connected", lambda *a, **k: True)  # let the searches run
+    monkeypatch.setattr(navigation, "SLICE_EXPANSIONS", 10)
+    start = Pose(-1.0, 0.0, 90.0, 30.0)
+    bounded, free = Navigator(_walled(5), max_expansions=60, act_expansions=20), Navigator(_walled(5), max_expansions=60)
+    yielded, spent, answer = _acts(bounded.budget, planned_in_stages(bounded.budget,
+                                                                     bounded.plan_to_point_stages(start, 1.0, 0.0)))
+    free.budget.begin_act()
+    assert answer is None and free.plan_to_point(start, 1.0, 0.0) is None
+    assert sum(spent) == free.budget.spent == 2 * 60  # the fine and the coarse search, each once
+    assert set(yielded) == {PASS} and len(yielded) >= 2 * 60 // (20 + 10)
+    assert all(s <= 20 + 10 for s in spent)
+    staged, whole = Navigator(_opened(), act_expansions=20), Navigator(_opened())
+    whole.budget.begin_act()
+    yielded, spent, plan = _acts(staged.budget, planned_in_stages(staged.budget,
+                                                                  staged.plan_to_point_stages(start, 1.0, 0.0)))
+    expected = whole.plan_to_point(start, 1.0, 0.0)
+    assert plan is not None and expected is not None
+    assert (plan.actions, plan.cost, plan.expanded) == (expected.actions, expected.cost, expected.expanded)
+    assert len(yielded) >= 1 and all(s <= 20 + 10 for s in spent) and sum(spent) == whole.budget.spent
 
 
 class _Recording:
@@ -241,5 +275,6 @@ def test_pass_moves_nothing_counts_no_step_and_is_the_robot_skill_wait() -> None
     assert goal.skill == "wait" and robot_skills.action_for_goal(goal) == (PASS, None, {})
 
 
-def test_the_default_budget_is_one_capped_search() -> None:
-    assert AgentConfig().act_expansions == ACT_EXPANSIONS == MAX_EXPANSIONS
+def test_the_default_budget_is_a_part_of_a_capped_search_and_a_slice_a_part_of_it() -> None:
+    assert AgentConfig().act_expansions == ACT_EXPANSIONS
+    assert 0 < SLICE_EXPANSIONS < ACT_EXPANSIONS < MAX_EXPANSIONS

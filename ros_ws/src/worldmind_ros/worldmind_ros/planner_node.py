@@ -27,6 +27,7 @@ from typing import Any
 
 from std_msgs.msg import String
 
+from household.heap import settle_heap
 from household.types import Action, ActionFeedback, Observation
 from planner.goal_dag import goal_dag_payload
 from sim_bridge.ros import payloads
@@ -280,6 +281,7 @@ class PlannerNode(WorldMindNode):
         self.held = None
         if not self.started:
             self.agent.reset(self.episode, obs)
+            settle_heap()  # the collector's full walks before the first decision, not in one
             self.started = True
         if self.budget is not None and self.actions >= self.budget:
             action = Action("Stop")
