@@ -67,10 +67,13 @@ def with_states(instance_ids: np.ndarray, depth: np.ndarray | None, labels: Mapp
     depth nothing is close enough to tell."""
     if depth is None or not instance_ids.size or not labels:
         return dict(labels)
-    ids = instance_ids.ravel()
+    ids, weights = instance_ids.ravel(), depth.ravel()
+    if ids.min() < 0:  # a backend's "no instance": left out (the embedded renderer has none)
+        keep = ids >= 0
+        ids, weights = ids[keep], weights[keep]
     size = max(labels) + 1
-    counts = np.bincount(ids[ids >= 0], minlength=size)
-    depth_sums = np.bincount(ids[ids >= 0], weights=depth.ravel()[ids >= 0].astype(np.float64), minlength=size)
+    counts = np.bincount(ids, minlength=size)
+    depth_sums = np.bincount(ids, weights=weights.astype(np.float64), minlength=size)
     out: dict[int, InstanceLabel] = {}
     for k, lab in labels.items():
         flags = flags_of(lab.object_id)

@@ -45,9 +45,10 @@ MAX_EXPANSIONS = 8_000
 FINE_WEIGHT = 1.2
 
 # A plan request in stages (``Navigator.plan_to_object_stages``): it yields between two searches
-# (the fine one and the coarse one; the usual grid and the tight one) and returns the plan. The
-# agent's planning budget (``planner.planning_budget.planned_in_stages``) may put a Pass between
-# them; driven to its end without pauses (``finish``) it is the one-call request.
+# (the fine one and the coarse one; the usual grid and the tight one) and, under an act budget,
+# between two slices of a search (``lattice_nav.plan_lattice_in_slices``), and returns the plan.
+# The agent's planning budget (``planner.planning_budget.planned_in_stages``) may put a Pass at any
+# of them; driven to its end without pauses (``finish``) it is the one-call request.
 PlanStages = Generator[None, None, "LatticePlan | None"]
 
 

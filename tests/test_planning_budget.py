@@ -6,7 +6,8 @@
 - a plan request comes in stages (the fine search, the coarse one, the same two on the tight
   grid), each started only while the act's budget is not spent, and a search itself pauses after
   every slice of expansions: an act expands at most its budget and one slice, the search goes on
-  where it paused on the next act, and the staged answer is the one-call answer;
+  where it paused on the next act, on the map it started on (a wall a later frame shows does
+  not change its goal test), and the staged answer is the one-call answer;
 - over a whole episode the agent's actions, Pass steps left out, are those of the agent without
   a budget (nothing moves in a Pass, and the frame seen again maps the same), while no act plans
   past the budget and one request;
@@ -32,6 +33,7 @@ from household.types import PASS, Action, Observation
 from planner.agent_config import AgentConfig
 from planner.holomind import HoloMindAgent
 from planner.navigation import MAX_EXPANSIONS, Navigator, Pose
+from planner.object_memory import TrackedObject
 from planner.occupancy import OccupancyMap
 from planner.planning_budget import ACT_EXPANSIONS, SLICE_EXPANSIONS, ActBudget, planned, planned_in_stages
 from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
@@ -188,6 +190,41 @@ def test_a_search_goes_on_over_acts_a_slice_at_a_time(monkeypatch: pytest.Monkey
     assert len(yielded) >= 1 and all(s <= 20 + 10 for s in spent) and sum(spent) == whole.budget.spent
 
 
+def test_a_paused_search_keeps_the_map_it_started_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plan to an object through the doorway, paused after its first slice; before it goes on, a
+    later frame shows a wall round the vase on every side. The search's goal test still reads the
+    wall band it started with: the plan is the one the unchanged map gives (a request made afresh on the
+    changed map finds no pose that sees the vase)."""
+    monkeypatch.setattr(navigation, "SLICE_EXPANSIONS", 10)
+    start = Pose(-1.0, 0.0, 90.0, 30.0)
+    c = np.array([1.0, 0.8, 1.0])
+    vase = TrackedObject("Vase|1|1", "Vase", c, c - 0.1, c + 0.1, 0, 0)
+    expected = Navigator(_opened()).plan_to_object(start, vase)
+    occ = _opened()
+    staged = Navigator(occ, act_expansions=20)
+    gen = planned_in_stages(staged.budget, staged.plan_to_object_stages(start, vase))
+    staged.budget.begin_act()
+    assert next(gen).name == PASS  # paused part way
+    i, j = occ.cell(1.0, 1.0)
+    block = np.zeros_like(occ.wall)
+    block[i - 6:i + 7, j - 6:j + 7] = True
+    occ.wall |= block
+    occ.obstacle |= block
+    occ._grid = None  # as a new frame leaves it: the next request gets a new grid
+    passes = 1
+    while True:
+        staged.budget.begin_act()
+        try:
+            assert gen.send(None).name == PASS
+            passes += 1
+        except StopIteration as done:
+            plan = done.value
+            break
+    assert passes > 1 and plan is not None and expected is not None
+    assert (plan.actions, plan.cost, plan.expanded) == (expected.actions, expected.cost, expected.expanded)
+    assert Navigator(occ).plan_to_object(start, vase) is None  # the changed map: no pose sees it
+
+
 class _Recording:
     """The agent as the runner drives it, keeping each action and what its act planned."""
 
@@ -212,10 +249,12 @@ class _Recording:
 @pytest.fixture(scope="module")
 def budgeted_runs() -> dict:
     """dev-005-0 (its step 199 once ran 13 searches in one act) for its first 260 steps, without
-    a budget and with a budget small enough that most plans wait a Pass."""
+    a budget and with the default budget (``ACT_EXPANSIONS``): the long searches wait Passes,
+    fewer than 260 in all (as many Passes as steps end the episode; a budget of one slice makes
+    more: step 199's 13 capped searches alone are 416 slices)."""
     episode = load_episode(EPISODES / "dev-005-0.json")
     runs = {}
-    for budget in (None, 1):
+    for budget in (None, ACT_EXPANSIONS):
         agent = _Recording(HoloMindAgent(config=AgentConfig(act_expansions=budget)))
         result, _ = run_episode(EmbeddedEnvironment(EmbeddedConfig(width=320, height=240)), agent, episode,
                                 max_steps=260)
@@ -225,18 +264,18 @@ def budgeted_runs() -> dict:
 
 def test_over_an_episode_the_agent_does_what_it_did_unbounded_with_passes_between(budgeted_runs: dict) -> None:
     free_actions, free_spent, free_result = budgeted_runs[None]
-    actions, spent, result = budgeted_runs[1]
+    actions, spent, result = budgeted_runs[ACT_EXPANSIONS]
     passes = [a for a in actions if a.name == PASS]
     assert passes and result.extra["planning_passes"] == len(passes)
     assert PASS not in {a.name for a in free_actions} and free_result.extra["planning_passes"] == 0
-    n = len(free_actions) - len(passes)  # the bounded run took as many steps; fewer of them moved
-    assert [a for a in actions if a.name != PASS] == free_actions[:n]
-    # With a budget of one expansion an act starts no request after one that searched: it plans
-    # at most one request's worth (a fine and a coarse search), where unbounded one act (step 199)
-    # planned far more.
-    assert max(spent) <= 2 * MAX_EXPANSIONS < max(free_spent)
-    assert result.steps_nav <= free_result.steps_nav  # a Pass adds no LongAct step
-    assert result.num_actions == free_result.num_actions == 260
+    # the same actions, all 260 of them: a Pass spends none of the episode's step budget
+    assert [a for a in actions if a.name != PASS] == free_actions and len(free_actions) == 260
+    assert result.extra["stop_reason"] == free_result.extra["stop_reason"] == "budget"
+    assert result.num_actions == free_result.num_actions + len(passes)
+    # An act runs at most its budget and one slice of searches made in stages (or one request
+    # not split), where unbounded one act (step 199) planned far more.
+    assert max(spent) <= MAX_EXPANSIONS < max(free_spent)
+    assert result.steps_nav == free_result.steps_nav  # a Pass adds no LongAct step
 
 
 def test_a_pass_spends_no_step_allowance() -> None:
@@ -258,6 +297,36 @@ def test_a_pass_spends_no_step_allowance() -> None:
     assert passes > 100 and free_actions[-1].name == actions[-1].name == "Stop"  # both ended, unhurried
     assert actions == free_actions and outcomes == free_outcomes
     assert n == free_n + passes and clock == free_clock  # the allowances' clock skips the Passes
+
+
+class _Passing:
+    """An agent that hands in ``passes`` Passes before each move (None: only Passes)."""
+
+    name = "passing"
+
+    def __init__(self, passes: int | None) -> None:
+        self.passes, self.since = passes, 0
+
+    def reset(self, episode, observation: Observation) -> None:
+        self.since = 0
+
+    def act(self, observation: Observation) -> Action:
+        if self.passes is None or self.since < self.passes:
+            self.since += 1
+            return Action(PASS)
+        self.since = 0
+        return Action("RotateRight")
+
+
+def test_the_step_budget_counts_no_pass_and_passes_are_bounded_by_as_many_again() -> None:
+    episode = load_episode(EPISODES / "dev-005-0.json")
+    env = EmbeddedEnvironment(EmbeddedConfig(width=32, height=24))
+    result, _ = run_episode(env, _Passing(1), episode, max_steps=5)  # a Pass before each move
+    assert result.extra["stop_reason"] == "budget" and result.num_actions == 5 + 5
+    result, _ = run_episode(env, _Passing(None), episode, max_steps=5)
+    assert result.extra["stop_reason"] == "planning passes" and result.num_actions == 5
+    result, _ = run_episode(env, _Passing(3), episode, max_steps=2)  # 2 moves need 6 Passes: 2 allowed
+    assert result.extra["stop_reason"] == "planning passes" and result.num_actions == 2
 
 
 def test_pass_moves_nothing_counts_no_step_and_is_the_robot_skill_wait() -> None:

@@ -42,6 +42,10 @@ def test_only_a_close_enough_look_reports_states() -> None:
     out = with_states(ids, depth, labels, lambda oid: {"isDirty": oid == "Mug|1"})
     assert out[1].states == (("isDirty", True),) and out[2].states == () and out[3].states == ()
     assert with_states(ids, None, labels, lambda oid: {"isDirty": True}) == labels  # no depth: nothing close
+    unlabelled = ids.copy()
+    unlabelled[:5, :] = -1  # a backend's "no instance" pixels count for no object
+    unlabelled[40:, :] = -1
+    assert with_states(unlabelled, depth, labels, lambda oid: {"isDirty": oid == "Mug|1"}) == out
 
 
 def test_flips_at_the_profile_rate_and_deterministically() -> None:

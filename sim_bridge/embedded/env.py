@@ -432,7 +432,8 @@ class EmbeddedEnvironment:
             frame = self._renderer.render(cam, self.pose.yaw, self.pose.horizon)
             obs.rgb, obs.depth = frame.rgb, frame.depth
             obs.instance_ids = frame.instance
-            present = np.unique(frame.instance)
+            # the ids present (0 is no object; ids are never negative): a count per id, not a sort
+            present = np.flatnonzero(np.bincount(frame.instance.ravel()))
             labels = {}
             for k in present[present > 0]:
                 oid = self._render_ids[int(k) - 1]
