@@ -198,6 +198,9 @@ def classify_report(report: dict[str, Any], episode: dict[str, Any] | None = Non
         if stop == "budget":
             out.append(unit("budget_spent", gids, "the episode's step budget ran out before the goal finished"))
             continue
+        if stop == "planning passes":  # as many Pass steps as the step budget: planning bounded too
+            out.append(unit("budget_spent", gids, "the episode's Pass steps ran out before the goal finished"))
+            continue
         statuses = ", ".join(sorted({str(g.get("status")) for g in serving.values()}))
         out.append(unit("unknown", gids, f"goal status {statuses}, stop reason {stop}"))
     return out

@@ -274,7 +274,8 @@ class HoloMindAgent:
         an approach whose plans were long in coming spent its 160 steps mostly waiting (dev-010-0
         under the realistic profile: 813 of 1,575 steps were Passes), where the unbounded agent
         had its 160 moves. With exact sensors the agent so moves as the unbounded one does. The
-        episode's step budget and the times the memory keeps still count every step.
+        times the memory keeps still count every step; the episode's step budget counts no Pass
+        (``evaluation.runner.run_episode``).
         """
         return int(self.obs.step) - self.navigator.budget.passes
 

@@ -158,3 +158,11 @@ def test_a_bad_results_line_is_named(tmp_path: Path) -> None:
     bad.write_text('{"format": "worldmind-longact-results/1"}\n[1, 2]\n')
     r = _results("taxonomy", str(bad))
     assert r.returncode != 0 and "bad.jsonl:2" in (r.stdout + r.stderr)
+
+
+def test_an_episode_out_of_pass_steps_is_out_of_budget_too() -> None:
+    """A run stopped because its Pass steps ran out (as many as its step budget: planning is
+    bounded too, ``evaluation.runner``) leaves its unfinished goals' units as budget_spent, saying
+    which budget."""
+    unmet = {u.item_index: u for u in classify_report(_report("planning passes"), EPISODE)}
+    assert unmet[5].cause == "budget_spent" and "Pass steps" in unmet[5].detail
