@@ -14,8 +14,9 @@ ROS_IFACES := $(wildcard ros_ws/src/worldmind_interfaces/*/*.msg ros_ws/src/worl
   ros_ws/src/worldmind_interfaces/CMakeLists.txt ros_ws/src/worldmind_interfaces/package.xml \
   ros_ws/vendor/tf2_msgs/CMakeLists.txt ros_ws/build_interfaces.sh
 ROS_STAMP := $(VENV)/.worldmind-ros-interfaces-stamp
-# Debian packages open3d needs at run time (libusb to import at all, libgomp for OpenMP).
-SYSTEM_PACKAGES := libusb-1.0-0 libgomp1
+# Debian packages open3d and OpenCV need at run time (libusb to import open3d at all, libgomp for
+# OpenMP; libGL and GLib, which the opencv-python wheel links).
+SYSTEM_PACKAGES := libusb-1.0-0 libgomp1 libgl1 libglib2.0-0
 
 # The local model for --planner llm:local (README "A local model"): Qwen2.5-Coder-0.5B-Instruct Q4_K_M
 # (491 MB), shipped on PyPI as six raw chunks; never part of `make setup`.
@@ -49,7 +50,7 @@ system-packages:
 	  export DEBIAN_FRONTEND=noninteractive; \
 	  apt-get update -q && apt-get install -y -q --no-install-recommends $$missing; \
 	else \
-	  echo "NOTE: open3d needs these system packages, which are missing: $$missing"; \
+	  echo "NOTE: open3d and OpenCV need these system packages, which are missing: $$missing"; \
 	  echo "      as root (or with sudo) run: apt-get install -y --no-install-recommends $(SYSTEM_PACKAGES)"; \
 	  echo "      (on non-Debian systems: install libusb-1.0 and the GNU OpenMP runtime libgomp)"; \
 	fi

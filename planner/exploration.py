@@ -15,11 +15,11 @@ from typing import Generator, Protocol
 
 from household.types import Action, Observation
 from planner.agent_config import AgentConfig
-from planner.gap_look import CLEAR_M, gap_look_point
+from planner.gap_look import CLEAR_M, gap_look_point_stages
 from planner.navigation import HALF_VFOV, HORIZONS, Navigator, Pose, heading_error
 from planner.occupancy import OccupancyMap
-from planner.passage_look import FRONTIER_RADII, passage_look_point
-from planner.planning_budget import planned, planned_in_stages
+from planner.passage_look import FRONTIER_RADII, passage_look_point_stages
+from planner.planning_budget import planned_in_stages
 
 # A skill: yields actions, receives observations, returns whether it succeeded (planner.skills).
 SkillGen = Generator[Action, Observation, bool]
@@ -229,7 +229,7 @@ class Explorer:
         for x, z, *_ in fronts:
             if any(math.hypot(x - px, z - pz) < 1.0 for px, pz in self._passage_looks):
                 continue
-            look = yield from planned(a.navigator.budget, passage_look_point, a.navigator, a.pose, x, z)
+            look = yield from planned_in_stages(a.navigator.budget, passage_look_point_stages(a.navigator, a.pose, x, z))
             if look is None:
                 continue
             self._passage_looks.append((x, z))
@@ -269,7 +269,8 @@ class Explorer:
             return sum(math.hypot(gx - px, gz - pz) < 0.5 for px, pz in self._gap_looks) >= GAP_LOOKS
 
         for x, z in places:
-            look = yield from planned(a.navigator.budget, gap_look_point, a.navigator, a.pose, x, z, given_up)
+            look = yield from planned_in_stages(a.navigator.budget,
+                                              gap_look_point_stages(a.navigator, a.pose, x, z, given_up))
             if look is None:
                 continue
             gx, gz = look.middle

@@ -26,14 +26,15 @@ Only for maps drawn from uncertain depth or pose.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Generator
 
 import numpy as np
 from scipy import ndimage
 
+from household import morphology
 from planner.lattice_nav import LatticePlan
 from planner.geodesic import nearest_cell
-from planner.navigation import Navigator, Pose
+from planner.navigation import Navigator, Pose, finish
 from planner.passage_look import FRONTIER_RADII
 
 MAX_GAP_M = 1.0  # more closed floor than this on the way is walls or furniture, not a map's error
@@ -101,7 +102,7 @@ def gap_cells(navigator: Navigator, pose: Pose, x: float, z: float) -> list[tupl
     cost[lab == mine] = 0
     reached = lab == mine
     for step in range(1, budget + 1):
-        grown = ndimage.binary_dilation(reached, structure=EIGHT) & ~reached
+        grown = morphology.dilate(reached, EIGHT) & ~reached
         new = grown & closed
         touched = {int(v) for v in np.unique(lab[grown & (lab > 0)])} - set(joined)
         if not new.any() and not touched:
@@ -114,7 +115,7 @@ def gap_cells(navigator: Navigator, pose: Pose, x: float, z: float) -> list[tupl
             cost[cells] = step - 1
             reached |= cells
             # their closed edge is as far as this step's (``step`` cells crossed): reached now
-            edge = ndimage.binary_dilation(cells, structure=EIGHT) & closed & ~reached
+            edge = morphology.dilate(cells, EIGHT) & closed & ~reached
             cost[edge] = step
             reached |= edge
         if theirs & touched:
@@ -130,7 +131,7 @@ def _first_gap(lab: np.ndarray, cost: np.ndarray, joined: dict[int, int], target
     comp, gap = target, []
     while comp != mine:
         c = joined[comp]  # closed cells crossed before this component: its gap ends in a cell of cost c
-        edge = ndimage.binary_dilation(lab == comp, structure=EIGHT) & (lab == 0) & (cost == c)
+        edge = morphology.dilate(lab == comp, EIGHT) & (lab == 0) & (cost == c)
         i, j = (int(v) for v in np.argwhere(edge)[0])
         gap = [(i, j)]
         while True:
@@ -153,6 +154,14 @@ def gap_look_point(navigator: Navigator, pose: Pose, x: float, z: float,
     """Where to stand to look at the gap that cuts the place (x, z) off (``gap_cells``); None
     where there is no such gap, the caller has ``given_up`` on it (asked with its middle, before
     the plan is searched), or the lattice plans to no point within 0.5 m of its near end."""
+    return finish(gap_look_point_stages(navigator, pose, x, z, given_up))
+
+
+def gap_look_point_stages(navigator: Navigator, pose: Pose, x: float, z: float,
+                          given_up: Callable[[float, float], bool] = lambda gx, gz: False,
+                          ) -> Generator[None, None, GapLook | None]:
+    """``gap_look_point`` in stages: its plan is a ``PlanStages`` request (the agent's planning
+    budget can put a Pass inside it), and it returns the same answer."""
     cells = gap_cells(navigator, pose, x, z)
     if not cells:
         return None
@@ -162,7 +171,7 @@ def gap_look_point(navigator: Navigator, pose: Pose, x: float, z: float,
     if given_up(*gap[len(gap) // 2]):
         return None
     sx, sz = points[0]
-    plan = navigator.plan_to_point(pose, sx, sz, 0.5)
+    plan = yield from navigator.plan_to_point_stages(pose, sx, sz, 0.5)
     if plan is None:
         return None
     return GapLook(plan, sx, sz, gap)

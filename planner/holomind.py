@@ -44,6 +44,7 @@ from planner.placement_prior import dev_placement_prior
 from planner.goal_dag import (build_goal_dag, copy_for_next_of_all, dag_to_dict, note_other_goal_types,
                               single_item_goals)
 from planner.navigation import Navigator, Pose
+from planner.planning_budget import INTEGRATION_EXPANSIONS, NOISY_INTEGRATION_EXPANSIONS, SEGMENTATION_EXPANSIONS
 from planner.object_memory import ObjectMemory, ObjectMemoryFactory, TrackedObject
 from planner.refusals import REFUSED_SITUATIONS, ReceptacleRefusals
 from planner.occupancy import OccupancyConfig, OccupancyMap
@@ -177,6 +178,9 @@ class HoloMindAgent:
         if self._started:
             observation = self._localise(observation)
             self._integrate(observation)
+            # the frame's integration is this act's work too: the searches get what is left
+            self.navigator.budget.charge(NOISY_INTEGRATION_EXPANSIONS if self.config.depth_noise_k > 0
+                                         else INTEGRATION_EXPANSIONS)
         elif getattr(self, "localiser", None) is not None:
             observation = self.obs  # the first frame, as reset() localised it (registered once)
         self.obs = observation
@@ -316,10 +320,15 @@ class HoloMindAgent:
 
     def context(self, relax_rooms: bool = False, relax_relations: bool = False) -> PlannerContext:
         objs = [o for o in self.tracker.objects.values() if not o.gone]
+        labelled = self.rooms.segmentations
         self.rooms.update([(o.object_type, float(o.centroid[0]), float(o.centroid[2])) for o in objs])
+        if self.rooms.segmentations != labelled:  # a re-segmentation: charged to the act's planning
+            self.navigator.budget.charge(SEGMENTATION_EXPANSIONS)
         known = []
-        for o in objs:
-            ros = thor_to_ros_points(o.centroid)
+        # every centroid converted in one call (one call per object was a third of a context
+        # without re-segmentation: the agent asks for it several times an act)
+        in_ros = thor_to_ros_points(np.array([o.centroid for o in objs], dtype=float).reshape(-1, 3))
+        for o, ros in zip(objs, in_ros):
             x, z = float(o.centroid[0]), float(o.centroid[2])
             half = (o.box_max - o.box_min) / 2.0  # THOR (x, y, z): REP 103 x is THOR z, y is THOR x
             known.append(KnownObject(o.object_id, o.object_type, self.rooms.room_type_at(x, z),

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, Generator, Sequence
+from typing import Callable, Generator, Sequence, TypeVar
 
 import numpy as np
-from scipy import ndimage
 
+from household import morphology
 from household.free_grid import FreeGrid
 from planner.lattice_nav import LatticePlan, LatticeState, plan_lattice, plan_lattice_in_slices
 from planner.object_memory import TrackedObject
@@ -50,10 +50,12 @@ FINE_WEIGHT = 1.2
 # The agent's planning budget (``planner.planning_budget.planned_in_stages``) may put a Pass at any
 # of them; driven to its end without pauses (``finish``) it is the one-call request.
 PlanStages = Generator[None, None, "LatticePlan | None"]
+T = TypeVar("T")
 
 
-def finish(stages: PlanStages) -> LatticePlan | None:
-    """The answer of a request made in stages, all of them now."""
+def finish(stages: Generator[None, None, T]) -> T:
+    """The answer of a request made in stages (a ``PlanStages``, or a look made of several),
+    all of them now."""
     try:
         while True:
             next(stages)
@@ -78,7 +80,7 @@ def grown_by_a_cell(mask: np.ndarray) -> np.ndarray:
     out = np.zeros_like(mask)
     window = true_window(mask, grow=1)
     if window is not None:
-        out[window] = ndimage.binary_dilation(mask[window], structure=_CELL_AND_NEIGHBOURS)
+        out[window] = morphology.dilate(mask[window], _CELL_AND_NEIGHBOURS)
     return out
 
 

@@ -14,19 +14,22 @@ camera's error is millimetres, and the floor it sees there clears the smear.
 agent towards the frontier (descending the geodesic field of the frontier's region), and on it
 the farthest point the lattice can still plan to (a binary search over the path's points: a few
 plans, each bounded by the search's cap). Only for maps drawn from uncertain depth or pose: on
-an exact map a passage narrower than the robot is one.
+an exact map a passage narrower than the robot is one. The agent asks it in stages
+(``passage_look_point_stages``: each plan of the binary search is a ``PlanStages`` request), so
+its planning budget can put a Pass between two plans or inside one, as for any plan request.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Generator
 
 import numpy as np
 
 from planner.geodesic import DistanceField, nearest_cell, walking_distance_to
 from planner.lattice_nav import LatticePlan
-from planner.navigation import Navigator, Pose
+from planner.navigation import Navigator, Pose, finish
 
 LOOK_AHEAD_M = 1.5  # look at the passage's floor this far beyond where the agent stands
 MIN_GAIN_M = 0.75  # a stand less than this farther along the path than the agent is no closer look
@@ -93,15 +96,27 @@ def passage_look_point(navigator: Navigator, pose: Pose, x: float, z: float) -> 
     the coarse map does not join the two (a wall, not a narrow passage) or the lattice plans to
     no point of the way at least ``MIN_GAIN_M`` farther along it than the agent stands (boxed
     in where it is, or already at the narrow part: the floor look round is the look there)."""
+    return finish(passage_look_point_stages(navigator, pose, x, z))
+
+
+def passage_look_point_stages(navigator: Navigator, pose: Pose, x: float,
+                              z: float) -> Generator[None, None, PassageLook | None]:
+    """``passage_look_point`` in stages: it yields before each plan of its binary search but the
+    first and where those plans do (``PlanStages``: between two searches, between two slices of
+    one), and returns the same answer."""
     path = _way(navigator, pose, x, z)
     if not path:
         return None
     along = np.concatenate([[0.0], np.cumsum(np.hypot(*np.diff(np.asarray(path), axis=0).T))])
     # The farthest point of the path the lattice plans to (reachable points come first).
     lo, hi, best = 1, len(path) - 1, None
+    first = True
     while lo <= hi:
         mid = (lo + hi) // 2
-        plan = navigator.plan_to_point(pose, path[mid][0], path[mid][1], 0.3)
+        if not first:
+            yield  # a new plan request: a stage of its own (the budget may put a Pass before it)
+        first = False
+        plan = yield from navigator.plan_to_point_stages(pose, path[mid][0], path[mid][1], 0.3)
         if plan is not None:
             best, lo = (mid, plan), mid + 1
         else:

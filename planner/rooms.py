@@ -22,6 +22,7 @@ import numpy as np
 from matplotlib.path import Path as MplPath
 from scipy import ndimage
 
+from household import morphology
 from planner.occupancy import OccupancyMap
 
 ROOM_TYPES = ("Kitchen", "LivingRoom", "Bedroom", "Bathroom")
@@ -126,7 +127,7 @@ class OpenPlanParts:
 def core_labels(space: np.ndarray, erosion: int, min_cells: int) -> np.ndarray:
     """Room cores: the traversable space eroded until doorways close, labelled, cores smaller
     than ``min_cells`` dropped (int32 labels, 0 elsewhere)."""
-    labels, count = ndimage.label(ndimage.binary_erosion(space, iterations=erosion))
+    labels, count = ndimage.label(morphology.erode(space, iterations=erosion))
     if count:
         small = np.bincount(labels.ravel()) < min_cells
         small[0] = False
@@ -160,7 +161,7 @@ def grow_labels(labels: np.ndarray, allowed: np.ndarray, steps: int) -> np.ndarr
     flat, free = pad.ravel(), open_.ravel()  # views: writing them writes pad and open_
     offsets = np.array([di * wide + dj for di in (-1, 0, 1) for dj in (-1, 0, 1) if di or dj], dtype=np.int64)
     # the first ring's sources: labelled cells (the padding has none) next to an unlabelled one
-    src = np.flatnonzero((pad > 0) & ndimage.binary_dilation(pad == 0, structure=np.ones((3, 3), dtype=bool)))
+    src = np.flatnonzero((pad > 0) & morphology.dilate(pad == 0, np.ones((3, 3), dtype=bool)))
     stamp = np.full(flat.size, -1, dtype=np.int64)
     for _ in range(steps):
         cand = (src[:, None] + offsets[None, :]).ravel()
@@ -228,6 +229,10 @@ class RoomSegmenter:
         # else, so the same labelling and objects name them the same: ``update`` keeps them
         # (the agent asks for its context several times a step, each an update; issue 27).
         self._named_from: tuple[int, tuple[tuple[str, float, float], ...]] | None = None
+        # ``room_type_at`` answers per point since the regions were last named: the agent's
+        # context asks it for every known object on each call, several calls an act, and the
+        # answer changes only with the labels or the names (both made in ``update`` alone).
+        self._type_at: dict[tuple[float, float], str | None] = {}
         self.every = 8  # map versions (frames) between re-segmentations
         self.erosion = 6  # cells (0.3 m)
         self.min_core_cells = 60
@@ -256,7 +261,7 @@ class RoomSegmenter:
         cols = np.flatnonzero(seen[rows[0]:rows[-1] + 1].any(axis=0))
         i0, i1 = max(int(rows[0]) - 2, 0), min(int(rows[-1]) + 3, m.n)
         j0, j1 = max(int(cols[0]) - 2, 0), min(int(cols[-1]) + 3, m.n)
-        walls = ndimage.binary_dilation(m.wall[i0:i1, j0:j1], iterations=2)
+        walls = morphology.dilate(m.wall[i0:i1, j0:j1], iterations=2)
         space = m.free_grid().mask[i0:i1, j0:j1] & ~walls
         labels = grow_labels(core_labels(space, self.erosion, self.min_core_cells),
                              seen[i0:i1, j0:j1] & ~walls, self.grow_steps)
@@ -270,6 +275,11 @@ class RoomSegmenter:
         # a doorway whose lintel was not seen, or a narrow passage between furniture).
         self.contact = contacts(labels)
 
+    @property
+    def segmentations(self) -> int:
+        """How many labellings were made so far (a new one: a new count)."""
+        return self._segmentations
+
     def update(self, objects: list[tuple[str, float, float]], force: bool = False) -> None:
         """Re-segment (if the map changed) and re-name regions from (type, x, z) of known objects."""
         if self._version != self.map.version and (force or self.map.version - self._version >= self.every
@@ -280,6 +290,7 @@ class RoomSegmenter:
         if named_from == self._named_from:
             return  # named already from this labelling and these objects
         self._named_from = named_from
+        self._type_at = {}
         members: dict[int, list[str]] = defaultdict(list)
         labels = [self.label_at(x, z, search=12) for _, x, z in objects]
         for (t, _, _), lab in zip(objects, labels):
@@ -397,13 +408,19 @@ class RoomSegmenter:
         depth camera maps floor at). Under the realistic sensors a living room's television,
         bowl and dining table, seen from the kitchen, were in no room, so "the bowl in the
         lounge" was relaxed to the kitchen's bowl (dev-027-0)."""
+        key = (x, z)
+        if key in self._type_at:
+            return self._type_at[key]
         region = self.region_at(x, z)
         if region is None:
             scores = self._off_floor_scores(x, z)
-            return named_by(scores)[0] if scores else None
-        if region.parts is not None:
-            return region.parts.rooms[region.parts.nearest(x, z)]
-        return region.room_type
+            found = named_by(scores)[0] if scores else None
+        elif region.parts is not None:
+            found = region.parts.rooms[region.parts.nearest(x, z)]
+        else:
+            found = region.room_type
+        self._type_at[key] = found
+        return found
 
     def _off_floor_scores(self, x: float, z: float) -> dict[str, float]:
         """Log posterior per room type minus the best one's, from the objects with no region

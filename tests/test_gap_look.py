@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, Generator
 
 import numpy as np
 import pytest
@@ -114,19 +114,28 @@ def test_a_gap_longer_than_the_limit_is_a_wall_not_a_map_error() -> None:
     assert gap_cells(Navigator(occ), START, *BEYOND) is None
 
 
+def _plans(answer: Any, asked: list[tuple[float, float]] | None = None) -> Any:
+    """A stand-in for ``Navigator.plan_to_point_stages``: records the point, one stage, ``answer``."""
+    def stages(pose: Pose, x: float, z: float, radius: float = 0.5) -> Generator[None, None, Any]:
+        if asked is not None:
+            asked.append((x, z))
+        yield
+        return answer
+    return stages
+
+
 def test_where_to_stand_is_the_near_end_and_none_without_a_plan() -> None:
     occ = walled()
     nav = Navigator(occ)
-    nav.plan_to_point = lambda pose, x, z, radius=0.5: SimpleNamespace(actions=["MoveAhead"] * 6)  # type: ignore[method-assign]
+    nav.plan_to_point_stages = _plans(SimpleNamespace(actions=["MoveAhead"] * 6))  # type: ignore[method-assign]
     look = gap_look_point(nav, START, *BEYOND)
     assert look is not None and -0.6 < look.stand_z < 0 and abs(look.stand_x) < 0.32
     assert abs(look.middle[1]) < 0.3
     planned: list[tuple[float, float]] = []
-    nav.plan_to_point = lambda pose, x, z, radius=0.5: planned.append((x, z))  # type: ignore[method-assign,func-returns-value]
+    nav.plan_to_point_stages = _plans(None, planned)  # type: ignore[method-assign]
     assert gap_look_point(nav, START, *BEYOND, given_up=lambda gx, gz: True) is None
     assert planned == []  # a gap given up costs no plan
-    nav.plan_to_point = lambda pose, x, z, radius=0.5: None  # type: ignore[method-assign]
-    assert gap_look_point(nav, START, *BEYOND) is None
+    assert gap_look_point(nav, START, *BEYOND) is None and len(planned) == 1
 
 
 @pytest.mark.parametrize("noisy", [True, False])
@@ -140,13 +149,18 @@ def test_the_explorer_clears_the_gap_and_looks_at_it_a_few_times_at_most_and_onl
     gap = [(1.0, 0.0), (1.0, 0.05), (1.0, 0.1)]
     asked: list[tuple[float, float]] = []
 
-    def fake(navigator: Any, pose: Pose, x: float, z: float, given_up: Any) -> GapLook | None:
+    def fake(navigator: Any, pose: Pose, x: float, z: float, given_up: Any) -> Generator[None, None, GapLook | None]:
         asked.append((x, z))
         look = GapLook(SimpleNamespace(actions=["MoveAhead", "MoveAhead"]), 1.0, -0.3, gap)
+        yield  # a stage: the request as the explorer makes it, in stages
         return None if given_up(*look.middle) else look
 
-    monkeypatch.setattr(exploration, "passage_look_point", lambda *a: None)
-    monkeypatch.setattr(exploration, "gap_look_point", fake)
+    def no_passage(*args: Any) -> Generator[None, None, None]:
+        return None
+        yield  # a request in stages that has none
+
+    monkeypatch.setattr(exploration, "passage_look_point_stages", no_passage)
+    monkeypatch.setattr(exploration, "gap_look_point_stages", fake)
     skills = Skills(agent)  # type: ignore[arg-type]
     first = run(skills.explore_once(), agent)
     if not noisy:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, Generator
 
 import numpy as np
 import pytest
@@ -19,7 +19,8 @@ import planner.exploration as exploration
 from planner.agent_config import AgentConfig
 from planner.navigation import Navigator, Pose
 from planner.occupancy import OccupancyConfig, OccupancyMap
-from planner.passage_look import PassageLook, passage_look_point
+from planner.passage_look import PassageLook, passage_look_point, passage_look_point_stages
+from planner.planning_budget import planned_in_stages
 from planner.skills import Skills
 from tests.test_sensor_tolerant_agent import ShutIn, run
 
@@ -43,8 +44,9 @@ class NearSideOnly(Navigator):
         super().__init__(occ)
         self.asked: list[tuple[float, float]] = []
 
-    def plan_to_point(self, pose: Pose, x: float, z: float, radius: float = 0.5) -> Any:
+    def plan_to_point_stages(self, pose: Pose, x: float, z: float, radius: float = 0.5) -> Any:
         self.asked.append((x, z))
+        yield  # a stage, as a real request has
         return SimpleNamespace(actions=["MoveAhead"] * 4) if z < -0.3 else None
 
 
@@ -57,6 +59,34 @@ def test_the_agent_stands_as_far_along_the_way_as_it_plans_and_looks_beyond() ->
     assert -0.8 < look.stand_z < -0.3 and abs(look.stand_x) < 0.5, look  # at the wall, by the slit
     assert 0.5 < look.look_z - look.stand_z < 2.0 and abs(look.look_x) < 0.75, look  # looking through it
     assert len(nav.asked) <= 6  # a binary search over the way, not a plan per point
+
+
+def test_the_look_asked_in_stages_under_a_small_budget_is_the_one_call_look() -> None:
+    """With the real lattice: the explorer asks the look in stages, and under an act budget far
+    below one plan the binary search's plans are spread over acts with Passes between them;
+    the look is the one the unbounded one-call request finds."""
+    pose = Pose(1.0, -2.0, 0.0, 30.0)
+    whole = passage_look_point(Navigator(wall_with_slit()), pose, 0.0, 2.0)
+    assert whole is not None
+    bounded = Navigator(wall_with_slit(), act_expansions=5)
+    gen = planned_in_stages(bounded.budget, passage_look_point_stages(bounded, pose, 0.0, 2.0))
+    passes, spent = 0, []
+    bounded.budget.begin_act()
+    try:
+        action = next(gen)
+        while True:
+            assert action.name == "Pass"
+            passes += 1
+            spent.append(bounded.budget.spent)
+            bounded.budget.begin_act()  # the next frame's act
+            action = gen.send(None)
+    except StopIteration as done:
+        staged = done.value
+    assert passes >= 2 and max(spent) <= 5 + 250  # an act: its budget and at most one slice
+    assert staged is not None
+    assert (staged.stand_x, staged.stand_z, staged.look_x, staged.look_z) == \
+        (whole.stand_x, whole.stand_z, whole.look_x, whole.look_z)
+    assert staged.plan.actions == whole.plan.actions
 
 
 def test_no_closer_look_where_the_map_has_no_way_at_all() -> None:
@@ -81,11 +111,12 @@ def test_the_explorer_looks_along_the_way_once_per_frontier_and_only_on_an_uncer
     agent.navigator.horizon_toward = lambda pose, x, y, z, centred=False: 60.0
     looks: list[tuple[float, float]] = []
 
-    def fake(navigator: Any, pose: Pose, x: float, z: float) -> PassageLook:
+    def fake(navigator: Any, pose: Pose, x: float, z: float) -> Generator[None, None, PassageLook]:
         looks.append((x, z))
+        yield  # a stage: the request as the explorer makes it, in stages
         return PassageLook(SimpleNamespace(actions=["MoveAhead", "MoveAhead"]), 1.0, 0.0, 2.5, 0.0)
 
-    monkeypatch.setattr(exploration, "passage_look_point", fake)
+    monkeypatch.setattr(exploration, "passage_look_point_stages", fake)
     skills = Skills(agent)  # type: ignore[arg-type]
     first = run(skills.explore_once(), agent)
     if not noisy:

@@ -35,7 +35,7 @@ from planner.holomind import HoloMindAgent
 from planner.navigation import MAX_EXPANSIONS, Navigator, Pose
 from planner.object_memory import TrackedObject
 from planner.occupancy import OccupancyMap
-from planner.planning_budget import ACT_EXPANSIONS, SLICE_EXPANSIONS, ActBudget, planned, planned_in_stages
+from planner.planning_budget import ACT_EXPANSIONS, SLICE_EXPANSIONS, ActBudget, planned_in_stages
 from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment
 from sim_bridge.ros import skills as robot_skills
 from tests.test_decision_tail import _walled  # two halves of a floor, a wall between, no doorway
@@ -55,6 +55,12 @@ def _drive(gen, frame: Observation | None = None) -> tuple[list[Action], object]
         return yielded, stop.value
 
 
+def _one_stage(request, *args, **kwargs):
+    """A request of one stage: made when first advanced, whole."""
+    return request(*args, **kwargs)
+    yield  # a generator with no pause in it
+
+
 def test_a_request_waits_one_pass_only_once_the_act_spent_its_budget() -> None:
     budget = ActBudget(100)
     calls: list[tuple] = []
@@ -63,12 +69,12 @@ def test_a_request_waits_one_pass_only_once_the_act_spent_its_budget() -> None:
         calls.append((args, kwargs))
         return "plan"
 
-    assert _drive(planned(budget, request, 1, r=2)) == ([], "plan")  # nothing spent: made at once
+    assert _drive(planned_in_stages(budget, _one_stage(request, 1, r=2))) == ([], "plan")  # nothing spent: made at once
     budget.charge(99)
-    assert _drive(planned(budget, request, 3)) == ([], "plan")  # under the budget: still made now
+    assert _drive(planned_in_stages(budget, _one_stage(request, 3))) == ([], "plan")  # under the budget: still made now
     budget.charge(1)
     assert not budget.can_start()
-    yielded, answer = _drive(planned(budget, request, 4))
+    yielded, answer = _drive(planned_in_stages(budget, _one_stage(request, 4)))
     assert [a.name for a in yielded] == [PASS] and answer == "plan" and budget.passes == 1
     assert calls == [((1,), {"r": 2}), ((3,), {}), ((4,), {})]  # each made once, whole, as asked
     budget.begin_act()
@@ -84,11 +90,11 @@ def test_the_navigator_charges_its_searches_and_the_answer_is_the_unbounded_one(
     start = Pose(-1.0, 0.0, 90.0, 30.0)
     bounded, free = Navigator(_walled(5), max_expansions=60, act_expansions=60), Navigator(_walled(5), max_expansions=60)
     bounded.budget.begin_act()
-    yielded, first = _drive(planned(bounded.budget, bounded.plan_to_point, start, 1.0, 0.0))
+    yielded, first = _drive(planned_in_stages(bounded.budget, _one_stage(bounded.plan_to_point, start, 1.0, 0.0)))
     assert yielded == [] and first is None and bounded.capped_searches == 1
     assert bounded.budget.spent >= 60  # the fine search and the coarse one, each to its cap
     # a second request in the same act waits a Pass; after it (a fresh act) it is made whole
-    gen = planned(bounded.budget, bounded.plan_to_point, start, -1.5, 1.0)
+    gen = planned_in_stages(bounded.budget, _one_stage(bounded.plan_to_point, start, -1.5, 1.0))
     assert next(gen).name == PASS
     bounded.budget.begin_act()
     with pytest.raises(StopIteration) as done:
@@ -347,3 +353,46 @@ def test_pass_moves_nothing_counts_no_step_and_is_the_robot_skill_wait() -> None
 def test_the_default_budget_is_a_part_of_a_capped_search_and_a_slice_a_part_of_it() -> None:
     assert AgentConfig().act_expansions == ACT_EXPANSIONS
     assert 0 < SLICE_EXPANSIONS < ACT_EXPANSIONS < MAX_EXPANSIONS
+
+
+def test_an_act_charges_its_frame_integration_and_a_re_segmentation_to_its_planning(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The work an act does besides searching is charged in expansions (``INTEGRATION_EXPANSIONS``
+    for the frame it integrates, ``NOISY_INTEGRATION_EXPANSIONS`` on the noise-aware path,
+    ``SEGMENTATION_EXPANSIONS`` for each room re-segmentation), so the searches get what is left.
+    The charges are set to values no search charge has here (a search charges slices of 250 or
+    what it expanded), to tell them apart."""
+    import planner.holomind as holomind
+
+    monkeypatch.setattr(holomind, "INTEGRATION_EXPANSIONS", 333)
+    monkeypatch.setattr(holomind, "NOISY_INTEGRATION_EXPANSIONS", 444)
+    monkeypatch.setattr(holomind, "SEGMENTATION_EXPANSIONS", 9_999)
+    episode = load_episode(EPISODES / "dev-005-0.json")
+    for noise, per_frame in ((0.0, 333), (0.0036, 444)):
+        spy = _ChargeSpy(HoloMindAgent(config=AgentConfig(depth_noise_k=noise)))
+        run_episode(EmbeddedEnvironment(EmbeddedConfig(width=320, height=240)), spy, episode, max_steps=40)
+        assert all(c[:1] == [per_frame] for c in spy.charged[1:])  # each act after the first integrates a frame first
+        assert sum(spy.segmented) >= 2
+        assert [c.count(9_999) for c in spy.charged] == spy.segmented  # each re-segmentation in its act, once
+
+
+class _ChargeSpy(_Recording):
+    """Keeps, per act, what was charged to its planning budget and how many re-segmentations ran."""
+
+    def __init__(self, agent: HoloMindAgent) -> None:
+        super().__init__(agent)
+        self.charged: list[list[int]] = []
+        self.segmented: list[int] = []
+
+    def act(self, observation: Observation) -> Action:
+        budget, rooms = self.agent.navigator.budget, self.agent.rooms
+        mine: list[int] = []
+        real = budget.charge
+        budget.charge = lambda n: (mine.append(n), real(n))[1]  # type: ignore[method-assign]
+        before = rooms.segmentations
+        try:
+            return super().act(observation)
+        finally:
+            budget.charge = real  # type: ignore[method-assign]
+            self.charged.append(mine)
+            self.segmented.append(rooms.segmentations - before)

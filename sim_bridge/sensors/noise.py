@@ -17,8 +17,8 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy import ndimage
 
+from household import morphology
 from household.frames import lift_se2, reposed_agent
 from household.types import AgentStatus, InstanceLabel, Observation, StepResult
 from household.visible_states import flip_states
@@ -118,11 +118,11 @@ def _degrade_segmentation(obs: Observation, model: SegmentationModel,
             labels.pop(iid, None)
             continue
         if model.erode_p > 0 and rng.random() < model.erode_p:
-            inner = ndimage.binary_erosion(mask, iterations=model.border_px)
+            inner = morphology.erode(mask, iterations=model.border_px)
             if inner.any():
                 ids[mask & ~inner] = 0
         elif model.bleed_p > 0 and rng.random() < model.bleed_p:
-            grown = ndimage.binary_dilation(mask, iterations=model.border_px)
+            grown = morphology.dilate(mask, iterations=model.border_px)
             ids[grown & ~mask & (ids != iid)] = iid
         lab = labels.get(iid)
         if lab is not None and model.confusion_p > 0 and lab.object_type in model.confusion \
