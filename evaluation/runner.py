@@ -17,6 +17,7 @@ from evaluation.metrics import DEFAULT_IR_SEGMENTS, ScoreTimeline, StepCounter
 from evaluation.report import EpisodeResult
 from household.frames import ros_to_thor_points, ros_yaw_to_thor
 from household.heap import settle_heap
+from household.step_budget import StepBudget
 from household.types import PASS, Action, Environment, Observation, WorldState
 
 
@@ -91,9 +92,9 @@ def run_episode(
     errors: list[str] = []
     carried_matters = depends_on_position(episode.checklist)
     stop_reason = "budget" if agent_error is None else agent_error
-    limit = budget if agent_error is None else 0
-    step = acted = passes = 0  # every action so far; those that count against the budget; Passes
-    while acted < limit:
+    steps = StepBudget(budget if agent_error is None else 0)
+    step = 0  # every action so far (``steps`` counts those against the budget and the Passes)
+    while not steps.spent():
         if time_limit_s is not None and time.perf_counter() - started > time_limit_s:
             stop_reason = f"time limit ({time_limit_s:g} s)"
             break
@@ -105,13 +106,9 @@ def run_episode(
         if action.name == "Stop":
             stop_reason = "stop"
             break
-        if action.name == PASS:
-            if passes >= limit:
-                stop_reason = "planning passes"
-                break
-            passes += 1
-        else:
-            acted += 1
+        if not steps.take(action.name):
+            stop_reason = "planning passes"
+            break
         step += 1
         result = env.step(action)
         obs = result.observation
@@ -129,7 +126,7 @@ def run_episode(
             gc = evaluate_checklist(episode.checklist, env.ground_truth()).gc
         timeline.append(step, gc)
         if progress is not None:
-            progress(StepProgress(acted, budget, gc, action.name, result.success))
+            progress(StepProgress(steps.acted, budget, gc, action.name, result.success))
     world = env.ground_truth()
     checklist = evaluate_checklist(episode.checklist, world)
     extra: dict[str, Any] = {"stop_reason": stop_reason, "errors": errors[-50:], "max_steps": budget}

@@ -28,7 +28,8 @@ from typing import Any
 from std_msgs.msg import String
 
 from household.heap import settle_heap
-from household.types import PASS, Action, ActionFeedback, Observation
+from household.step_budget import StepBudget
+from household.types import Action, ActionFeedback, Observation
 from planner.goal_dag import goal_dag_payload
 from sim_bridge.ros import payloads
 from sim_bridge.ros.tf import FrameNames, StampedTransform, transform_of
@@ -149,7 +150,8 @@ class PlannerNode(WorldMindNode):
         self.held: Observation | None = None  # newest observation not yet acted on
         self.last_obs: Observation | None = None
         self.actions = 0
-        self.passes = 0  # of self.actions, the Pass steps (planning spread over steps)
+        # the episode's step budget (None: unbounded); a new one with each episode
+        self.steps: StepBudget | None = StepBudget(self.budget) if self.budget is not None else None
         self.stopped = False
         self._plan_text = ""
         self._critic_seen = 0
@@ -216,7 +218,8 @@ class PlannerNode(WorldMindNode):
         self.episode = episode
         self.instruction = episode.instruction(self.params["instruction"]) if episode.instructions else ""
         self.budget = int(max_steps) or int(episode.max_steps or 0) or None
-        self.started, self.stopped, self.actions, self.passes, self.pending = False, False, 0, 0, None
+        self.started, self.stopped, self.actions, self.pending = False, False, 0, None
+        self.steps = StepBudget(self.budget) if self.budget is not None else None
         if self.latest is not None:
             self.next_step = self.latest.step
             self.held = self.latest
@@ -285,13 +288,13 @@ class PlannerNode(WorldMindNode):
             settle_heap()  # the collector's full walks before the first decision, not in one
             self.started = True
         # The budget counts the actions other than Pass, and Passes as many again, as the
-        # evaluation runner does (evaluation.runner.run_episode).
-        if self.budget is not None and self.actions - self.passes >= self.budget:
+        # evaluation runner does (household.step_budget).
+        if self.steps is not None and self.steps.spent():
             action = Action("Stop")
         else:
             action = self.agent.act(obs)
-            if action.name == PASS and self.budget is not None and self.passes >= self.budget:
-                action = Action("Stop")
+            if self.steps is not None and action.name != "Stop" and not self.steps.take(action.name):
+                action = Action("Stop")  # a Pass past as many as the budget
         if self.tf_pub is not None and obs.step in self._stamps:
             correction = map_to_odom(self.agent, frame_names(self.params), self._stamps[obs.step])
             if correction is not None:
@@ -306,8 +309,6 @@ class PlannerNode(WorldMindNode):
         self.next_step = obs.step + 1
         if action.name != "Stop":
             self.actions += 1
-            if action.name == PASS:
-                self.passes += 1
         request = {"id": rid, "skill": action.name, "args": args, "step": obs.step}
         if self.skill_client is None:
             self.publish_json(self.req_pub, "skill_request", request)
