@@ -47,6 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from evaluation.episodes import load_episodes  # noqa: E402
 from evaluation.runner import run_episode  # noqa: E402
+from planner.agent_config import OBJECT_MEMORIES  # noqa: E402
 from planner.factory import make_agent  # noqa: E402
 from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment  # noqa: E402
 from sim_bridge.sensors import SensorNoise, sensor_profile  # noqa: E402
@@ -154,6 +155,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sensors", default="ideal", choices=("ideal", "realistic", "odom-only", "harsh"),
                     help="sensor profile the agent sees (degrading a frame is not timed; with noisy depth the "
                          "agent's map and tracker take their noise-aware paths, which are)")
+    ap.add_argument("--object-memory", default="tracker", choices=tuple(OBJECT_MEMORIES),
+                    help="what the agent grounds objects through (AgentConfig.object_memory; default tracker)")
     ap.add_argument("--profile", type=int, default=0, help="print the N functions with most cumulative time")
     ap.add_argument("--slowest", type=int, default=0,
                     help="profile each step and print the N slowest steps of every episode (see above)")
@@ -178,10 +181,10 @@ def main(argv: list[str] | None = None) -> int:
         env.step = timer.wrap("step", env.step)
         env.ground_truth = timer.wrap("score", env.ground_truth)
     print(f"{args.planner} at {args.width}x{args.height}, {len(episodes)} episode(s) from {args.episodes} "
-          f"(every {args.every}th), {args.sensors} sensors, one core")
+          f"(every {args.every}th), {args.sensors} sensors, {args.object_memory} object memory, one core")
     actions = 0
     for ep in episodes:
-        agent = TimedAgent(make_agent(args.planner, env), profiler, timer,
+        agent = TimedAgent(make_agent(args.planner, env, object_memory=args.object_memory), profiler, timer,
                            env.env if isinstance(env, SensorNoise) else env, args.slowest)
         result, _ = run_episode(env, agent, ep)
         every.extend(agent.act_ms)

@@ -90,11 +90,17 @@ def is_rigid_transform(pose: np.ndarray, tol: float = 1e-4) -> bool:
     if pose.shape != (4, 4) or not np.all(np.isfinite(pose)):
         return False
     rot = pose[:3, :3]
-    return (
-        np.allclose(rot @ rot.T, np.eye(3), atol=tol)
-        and abs(np.linalg.det(rot) - 1.0) < tol
-        and np.allclose(pose[3], [0.0, 0.0, 0.0, 1.0], atol=tol)
-    )
+    # np.allclose's test (|a - b| <= atol + rtol |b|, rtol 1e-5) written out: this runs on every
+    # frame of every map, and allclose's generality cost more than the check itself.
+    if not np.all(np.abs(rot @ rot.T - _EYE3) <= tol + 1e-5 * _EYE3):
+        return False
+    if not np.all(np.abs(pose[3] - _LAST_ROW) <= tol + 1e-5 * _LAST_ROW):
+        return False
+    return bool(abs(np.linalg.det(rot) - 1.0) < tol)
+
+
+_EYE3 = np.eye(3)
+_LAST_ROW = np.array([0.0, 0.0, 0.0, 1.0])
 
 
 # ---- planar poses: SE(2) in the REP 103 floor plane (x, y, yaw about +z) ---------------------------

@@ -179,8 +179,8 @@ class HoloMindAgent:
             observation = self._localise(observation)
             self._integrate(observation)
             # the frame's integration is this act's work too: the searches get what is left
-            self.navigator.budget.charge(NOISY_INTEGRATION_EXPANSIONS if self.config.depth_noise_k > 0
-                                         else INTEGRATION_EXPANSIONS)
+            self.navigator.budget.charge((NOISY_INTEGRATION_EXPANSIONS if self.config.depth_noise_k > 0
+                                          else INTEGRATION_EXPANSIONS) + self.tracker.frame_expansions)
         elif getattr(self, "localiser", None) is not None:
             observation = self.obs  # the first frame, as reset() localised it (registered once)
         self.obs = observation

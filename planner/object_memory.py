@@ -96,6 +96,13 @@ class ObjectMemory(Protocol):
         ...
 
     @property
+    def frame_expansions(self) -> int:
+        """What integrating one frame costs beyond the tracker's work, in lattice expansions of
+        about the same time: the agent charges it to the act's planning budget
+        (``planner.planning_budget``; the tracker's own cost is in ``INTEGRATION_EXPANSIONS``)."""
+        ...
+
+    @property
     def visible_now(self) -> Mapping[str, int]:
         """Object id -> pixels of it in the latest frame (the skills look until it shows)."""
         ...

@@ -48,6 +48,9 @@ class ObjectTracker(RecordKeeping):
     the best so far: a closer look replaces what was seen from afar, and a view that puts the
     object clearly elsewhere replaces the box whatever its noise (someone moved it)."""
 
+    # Its cost per frame is part of what ``planning_budget.INTEGRATION_EXPANSIONS`` charges.
+    frame_expansions = 0
+
     def __init__(self, stride: int = 2, min_pixels: int = 3, depth_noise_k: float = 0.0,
                  confirm_views: int = 1, mask_edge_check: bool = False) -> None:
         self.objects: dict[str, TrackedObject] = {}

@@ -8,8 +8,9 @@ has spent ``ActBudget.expansions`` lattice expansions, it starts no further plan
 further stage of one; the skill hands the simulator or robot THOR's ``Pass`` (a step in which
 nothing moves; ``household.types.PASS``) and goes on on the next frame, in a fresh act. The act's
 other work is charged in the same unit (``INTEGRATION_EXPANSIONS`` and its noisy twin for the
-frame it integrates, ``SEGMENTATION_EXPANSIONS`` for a room re-segmentation), so the searches get
-what is left of it (issue 31).
+frame it integrates, plus what the object memory's frame costs beyond the tracker's,
+``SEGMENTATION_EXPANSIONS`` for a room re-segmentation), so the searches get what is left of it
+(issue 31).
 
 Every plan request comes in stages (``planned_in_stages``, ``navigation.PlanStages``): the fine
 search, the coarse one where the fine one ran into its cap, and the same two on the tight grid
@@ -62,6 +63,13 @@ SLICE_EXPANSIONS = 250
 INTEGRATION_EXPANSIONS = 500
 NOISY_INTEGRATION_EXPANSIONS = 700
 SEGMENTATION_EXPANSIONS = 500
+# Those two are the occupancy map's and the tracker's work. An object memory that does more per
+# frame says how much more (``ObjectMemory.frame_expansions``): the spatial memory's perception,
+# association and free-space judging cost 5.4 ms more a frame than the tracker with exact depth and
+# 11.2 ms more on the noise-aware path (pose tolerance windows), means per act over dev-000-0 and
+# dev-087-0 (2026-11-30 sixteenth session, ``bench_agent_decision.py --split --object-memory``).
+SPATIAL_MEMORY_EXPANSIONS = 420
+NOISY_SPATIAL_MEMORY_EXPANSIONS = 870
 
 
 @dataclass

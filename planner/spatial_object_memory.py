@@ -33,7 +33,6 @@ from typing import Any
 
 import numpy as np
 
-from household.frames import ros_to_thor_points
 from household.types import Observation
 from memory.pipeline import FrameResult, MemoryPipeline
 from memory.spatial.memory import MemoryConfig
@@ -41,6 +40,7 @@ from memory.spatial.object_table import ACTIVE, MERGED, RETIRED
 from memory.spatial.sensor_settings import SensorErrors, memory_config_for
 from planner.agent_config import AgentConfig
 from planner.object_memory import Look, ObjectMemory, RecordKeeping, TrackedObject, best_looks
+from planner.planning_budget import NOISY_SPATIAL_MEMORY_EXPANSIONS, SPATIAL_MEMORY_EXPANSIONS
 
 __all__ = ["SpatialObjectMemory", "sensor_errors_for", "spatial_memory"]
 
@@ -51,9 +51,11 @@ MIN_PIXELS = 3
 
 
 def _thor_box(aabb_min: np.ndarray, aabb_max: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A REP 103 axis-aligned box as a THOR one (THOR x is -ROS y: the bounds swap there)."""
-    corners = ros_to_thor_points(np.stack([aabb_min, aabb_max]))
-    return corners.min(axis=0), corners.max(axis=0)
+    """A REP 103 axis-aligned box as a THOR one (``ros_to_thor_points``: THOR x = -ROS y, y = ROS
+    z, z = ROS x; so THOR's x bounds are ROS y's, negated and swapped). Written out: a record is
+    refreshed from its row every frame it is seen."""
+    return (np.array([0.0 - float(aabb_max[1]), float(aabb_min[2]) + 0.0, float(aabb_min[0]) + 0.0]),
+            np.array([0.0 - float(aabb_min[1]), float(aabb_max[2]) + 0.0, float(aabb_max[0]) + 0.0]))
 
 
 class SpatialObjectMemory(RecordKeeping):
@@ -70,6 +72,8 @@ class SpatialObjectMemory(RecordKeeping):
         self.pipeline = pipeline
         self.memory = pipeline.memory
         self.depth_noise_k = float(depth_noise_k)
+        # Charged to the act's planning budget for each frame (``ObjectMemory.frame_expansions``).
+        self.frame_expansions = NOISY_SPATIAL_MEMORY_EXPANSIONS if self.depth_noise_k > 0 else SPATIAL_MEMORY_EXPANSIONS
         # Views of a segmenter id before it gets a record (the agent's ``confirm_views``, as the
         # tracker counts them): the row counting is not enough, the id is what the agent acts on.
         self.confirm_views = max(int(confirm_views), 1)

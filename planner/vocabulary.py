@@ -204,13 +204,14 @@ LIQUID_PHRASES: dict[str, str] = {"water": "water", "coffee": "coffee", "wine": 
 # What "make a coffee" is served in when no vessel is named.
 DEFAULT_VESSEL: dict[str, str] = {"coffee": "Mug", "water": "Cup", "wine": "Cup"}
 
-# Verb classes: what a clause's leading verb asks for. Multi-word verbs are matched first.
+# Verb classes: what a clause's leading verb asks for. Multi-word verbs (up to three words) are matched first.
 VERBS: dict[str, str] = {}
 for _cls, _words in {
     # put X on/in Y
     "place": "put place set leave stick drop toss throw lay stash store stow hang return pop slide position "
              "rest stack insert tuck shove dump load transfer arrange keep move relocate serve sit stand chuck "
-             "prop lean perch park plonk plop bung",
+             "prop lean perch park plonk plop bung pack deposit pile heap sling fling lob hurl squeeze nestle wedge "
+             "shelve hide tidy",
     # bring/take X to ROOM (or to Y); without a destination: pick X up
     "bring": "bring take carry deliver transport fetch get grab collect gather retrieve give hand pass",
     "pick": "pick pickup",
@@ -222,7 +223,7 @@ for _cls, _words in {
     "make": "make brew prepare fix",
     "water": "water",
     "empty": "empty",
-    "clean": "clean wash rinse scrub wipe cleanse",
+    "clean": "clean wash rinse scrub wipe cleanse launder",
     "turn": "turn switch power flip click",
     "on": "light ignite start activate run boot",
     "off": "extinguish deactivate unplug stop kill",
@@ -231,6 +232,8 @@ for _cls, _words in {
     "go": "go walk head navigate enter proceed come",
     "find": "find locate search look",
     "break": "break smash shatter",
+    # into a bin where no place is named (the parser's ``_read_verb``)
+    "discard": "discard bin trash",
 }.items():
     for _w in _words.split():
         VERBS[_w] = _cls
@@ -241,6 +244,8 @@ MULTI_VERBS: dict[str, str] = {
     "look for": "find", "search for": "find", "hand over": "bring", "pass me": "bring", "hand me": "bring",
     "put away": "place", "put back": "place", "put down": "place", "set down": "place", "tidy away": "place",
     "wipe down": "clean", "clean up": "clean", "wash up": "clean", "open up": "open",
+    "throw away": "discard", "throw out": "discard", "chuck away": "discard", "chuck out": "discard",
+    "toss away": "discard", "toss out": "discard", "get rid of": "discard", "dispose of": "discard",
 }
 
 # Politeness and filler that carry nothing, dropped before parsing (matched as whole words).

@@ -232,6 +232,21 @@ def test_is_rigid_transform_rejects_non_rigid() -> None:
     assert not is_rigid_transform(np.eye(3))
 
 
+def test_is_rigid_transform_draws_the_line_where_allclose_does() -> None:
+    """The check is np.allclose's (|a - b| <= atol + 1e-5 |b|) and a determinant within the
+    tolerance, written out: perturbations either side of the tolerance, against that rule."""
+    rng = np.random.default_rng(5)
+    base = world_from_camera(np.array([0.5, -1.0, 2.0]), 75.0, -10.0)
+    for _ in range(300):
+        pose = base.copy()
+        i, j = rng.integers(0, 3), rng.integers(0, 4)
+        pose[i if j < 3 else 3, j] += rng.choice([-1, 1]) * rng.uniform(0.0, 3e-4)
+        rot = pose[:3, :3]
+        want = (np.allclose(rot @ rot.T, np.eye(3), atol=1e-4) and abs(np.linalg.det(rot) - 1.0) < 1e-4
+                and np.allclose(pose[3], [0.0, 0.0, 0.0, 1.0], atol=1e-4))
+        assert is_rigid_transform(pose) == want
+
+
 # ---- back-projection through the embedded simulator -----------------------------------------
 
 def test_intrinsics_from_fov() -> None:

@@ -34,8 +34,10 @@ def test_a_schedule_with_no_due_time_asks_no_question() -> None:
 
 
 def test_toast_where_bread_is_not_sliceable_toasts_the_bread(monkeypatch: pytest.MonkeyPatch) -> None:
-    """With a catalog where Bread has no slices, "toast the bread" cooks the bread itself; it used
-    to give the goal no type, and the clause was reported as an unrecognised object."""
+    """With a catalog where Bread has no slices, "toast the bread" is the bread itself cooked; it
+    used to give the goal no type, and the clause was reported as an unrecognised object. That
+    catalog does not make bread cookable either, so the clause is reported with the database's
+    reason and no goal is made (since 2026-11-30: a state the object cannot take is no goal)."""
     import planner.language.parser as parser_module
 
     real = parser_module._affordances
@@ -48,6 +50,17 @@ def test_toast_where_bread_is_not_sliceable_toasts_the_bread(monkeypatch: pytest
     monkeypatch.setattr(parser_module, "_affordances", no_bread_slices)
     parser = parser_module.InstructionParser()
     assert "Bread" not in parser.sliced
+    goals = parser.decompose("Toast the bread.")
+    assert goals == []
+    assert [u.reason for u in parser.unparsed] == ["the asset database says Bread is not cookable"]
+
+    def bread_cooks_whole(asset_db: object) -> dict[str, frozenset[str]]:
+        flags = no_bread_slices(asset_db)
+        flags["Bread"] = flags["Bread"] | {"cookable"}
+        return flags
+
+    monkeypatch.setattr(parser_module, "_affordances", bread_cooks_whole)
+    parser = parser_module.InstructionParser()
     goals = parser.decompose("Toast the bread.")
     assert parser.unparsed == []
     assert [[(i.object.type, i.predicate, i.expected) for i in g.items] for g in goals] == [[("Bread", "isCooked", True)]]

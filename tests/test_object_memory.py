@@ -15,8 +15,8 @@ from planner.object_memory import ObjectMemory, TrackedObject
 from planner.object_tracker import ObjectTracker, tracker_memory
 from tests.test_holomind_agent import cup_in_fridge, run_guarded
 
-MEMBERS = ("objects", "visible_now", "integrate", "get", "of_type", "glimpses", "seen_state", "note_state", "note_moved",
-           "note_gone")
+MEMBERS = ("objects", "frame_expansions", "visible_now", "integrate", "get", "of_type", "glimpses", "seen_state",
+           "note_state", "note_moved", "note_gone")
 
 
 def test_the_protocol_names_what_the_planner_calls() -> None:
@@ -29,6 +29,9 @@ def assert_is_object_memory(memory: object) -> None:
     assert isinstance(memory, ObjectMemory)
     for name in MEMBERS:
         member = getattr(ObjectMemory, name)
+        if name == "frame_expansions":
+            assert isinstance(getattr(memory, name), int) and getattr(memory, name) >= 0
+            continue
         if isinstance(member, property):
             assert isinstance(getattr(memory, name), Mapping), name
             continue
@@ -49,6 +52,8 @@ def test_an_object_without_the_members_is_not_one() -> None:
 class HidesOneType:
     """A second, minimal object memory: the tracker's, with every object of one type left out
     (as a memory with a blind spot would have it)."""
+
+    frame_expansions = 0
 
     def __init__(self, config: AgentConfig, hidden: str) -> None:
         self._inner = ObjectTracker(depth_noise_k=config.depth_noise_k)

@@ -376,6 +376,26 @@ def test_an_act_charges_its_frame_integration_and_a_re_segmentation_to_its_plann
         assert [c.count(9_999) for c in spy.charged] == spy.segmented  # each re-segmentation in its act, once
 
 
+def test_an_act_charges_what_the_spatial_memory_does_beyond_the_tracker(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the spatial memory as the object memory, each frame's charge adds the memory's own
+    (``ObjectMemory.frame_expansions``: ``SPATIAL_MEMORY_EXPANSIONS``, or its noisy twin), so its
+    perception and free-space judging do not push an act's time past what the tracker's took."""
+    import planner.holomind as holomind
+    import planner.spatial_object_memory as spatial
+
+    monkeypatch.setattr(holomind, "INTEGRATION_EXPANSIONS", 333)
+    monkeypatch.setattr(holomind, "NOISY_INTEGRATION_EXPANSIONS", 444)
+    monkeypatch.setattr(spatial, "SPATIAL_MEMORY_EXPANSIONS", 1_000)
+    monkeypatch.setattr(spatial, "NOISY_SPATIAL_MEMORY_EXPANSIONS", 2_000)
+    episode = load_episode(EPISODES / "dev-005-0.json")
+    for noise, per_frame in ((0.0, 1_333), (0.0036, 2_444)):
+        agent = HoloMindAgent(config=AgentConfig(depth_noise_k=noise, object_memory="spatial"))
+        spy = _ChargeSpy(agent)
+        run_episode(EmbeddedEnvironment(EmbeddedConfig(width=320, height=240)), spy, episode, max_steps=12)
+        assert agent.tracker.frame_expansions == per_frame - (444 if noise else 333)
+        assert len(spy.charged) > 2 and all(c[:1] == [per_frame] for c in spy.charged[1:])
+
+
 class _ChargeSpy(_Recording):
     """Keeps, per act, what was charged to its planning budget and how many re-segmentations ran."""
 

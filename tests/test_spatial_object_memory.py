@@ -333,3 +333,19 @@ def test_with_exact_depth_the_box_is_the_rows() -> None:
     lo, hi = (memory.memory.table.aabb_min[row], memory.memory.table.aabb_max[row])
     corners = ros_to_thor_points(np.stack([lo, hi]))
     assert rec is not None and np.allclose(rec.box_min, corners.min(axis=0)) and np.allclose(rec.box_max, corners.max(axis=0))
+
+
+def test_a_rows_box_in_thor_is_the_box_of_its_corners_in_thor() -> None:
+    """``_thor_box`` (written out for speed) against the definition: both corners through
+    ``ros_to_thor_points``, then the per-axis bounds."""
+    from planner.spatial_object_memory import _thor_box
+
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        lo = rng.normal(0, 3, 3)
+        hi = lo + rng.uniform(0, 2, 3) * (rng.random(3) > 0.1)  # flat boxes too
+        for a, b in ((lo, hi), (lo.astype(np.float32), hi.astype(np.float32))):
+            corners = ros_to_thor_points(np.stack([a, b]))
+            got = _thor_box(a, b)
+            assert got[0].tolist() == corners.min(axis=0).tolist()
+            assert got[1].tolist() == corners.max(axis=0).tolist()

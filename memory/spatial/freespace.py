@@ -139,13 +139,14 @@ def judge(frame: FrameObservations, voxels: VoxelIndex, rows: np.ndarray, row_of
     weaken = observed & ~own & (through | behind)
     pixel_area = (voxel_size * intr.fx / np.maximum(z, 1e-6)) * (voxel_size * intr.fy / np.maximum(z, 1e-6))
 
-    def per_row(values: np.ndarray) -> np.ndarray:
-        return np.bincount(where, weights=values, minlength=n)
+    def count(mask: np.ndarray) -> np.ndarray:  # voxels per row where ``mask`` holds
+        return np.bincount(where[mask], minlength=n).astype(np.int64)
 
     return FreeSpaceEvidence(
-        rows=rows, in_view=per_row(np.ones(len(obj))).astype(np.int64), judged=per_row(judged).astype(np.int64),
-        absent=per_row(absent).astype(np.int64), unknown=per_row(unknown).astype(np.int64),
-        expected_pixels=per_row(judged * pixel_area), weaken_rows=obj[weaken], weaken_keys=keys[weaken])
+        rows=rows, in_view=np.bincount(where, minlength=n).astype(np.int64), judged=count(judged),
+        absent=count(absent), unknown=count(unknown),
+        expected_pixels=np.bincount(where, weights=judged * pixel_area, minlength=n),
+        weaken_rows=obj[weaken], weaken_keys=keys[weaken])
 
 
 def _dropped_nearby(frame: FrameObservations, cand: np.ndarray, ui: np.ndarray, vi: np.ndarray, z: np.ndarray,
@@ -181,25 +182,34 @@ def _depth_nearby(frame: FrameObservations, cand: np.ndarray, ui: np.ndarray, vi
     seen objects 0.93 -> 0.86 for 0.81 -> 0.84 precision after moving five)."""
     if len(cand) == 0 or int(radius[cand].max()) <= 0:
         return cand[:0]
-    intr = frame.intrinsics
     big = int(radius[cand].max())
     steps = sorted({k for k in (0, 1, *range(2, big + 1, 2), big) if k <= big})
-    signed = sorted({sign * k for k in steps for sign in (-1, 1)})
-    offsets = sorted(((dv, du) for dv in signed for du in signed), key=lambda o: (max(abs(o[0]), abs(o[1])), o))
-    left = cand.copy()
-    found = []
-    for dv, du in offsets:
+    signed = np.array(sorted({sign * k for k in steps for sign in (-1, 1)}), dtype=np.int64)
+    dv_grid, du_grid = np.meshgrid(signed, signed, indexing="ij")
+    dv_all, du_all = dv_grid.ravel(), du_grid.ravel()
+    ring_of = np.maximum(np.abs(dv_all), np.abs(du_all))
+    # Edge padding makes an index past the border read the border pixel, as clipping the index
+    # would; one flat gather per ring of offsets then replaces a clip and a gather per offset.
+    padded = np.pad(frame.depth, big, mode="edge")
+    width = padded.shape[1]
+    base = (vi[cand] + big) * width + (ui[cand] + big)
+    flat = padded.ravel()
+    left = np.arange(len(cand))
+    hit_any = np.zeros(len(cand), dtype=bool)
+    for ring in steps:
         if len(left) == 0:
             break
-        r = radius[left]
-        vv = np.clip(vi[left] + dv, 0, intr.height - 1)
-        uu = np.clip(ui[left] + du, 0, intr.width - 1)
-        wd = frame.depth[vv, uu]
-        hit = (max(abs(dv), abs(du)) <= r) & (wd > 0) & (np.abs(wd - z[left]) <= m[left])
-        if hit.any():
-            found.append(left[hit])
-            left = left[~hit]
-    return np.sort(np.concatenate(found)) if found else cand[:0]
+        offsets = (dv_all * width + du_all)[ring_of == ring]
+        reach = radius[cand[left]] >= ring
+        if not reach.any():
+            continue
+        left = left[reach]
+        wd = flat[base[left, None] + offsets[None, :]]
+        zl, ml = z[cand[left], None], m[cand[left], None]
+        hit = ((wd > 0) & (np.abs(wd - zl) <= ml)).any(axis=1)
+        hit_any[left[hit]] = True
+        left = left[~hit]
+    return np.sort(cand[hit_any])
 
 
 def _position(rows: np.ndarray, values: np.ndarray) -> np.ndarray:

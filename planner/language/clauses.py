@@ -20,6 +20,10 @@ if TYPE_CHECKING:
     from planner.language.types import _Chunk
 
 
+# What follows a verb in a chore's title ("Tidy-up:", "Clean up:", "Wash-up time:").
+_TITLE_PARTICLES = frozenset({"up", "away", "down", "out", "time", "day"})
+
+
 class ClauseSplitting:
     """Mixin: ``_sentences`` and ``_clauses`` (uses ``self.lexicon`` and ``self._chunk``)."""
 
@@ -46,7 +50,7 @@ class ClauseSplitting:
         for t in toks:
             if t[0] in _SPLIT_PUNCT:
                 if cur:
-                    sentences.append(_Clause(cur, heading=t[0] == ":" and not self._has_verb_start(cur),
+                    sentences.append(_Clause(cur, heading=t[0] == ":" and not self._opens_with_request(cur),
                                              colon=t[0] == ":"))
                 cur = []
             elif t[0] in ("-", "(", ")", '"', "'", "*", "/") and not cur:
@@ -80,6 +84,15 @@ class ClauseSplitting:
                 nxt in ("and", ",", "") or (nxt in ("on", "off", "open") and i + 2 >= len(words))):
             return False
         return True
+
+    def _opens_with_request(self, toks: list[tuple[str, int, int]]) -> bool:
+        """Whether the words before a colon are a request ("Put these away: ...") rather than a
+        title: a verb alone or with its particle ("Tidy-up:", "Clean up:") names the chore, it
+        asks nothing of an object."""
+        words = _strip_sequencers([t[0] for t in toks])
+        if len(words) <= 2 and all(w in _TITLE_PARTICLES for w in words[1:]):
+            return False
+        return self._has_verb_start(toks)
 
     def _has_verb_start(self, toks: list[tuple[str, int, int]]) -> bool:
         words = _strip_sequencers([t[0] for t in toks])

@@ -34,6 +34,19 @@ _APPLIANCES = {"cook": frozenset({"Microwave", "Toaster", "StoveBurner", "StoveK
 _INTO = ("into", "onto", "inside", "inside of", "on top of", "on to", "in to")
 
 
+# "out there", "over there": the adverb adds nothing to the room "there" names.
+_THERE_ADVERBS = frozenset({"out", "over", "up", "down", "back"})
+# Verb classes that change an object where it stands ("open the drawer there": that room's drawer).
+_IN_PLACE_VERBS = frozenset({"turn", "on", "off", "open", "close"})
+# Words that open a clause without being its verb ("but the clock goes in the dresser").
+_CONNECTIVES = frozenset({"but", "and", "or", "so", "because", "since", "while", "whereas", "though", "although",
+                          "if", "when", "once", "as", "yet", "still", "otherwise", "meanwhile", "instead", "besides",
+                          "anyway", "right", "well", "now", "today", "tonight", "later", "first", "second"})
+# Words after which an unknown first word reads as an imperative's verb ("dust THE shelf").
+_IMPERATIVE_DETERMINERS = frozenset({"a", "an", "the", "some", "my", "your", "our", "his", "her", "their", "this",
+                                     "that", "these", "those", "all", "both", "every", "each", "any"})
+
+
 class GoalBuilding:
     """Mixin: ``_read`` a clause into a ``_Reading`` and ``_emit`` its items."""
 
@@ -88,6 +101,8 @@ class GoalBuilding:
             if c.kind != "there":
                 out.append(c)
                 continue
+            if out and out[-1].kind == "word" and out[-1].value in _THERE_ADVERBS:
+                out.pop()  # "on the TV stand out there": "out" says nothing "there" does not
             prev = out[-1] if out else None
             prep_before = lambda k: any(x.kind == "prep" for x in out[:k])  # noqa: E731
             as_room = _Chunk("room", room, c.start, c.end, "there")
@@ -101,8 +116,11 @@ class GoalBuilding:
                     out.append(as_room)
                 else:
                     out.append(c)
-            elif prev is not None and prev.kind == "np" and prep_before(len(out) - 1):
-                out.append(_Chunk("prep", ("in", "in"), c.start, c.start, "in"))  # "the box there"
+            elif prev is not None and (prev.kind == "np" and prep_before(len(out) - 1)
+                                       or verb in _IN_PLACE_VERBS and _after_object(out)):
+                # "on the box there"; "open the drawer there", "switch the toaster on there" (what is
+                # changed where it stands)
+                out.append(_Chunk("prep", ("in", "in"), c.start, c.start, "in"))
                 out.append(as_room)
             else:
                 out.append(c)
@@ -151,6 +169,10 @@ class GoalBuilding:
                 for k, v in pending.hints.items():
                     m.hints.setdefault(k, v)
         r.consumed = used_pending
+        if verb is None and (unread := self._unknown_verb(clause, chunks)):
+            # "dust the shelf in the living room" read as a state description had become "the
+            # shelving unit is in the living room": a guessed goal for a verb never understood
+            return _fail(r, f"'{unread}' is not a verb this parser knows: not understood", unknown)
         if verb is None:
             # "The remote goes in there too": "there" is the last destination, never a room named "there".
             groups = [(g[0], g[1], last_place) if g[2] == "there" else g for g in groups if g[2] != "there"
@@ -158,6 +180,20 @@ class GoalBuilding:
             return self._read_state(resolved, groups, states, liquids, unknown, r, objects, chunks)
         return self._read_verb(verb, resolved, groups, states, liquids, unknown, chunks, r, last_place, objects,
                                clause)
+
+    @staticmethod
+    def _unknown_verb(clause: _Clause, chunks: list[_Chunk]) -> str | None:
+        """The clause's first word, where it stands as an imperative's verb that no verb class
+        holds: an unknown word followed by a determiner and a noun phrase, known or not ("dust
+        the shelf", "yeet the mug into the sink", "polish the mirror"). A clause with no verb is
+        otherwise read as an end state ("mug in the sink", "fluffy towel on the bed"), which for
+        these would guess a goal."""
+        words = clause.words
+        if len(words) < 3 or not chunks or chunks[0].kind != "word" or words[1] not in _IMPERATIVE_DETERMINERS \
+                or words[0] in _CONNECTIVES:
+            return None
+        return words[0] if chunks[0].value == words[0] and len(chunks) > 1 and chunks[1].kind in ("np", "word") \
+            else None
 
     def _pick_ref(self, ref: list[Mention], need: str, last_place: Mention | str | None) -> list[Mention]:
         """What a pronoun means: the previous objects, unless they lack what the verb needs and the
@@ -177,6 +213,9 @@ class GoalBuilding:
     def _verb(self, words: list[str]) -> tuple[str | None, int]:
         if not words:
             return None, 0
+        three = " ".join(words[:3])
+        if three in V.MULTI_VERBS:
+            return V.MULTI_VERBS[three], 3
         two = " ".join(words[:2])
         if two in V.MULTI_VERBS:
             return V.MULTI_VERBS[two], 2
@@ -321,6 +360,14 @@ class GoalBuilding:
             return self._emit(r, [(m, "isFilledWithLiquid", liquids[0], None) for m in objs], "fill", groups)
         if verb == "hold" or (verb in ("place", "bring", "pick") and "held" in state_words):
             return self._emit(r, [(m, "isHeld", True, None) for m in objs], "hold", groups)
+        if verb == "discard" or (verb == "place" and clause.words[:1] in (["throw"], ["toss"], ["chuck"])
+                                 and {"away", "out"} & set(clause.words)):
+            # "throw away the bread", "get rid of the cans", "toss the peel out": into a bin,
+            # unless the clause names where ("throw the bread out in the kitchen bin")
+            if not any(g[0] in ("on", "in", "to") and isinstance(g[2], Mention) for g in groups):
+                groups = [*groups, ("in", "in", Mention(("GarbageCan",)))]
+            unknown = [w for w in unknown if w not in ("away", "out")]
+            verb = "place"
         if verb in ("place", "bring", "pick", "find"):
             return self._read_move(verb, objs, groups, state_words, unknown, r, last_place, chunks, clause)
         return _fail(r, f"verb class {verb!r} not handled", unknown)
@@ -614,6 +661,11 @@ class GoalBuilding:
         if pred in ("isSliced", "isCooked") and value is True:
             value = None  # written as the generator writes them ("isSliced" with no value)
         return ChecklistItem(obj, pred, tsel, value)
+
+
+def _after_object(out: list[_Chunk]) -> bool:
+    """Whether the chunks so far end with an object, or an object and its state ("the toaster on")."""
+    return bool(out) and (out[-1].kind == "np" or out[-1].kind == "state" and len(out) > 1 and out[-2].kind == "np")
 
 
 def _fail(r: _Reading, reason: str, unknown: Iterable[str]) -> _Reading:

@@ -148,6 +148,15 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
         if self._correction(clause, text, st):
             return
         room, n = D.leading_room(words, self._room_at, st.last_room)
+        if words[0] == WHEN and words[-1] == "there" and len(words) <= 5 and st.last_room and st.goals \
+                and last_in_sentence:
+            # "go to the kitchen; put the apple on the counter while you're there": after the
+            # request, the room "there" means narrows it (its target, or what it changes in
+            # place); before one ("while you're in there, leave my watch on the counter") it
+            # scopes what follows, below
+            items, goal_text, hints = st.goals[-1]
+            st.goals[-1] = ([D.with_scope_room(i, st.last_room) for i in items], goal_text, hints)
+            return
         if words[0] == WHEN and (room is None or n < len(words)):
             if room is not None:
                 st.scope, st.last_room = room, room
@@ -436,6 +445,28 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
             hints = {**hints, "all_of": ",".join(t for t in types if t in left)}
         return kept, hints
 
+    def _doable(self, items: list[ChecklistItem], text: str) -> list[ChecklistItem]:
+        """The items whose state the object can take, by the asset database: "clean the table"
+        (a table is never dirty), "boil the kettle" (a kettle is not cooked), "empty the bin" (a
+        bin holds no liquid) would be goals met before the agent moves, or never; they are
+        reported, not read. Only a type the database knows is judged, and only for the states
+        that one interaction sets where the object stands (``_JUDGED``): a fixed appliance is
+        switched on or opened by its own parts ("get the telly on"), which the flags miss."""
+        def unable(item: ChecklistItem) -> str | None:
+            flag = _FLAG_OF_PROPERTY.get(PREDICATES[item.predicate].requires or "") \
+                if item.predicate in _JUDGED else None
+            known = item.object.type in self.flags
+            return flag if flag is not None and known and not self.affords(item.object.type, flag) else None
+
+        refused = [(i, flag) for i in items if (flag := unable(i)) is not None]
+        if not refused:
+            return items
+        notes = sorted({f"{i.object.type} is not {flag}" for i, flag in refused})
+        kept = [i for i in items if unable(i) is None]
+        reason = ("the asset database says " if not kept else "partly understood: the asset database says ")
+        self.unparsed.append(UnparsedClause(text, reason + ", ".join(notes)))
+        return kept
+
     def _finish(self, raw: list[tuple[list[ChecklistItem], str, dict[str, str]]]) -> list[Goal]:
         """Add implied slicing, drop repeats, number the goals."""
         seen: set[ChecklistItem] = set()
@@ -444,6 +475,7 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
         for items, text, hints in raw:
             if "category" in hints:
                 items, hints = self._category_members(items, text, hints)
+            items = self._doable(items, text)
             kept: list[ChecklistItem] = []
             for item in items:
                 base = self.base_of.get(item.object.type)
@@ -464,6 +496,8 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
 _FLAG_OF_PROPERTY = {"CanPickup": "pickupable", "Receptacle": "receptacle", "CanOpen": "openable",
                      "CanToggleOnOff": "toggleable", "CanBeSliced": "sliceable", "CanBeCooked": "cookable",
                      "CanBeFilled": "fillable", "CanBeDirty": "dirtyable"}
+# The states judged against the database before a goal is made (``_doable``).
+_JUDGED = frozenset({"isDirty", "isFilledWithLiquid", "isCooked", "isSliced"})
 
 
 @dataclass
