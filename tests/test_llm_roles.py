@@ -277,6 +277,18 @@ def test_schema_error_is_quoted_in_repair_prompt(spy: list[dict[str, Any]]) -> N
     assert "$.goals[0].items[0].predicate" in spy[1]["messages"][-1]["content"]
 
 
+def test_a_state_the_object_cannot_take_is_repaired_as_the_parser_refuses_it(spy: list[dict[str, Any]]) -> None:
+    """"The sink clean" is met before the robot moves (a sink is never dirty in THOR): the answer
+    is sent back with the asset database's reason, as the parser reports the same clause."""
+    never_dirty = json.dumps({"goals": [{"id": "g1", "text": "clean the sink", "items": [
+        {"object": {"type": "Sink"}, "predicate": "isDirty", "value": False}]}]})
+    c = client([never_dirty, VALID["decompose"]])
+    goals = run_role("decompose", c)
+    assert [g.id for g in goals] == ["g1", "g2"] and c.usage()["repairs"] == 1
+    assert ("at $.goals[0].items[0].predicate: the asset database says Sink is not dirtyable"
+            in spy[1]["messages"][-1]["content"])
+
+
 def test_checklist_rules_in_the_schema_are_quoted_for_the_items_own_predicate(spy: list[dict[str, Any]]) -> None:
     """The item schema has one alternative per kind of predicate; a repair quotes the alternative
     of the item's own predicate (inReceptacle needs a target), not the closest other one."""

@@ -50,6 +50,7 @@ from household.checklist import PREDICATES, ChecklistItem, ObjectSelector
 from planner.language.clauses import ClauseSplitting
 from planner.language.goals import GoalBuilding
 from planner.language.nouns import NounPhrases, _affordances
+from planner.language.states import FLAG_OF_PROPERTY, state_refusal, with_slices
 from planner import vocabulary as V
 from planner.language import discourse as D
 from planner.language.goals import _split_slots
@@ -76,12 +77,7 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
         self.encoder = encoder
         self.routines = routines  # expand routine words ("tidy") into inferred goals
         self.flags: dict[str, frozenset[str]] = _affordances(asset_db)
-        self.sliced: dict[str, str] = {}  # base type -> sliced type
-        for t, f in list(self.flags.items()):
-            if "sliceable" in f:
-                st = "EggCracked" if t == "Egg" else f"{t}Sliced"
-                self.sliced[t] = st
-                self.flags.setdefault(st, frozenset({"pickupable", "cookable"}))
+        self.sliced: dict[str, str] = with_slices(self.flags)  # base type -> sliced type
         self.base_of = {v: k for k, v in self.sliced.items()}
         self.lexicon: dict[tuple[str, ...], tuple[str, tuple[str, ...], bool]] = self._build_lexicon()
         self.max_phrase = max(len(k) for k in self.lexicon)
@@ -430,7 +426,7 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
         unparsed clause that says so."""
         def affords(item: ChecklistItem) -> bool:
             pred = PREDICATES[item.predicate]
-            needs = _FLAG_OF_PROPERTY.get(pred.requires or ("CanPickup" if pred.moves else ""))
+            needs = FLAG_OF_PROPERTY.get(pred.requires or ("CanPickup" if pred.moves else ""))
             return needs is None or self.affords(item.object.type, needs)
 
         kept = [i for i in items if affords(i)]
@@ -446,23 +442,14 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
         return kept, hints
 
     def _doable(self, items: list[ChecklistItem], text: str) -> list[ChecklistItem]:
-        """The items whose state the object can take, by the asset database: "clean the table"
-        (a table is never dirty), "boil the kettle" (a kettle is not cooked), "empty the bin" (a
-        bin holds no liquid) would be goals met before the agent moves, or never; they are
-        reported, not read. Only a type the database knows is judged, and only for the states
-        that one interaction sets where the object stands (``_JUDGED``): a fixed appliance is
-        switched on or opened by its own parts ("get the telly on"), which the flags miss."""
-        def unable(item: ChecklistItem) -> str | None:
-            flag = _FLAG_OF_PROPERTY.get(PREDICATES[item.predicate].requires or "") \
-                if item.predicate in _JUDGED else None
-            known = item.object.type in self.flags
-            return flag if flag is not None and known and not self.affords(item.object.type, flag) else None
-
-        refused = [(i, flag) for i in items if (flag := unable(i)) is not None]
-        if not refused:
+        """The items whose state the object can take, by the asset database
+        (``planner.language.states``): "clean the table" (a table is never dirty), "boil the
+        kettle", "empty the bin" would be goals met before the agent moves, or never; they are
+        reported, not read."""
+        notes = sorted({note for i in items if (note := state_refusal(self.flags, i)) is not None})
+        if not notes:
             return items
-        notes = sorted({f"{i.object.type} is not {flag}" for i, flag in refused})
-        kept = [i for i in items if unable(i) is None]
+        kept = [i for i in items if state_refusal(self.flags, i) is None]
         reason = ("the asset database says " if not kept else "partly understood: the asset database says ")
         self.unparsed.append(UnparsedClause(text, reason + ", ".join(notes)))
         return kept
@@ -491,13 +478,6 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
         return out
 
 
-# A checklist predicate's required asset property (household.checklist.Predicate.requires) as
-# the parser's affordance flag (planner.language.types._FLAGS); a property without a flag is not checked.
-_FLAG_OF_PROPERTY = {"CanPickup": "pickupable", "Receptacle": "receptacle", "CanOpen": "openable",
-                     "CanToggleOnOff": "toggleable", "CanBeSliced": "sliceable", "CanBeCooked": "cookable",
-                     "CanBeFilled": "fillable", "CanBeDirty": "dirtyable"}
-# The states judged against the database before a goal is made (``_doable``).
-_JUDGED = frozenset({"isDirty", "isFilledWithLiquid", "isCooked", "isSliced"})
 
 
 @dataclass

@@ -22,6 +22,7 @@ from household.interactions import INTERACTIONS
 from planner.plan_checks import binding_problems, plan_problems, type_fits
 from household.checklist import LIQUIDS, PREDICATES, ChecklistItem, ChecklistSchemaError
 from planner.goal_hints import HINT_KEYS
+from planner.language.states import default_flags, state_refusal
 from planner.roles import SKILLS, Goal, Grounding, PlannerContext
 
 # Per skill: (required args, optional args). Mirrors the comments on planner.roles.SKILLS.
@@ -250,13 +251,20 @@ def critique_schema(context: PlannerContext) -> dict[str, Any]:
 
 def item_problems(items: Any, where: str) -> list[str]:
     """The checklist rules, for answers no decoder held to the schema (which states the target and
-    value rules too, but not id vs count), with messages a repair prompt can quote."""
+    value rules too, but not id vs count), with messages a repair prompt can quote; and, as the
+    parser refuses them, states the asset database says the object cannot take
+    (``planner.language.states``: "the dining table clean" is met before the robot moves)."""
     out: list[str] = []
     for i, raw in enumerate(items or ()):
         try:
-            ChecklistItem.from_dict(raw)
+            item = ChecklistItem.from_dict(raw)
         except ChecklistSchemaError as exc:
             out.append(f"at {where}[{i}].{exc.field}: {exc.message}" if exc.field else f"at {where}[{i}]: {exc}")
+            continue
+        refusal = state_refusal(default_flags(), item)
+        if refusal is not None:  # the parser's rule too: a state the object cannot take is no goal
+            out.append(f"at {where}[{i}].predicate: the asset database says {refusal}: no "
+                       f"{item.object.type} can be {item.predicate} {item.expected!r}; leave the item out")
     return out
 
 
