@@ -10,15 +10,14 @@ change (toggle, open) they narrow the object; for objects that move they are onl
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from household.checklist import PREDICATES, ChecklistItem, ObjectSelector
 from planner import vocabulary as V
+from planner.language.moves import _INTO, MoveReading, _fail, _Spec
+from planner.language.slots import _gapped, _split_slots
 from planner.language.types import (_NEEDS, _NEGATIONS, Mention, _Chunk, _Clause, _Pending, _Reading,
                                     _stem)
-
-# (mention, predicate, value, target): what _emit turns into checklist items.
-_Spec = tuple[Mention, str, Any, Mention | None]
 
 
 # Where a fill without a named liquid takes place says which liquid.
@@ -30,8 +29,6 @@ _STATION_LIQUID = {"Sink": "water", "SinkBasin": "water", "Faucet": "water", "Ba
 _APPLIANCES = {"cook": frozenset({"Microwave", "Toaster", "StoveBurner", "StoveKnob", "Pan", "Pot", "Kettle"}),
                "fill": frozenset(_STATION_LIQUID), "empty": frozenset(_STATION_LIQUID),
                "clean": frozenset(t for t, liquid in _STATION_LIQUID.items() if liquid == "water")}
-# Prepositions that make a phrase a destination even after a bring verb ("take it into the box").
-_INTO = ("into", "onto", "inside", "inside of", "on top of", "on to", "in to")
 
 
 # "out there", "over there": the adverb adds nothing to the room "there" names.
@@ -47,7 +44,7 @@ _IMPERATIVE_DETERMINERS = frozenset({"a", "an", "the", "some", "my", "your", "ou
                                      "that", "these", "those", "all", "both", "every", "each", "any"})
 
 
-class GoalBuilding:
+class GoalBuilding(MoveReading):
     """Mixin: ``_read`` a clause into a ``_Reading`` and ``_emit`` its items."""
 
     _last_sliced: tuple[str, ...] | None  # what was just sliced, for "the slices" (set per clause by the parser)
@@ -408,139 +405,6 @@ class GoalBuilding:
             return _fail(r, "make: nothing this parser knows how to make (coffee, a drink, the bed, toast)", unknown)
         return self._emit(r, specs, "fill", [])
 
-    def _read_move(self, verb: str, objs: list[Mention], groups: list[tuple[str, str, Any]],
-                   state_words: list[str], unknown: list[str], r: _Reading, last_place: Mention | str | None,
-                   chunks: list[_Chunk], clause: _Clause) -> _Reading:
-        dest_roles = ("on", "in", "to") if verb == "place" else ("to",)
-        dests = [g for g in groups if (g[0] in dest_roles or (verb != "place" and g[1] in _INTO))
-                 and g[2] != "me"]
-        sources = [g for g in groups if g not in dests and g[0] in ("from", "in", "on", "at")]
-        near = [g for g in groups if g[0] == "near"]
-        # "take the bat by the bed": which bat (a destination "near" is not in the checklist vocabulary)
-        near_what = [g[2] for g in near if isinstance(g[2], Mention) and g[2].type and not g[2].pronoun]
-        hints: dict[str, str] = {}
-        for _, _, what in sources:
-            if isinstance(what, str):
-                hints["object_room"] = what
-            elif isinstance(what, Mention) and not what.pronoun:
-                hints["object_source"] = what.type
-                if what.room:
-                    hints["object_room"] = what.room
-        if any(c.kind == "me" for c in chunks) and verb in ("bring", "pick", "place", "find"):
-            if not dests or all(g[2] in (None, "me") for g in dests):
-                if near_what:  # "bring me the spray bottle by the chest of drawers": which one
-                    hints.setdefault("object_near", near_what[0].type)
-                r.hints.update(hints)
-                return self._emit(r, [(m, "isHeld", True, None) for m in objs], "hold", [])
-        target: Mention | str | None = None
-        if dests:
-            # The first destination is the target; later ones describe it ("in the mug on the desk").
-            nps = [g for g in dests if isinstance(g[2], Mention)]
-            if len(nps) >= 2 and nps[0][2].type and not nps[0][2].pronoun and \
-                    not self.affords(nps[0][2].type, "pickupable"):
-                # "the remote on the dining table on the armchair": a table is on nothing, so it
-                # says where the objects are, and the next one is where they go
-                hints["object_source"] = nps[0][2].type
-                nps = nps[1:]
-            target = nps[0][2] if nps else dests[-1][2]
-            for g in nps[1:]:
-                r.hints.setdefault("target_location", g[2].type)
-            if isinstance(target, Mention) and target.pronoun:
-                target = self._other_ref(objs, last_place)
-            if target == "there":
-                target = last_place
-        elif any(c.kind == "there" for c in chunks):
-            target = last_place
-        for m in objs:
-            if m.room and (target is not None or verb != "place"):
-                hints.setdefault("object_room", m.room)
-                m.room = None
-        states = [s for s in state_words if s in V.STATE_WORDS and s != "held"]
-        if target is not None and states and self._describes_where(clause, chunks, states):
-            # "leave the box on the armchair open": which box, left open (not moved onto the armchair)
-            if isinstance(target, str):
-                hints.setdefault("object_room", target)
-            elif not target.pronoun:
-                hints.setdefault("object_source", target.type)
-            target = None
-        # "on the side table by the dresser": a relation after the destination says which
-        # destination; before it ("the mug by the sink on the table"), which object
-        after_target = []
-        if isinstance(target, Mention) and not target.pronoun:
-            at = next((k for k, g in enumerate(groups) if g[2] is target), None)
-            after_target = [g[2] for k, g in enumerate(groups) if at is not None and k > at and g[0] == "near"
-                            and isinstance(g[2], Mention) and g[2].type and not g[2].pronoun]
-        if after_target:
-            r.hints["target_near"] = after_target[0].type
-        near_what = [w for w in near_what if not any(w is t for t in after_target)]
-        if near_what and (target is not None or verb != "place" or states):
-            hints["object_near"] = near_what[0].type
-        pred: str | None  # a state word's (predicate, value); None for a word that has none
-        value: bool | str | None
-        if target is None:
-            if near and not states and (verb == "place" or not near_what):
-                return _fail(r, f"spatial relation '{near[0][1]}' is not in the checklist vocabulary", unknown)
-            if states:
-                pred, value = V.STATE_WORDS[states[-1]]
-                flag = _NEEDS[pred]
-                # "get the telly on": a fixed appliance the database lists without the flag is
-                # still read; "bring the mug on" (a portable object that lacks it) is not.
-                if pred in ("isToggled", "isOpen") and not any(
-                        self.affords(m.type, flag) or not self.affords(m.type, "pickupable") for m in objs):
-                    return _fail(r, f"'{verb} ... {states[-1]}': {objs[0].type} is not {flag}", unknown)
-                r.hints.update(hints)
-                return self._emit(r, [(m, pred, value, None) for m in objs], pred, [], in_place=True)
-            if verb == "place" and clause.words[:2] in (["put", "down"], ["set", "down"]) or "down" in clause.words:
-                r.hints.update(hints)
-                return self._emit(r, [(m, "isHeld", False, None) for m in objs], "hold", [])
-            if verb == "place":
-                objs_room = [m for m in objs if m.room]
-                if objs_room:
-                    return self._emit(r, [(m, "inRoom", m.room, None) for m in objs], "place", [])
-                return _fail(r, "no destination given for the object", unknown)
-            for m in objs:
-                for k, v in hints.items():
-                    m.hints.setdefault(k, v)
-            r.pending = _Pending(objs, clause.tokens[0][1], clause.tokens[-1][2], hints, verb != "find")
-            return r
-        r.hints.update(hints)
-        if isinstance(target, str):
-            r.last_place = target
-            return self._emit(r, [(m, "inRoom", target, None) for m in objs], "place", [])
-        self._resolve(target, "receptacle", role="target", hints=r.hints)
-        r.last_place = target
-        specs: list[_Spec] = [(m, "inReceptacle", None, target) for m in objs]
-        specs += [(m, "isFilledWithLiquid", m.liquid, None) for m in objs if m.liquid]
-        for w in state_words:  # "leave the laptop open on the desk": placed, and left open
-            pred, value = V.STATE_WORDS.get(w, (None, None))
-            if pred in ("isOpen", "isToggled"):
-                specs += [(m, pred, value, None) for m in objs if self.affords(m.type, _NEEDS[pred])]
-        r.ignored += [f"'{o.type}' after the destination reads as a second place for the same object; "
-                      "the first is kept" for o in target.also if o.type]
-        return self._emit(r, specs, "place", [])
-
-    @staticmethod
-    def _describes_where(clause: _Clause, chunks: list[_Chunk], states: list[str]) -> bool:
-        """After "leave" or "keep", a place named before a closing open/closed/on/off state says
-        where the object is ("leave the box on the armchair open"); "leave the laptop open on the
-        desk" and "put the box on the shelf open" still move it there."""
-        if clause.words[:1] not in (["leave"], ["keep"]):
-            return False
-        if not any(V.STATE_WORDS[w][0] in ("isOpen", "isToggled") for w in states):
-            return False
-        preps = [k for k, c in enumerate(chunks) if c.kind == "prep" and c.value[0] in ("on", "in", "to", "at")]
-        last_state = max((k for k, c in enumerate(chunks) if c.kind == "state"), default=-1)
-        return bool(preps) and last_state > preps[0] and last_state == len(chunks) - 1
-
-    def _other_ref(self, objs: list[Mention], last_place: Mention | str | None) -> Mention | str | None:
-        """A pronoun destination ("put the statue inside it"): the previous clause's receptacle
-        object ("open the box and ..."), else the last destination named."""
-        own = {m.type for m in objs}
-        for m in reversed(self._antecedents):
-            if m.type not in own and self.affords(m.type, "receptacle"):
-                return replace(m, hints={})
-        return last_place
-
     # state descriptions (no verb) ------------------------------------------------------------------
     def _read_state(self, objs: list[Mention], groups: list[tuple[str, str, Any]], states: list[_Chunk],
                     liquids: list[str], unknown: list[str], r: _Reading, raw_objects: list[Mention],
@@ -666,96 +530,3 @@ class GoalBuilding:
 def _after_object(out: list[_Chunk]) -> bool:
     """Whether the chunks so far end with an object, or an object and its state ("the toaster on")."""
     return bool(out) and (out[-1].kind == "np" or out[-1].kind == "state" and len(out) > 1 and out[-2].kind == "np")
-
-
-def _fail(r: _Reading, reason: str, unknown: Iterable[str]) -> _Reading:
-    words = [w for w in unknown if w.isalpha()]
-    r.reason = reason + (f" (unknown words: {', '.join(dict.fromkeys(words))})" if words else "")
-    r.items = []
-    return r
-
-
-def _split_slots(chunks: list[_Chunk], movable: Callable[[Mention], bool] = lambda m: True,
-                 ) -> tuple[list[Mention], list[tuple[str, str, Any]], list[_Chunk]]:
-    """Objects (noun phrases before the first preposition, and a movable one joined by "and" to a
-    source: "the eggs from the fridge and the soap bottle"), prepositional groups (role, phrase,
-    Mention | room | "there" | None) with rooms attached to the noun before them, and the rest."""
-    objects: list[Mention] = []
-    groups: list[tuple[str, str, Any]] = []
-    rest: list[_Chunk] = []
-    i = 0
-    seen_prep = False
-    while i < len(chunks):
-        c = chunks[i]
-        if c.kind == "prep":
-            role, phrase = c.value
-            j = i + 1
-            while j < len(chunks) and chunks[j].kind == "word":
-                j += 1
-            what: Any = None
-            if j < len(chunks) and chunks[j].kind in ("np", "room", "there", "me"):
-                nxt = chunks[j]
-                what = nxt.value if nxt.kind in ("np", "room") else nxt.kind
-                if nxt.kind == "me":
-                    rest.append(nxt)
-                i = j + 1
-            else:
-                i += 1
-            if role == "of":
-                continue
-            # "the TV stand in the living room": a room right after a noun narrows that noun.
-            if isinstance(what, str) and what not in ("there", "me") and role in ("in", "at", "on") and \
-                    phrase not in ("into", "onto", "in to", "on to"):  # "off the desk and into the kitchen"
-                prev_np = groups[-1][2] if groups and isinstance(groups[-1][2], Mention) else None
-                if isinstance(prev_np, Mention) and prev_np.room is None and not prev_np.pronoun:
-                    prev_np.room = what
-                    continue
-            seen_prep = True
-            groups.append((role, phrase, what))
-            continue
-        if c.kind == "np" and (not seen_prep or (i > 0 and chunks[i - 1].kind == "also")):
-            objects.append(c.value)  # "put it on the bed along with my watch": the watch too
-        elif c.kind == "np" and groups and groups[-1][0] == "from" and i > 0 and chunks[i - 1].kind == "and" \
-                and movable(c.value):
-            objects.append(c.value)  # "the eggs from the fridge and the soap bottle in the bin": another object
-        elif c.kind == "np" and seen_prep and groups and isinstance(groups[-1][2], Mention) and i > 0 and \
-                chunks[i - 1].kind == "and":
-            groups[-1][2].also.append(c.value)  # "into the mug and the bowl"
-        elif c.kind == "np" and seen_prep and groups and groups[-1][2] is not None and i > 0 and \
-                chunks[i - 1].kind == "and":
-            pass  # "in the kitchen and the bowl": nothing to join a noun to
-        elif c.kind != "np":
-            rest.append(c)
-        i += 1
-    # "place the mug in the kitchen on the dining table": a room right after the object, with a
-    # receptacle to put it on or in after that, says which mug (the kitchen's), not where it goes
-    if objects and len(groups) >= 2 and groups[0][0] in ("in", "at") and isinstance(groups[0][2], str) \
-            and groups[0][2] not in ("there", "me") and groups[0][1] not in ("into", "in to") \
-            and objects[-1].room is None and not objects[-1].pronoun \
-            and any(isinstance(g[2], Mention) and g[0] in ("in", "on") for g in groups[1:]):
-        objects[-1].room = groups.pop(0)[2]
-    return objects, groups, rest
-
-
-def _gapped(chunks: list[_Chunk]) -> list[list[_Chunk]]:
-    """Split at "and" where both sides pair objects with their own destination or state
-    ("the vase on the stand and the statue on the shelf", "the TV on and the blinds open")."""
-    parts: list[list[_Chunk]] = [[]]
-    for i, c in enumerate(chunks):
-        if c.kind == "and" and parts[-1] and _has_predicate(parts[-1]) and i + 1 < len(chunks) and \
-                chunks[i + 1].kind == "np" and _has_predicate(chunks[i + 1:]) and \
-                any(x.kind == "np" for x in parts[-1]):
-            parts.append([])
-            continue
-        parts[-1].append(c)
-    return [p for p in parts if p]
-
-
-def _has_predicate(chunks: list[_Chunk]) -> bool:
-    for i, c in enumerate(chunks):
-        if c.kind in ("state", "held"):
-            return True
-        if c.kind == "prep" and c.value[0] in ("on", "in", "to") and i + 1 < len(chunks) and \
-                chunks[i + 1].kind in ("np", "room"):
-            return True
-    return False

@@ -53,7 +53,7 @@ from planner.language.nouns import NounPhrases, _affordances
 from planner.language.states import FLAG_OF_PROPERTY, state_refusal, with_slices
 from planner import vocabulary as V
 from planner.language import discourse as D
-from planner.language.goals import _split_slots
+from planner.language.slots import _split_slots
 from planner.language.grounding import Grounding, NounGrounder, noun_phrases
 from planner.language.routines import RoutineExpander
 from planner.language.types import (_NEEDS, MAX_INSTRUCTION_CHARS, WHEN, WHY, _TOKEN_RE, Mention, UnparsedClause,
