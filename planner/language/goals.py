@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from household.checklist import PREDICATES, ChecklistItem, ObjectSelector
 from planner import vocabulary as V
-from planner.language.moves import _INTO, MoveReading, _fail, _Spec
+from planner.language.moves import _INTO, MoveReading, _Spec
 from planner.language.slots import _gapped, _split_slots
 from planner.language.types import (_NEEDS, _NEGATIONS, Mention, _Chunk, _Clause, _Pending, _Reading,
-                                    _stem)
+                                    _fail, _stem)
 
 
 # Where a fill without a named liquid takes place says which liquid.

@@ -6,10 +6,10 @@ pronoun destinations ("put the statue inside it"). A mixin of ``planner.language
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from planner import vocabulary as V
-from planner.language.types import _NEEDS, Mention, _Chunk, _Clause, _Pending, _Reading
+from planner.language.types import _NEEDS, Mention, _Chunk, _Clause, _Pending, _Reading, _fail
 
 # Prepositions that make a phrase a destination even after a bring verb ("take it into the box").
 _INTO = ("into", "onto", "inside", "inside of", "on top of", "on to", "in to")
@@ -164,10 +164,3 @@ class MoveReading:
             if m.type not in own and self.affords(m.type, "receptacle"):
                 return replace(m, hints={})
         return last_place
-
-
-def _fail(r: _Reading, reason: str, unknown: Iterable[str]) -> _Reading:
-    words = [w for w in unknown if w.isalpha()]
-    r.reason = reason + (f" (unknown words: {', '.join(dict.fromkeys(words))})" if words else "")
-    r.items = []
-    return r

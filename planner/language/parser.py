@@ -144,14 +144,14 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
         if self._correction(clause, text, st):
             return
         room, n = D.leading_room(words, self._room_at, st.last_room)
-        if words[0] == WHEN and words[-1] == "there" and len(words) <= 5 and st.last_room and st.goals \
-                and last_in_sentence:
+        if words[0] == WHEN and room is not None and n == len(words) and words[-1] == "there" \
+                and last_in_sentence and st.goals:
             # "go to the kitchen; put the apple on the counter while you're there": after the
-            # request, the room "there" means narrows it (its target, or what it changes in
-            # place); before one ("while you're in there, leave my watch on the counter") it
-            # scopes what follows, below
+            # request, the room "there" means (``leading_room``) narrows it (its target, or what
+            # it changes in place); before one ("while you're in there, leave my watch on the
+            # counter") it scopes what follows, below
             items, goal_text, hints = st.goals[-1]
-            st.goals[-1] = ([D.with_scope_room(i, st.last_room) for i in items], goal_text, hints)
+            st.goals[-1] = ([D.with_scope_room(i, room) for i in items], goal_text, hints)
             return
         if words[0] == WHEN and (room is None or n < len(words)):
             if room is not None:
@@ -446,10 +446,11 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
         (``planner.language.states``): "clean the table" (a table is never dirty), "boil the
         kettle", "empty the bin" would be goals met before the agent moves, or never; they are
         reported, not read."""
-        notes = sorted({note for i in items if (note := state_refusal(self.flags, i)) is not None})
-        if not notes:
+        refusals = [state_refusal(self.flags, i) for i in items]
+        if not any(refusals):
             return items
-        kept = [i for i in items if state_refusal(self.flags, i) is None]
+        notes = sorted({note for note in refusals if note is not None})
+        kept = [i for i, note in zip(items, refusals) if note is None]
         reason = ("the asset database says " if not kept else "partly understood: the asset database says ")
         self.unparsed.append(UnparsedClause(text, reason + ", ".join(notes)))
         return kept
@@ -476,8 +477,6 @@ class InstructionParser(ClauseSplitting, NounPhrases, GoalBuilding):
             if kept:
                 out.append(Goal(f"g{len(out) + 1}", tuple(kept), text, dict(hints)))
         return out
-
-
 
 
 @dataclass

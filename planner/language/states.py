@@ -13,7 +13,7 @@ type the database does not know is not judged.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Mapping
 
 from household.checklist import PREDICATES, ChecklistItem
 from planner.language.nouns import _affordances
@@ -53,7 +53,7 @@ def state_refusal(flags: Mapping[str, frozenset[str]], item: ChecklistItem) -> s
     if item.predicate not in JUDGED:
         return None
     flag = FLAG_OF_PROPERTY.get(PREDICATES[item.predicate].requires or "")
-    known: Any = flags.get(item.object.type)
+    known = flags.get(item.object.type)
     if flag is None or known is None or flag in known:
         return None
     return f"{item.object.type} is not {flag}"

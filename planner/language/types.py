@@ -131,6 +131,14 @@ class _Reading:
     last_place: Mention | str | None = None
 
 
+def _fail(r: _Reading, reason: str, unknown: Iterable[str]) -> _Reading:
+    """``r`` as a reading that produced nothing, with the reason and the words not understood."""
+    words = [w for w in unknown if w.isalpha()]
+    r.reason = reason + (f" (unknown words: {', '.join(dict.fromkeys(words))})" if words else "")
+    r.items = []
+    return r
+
+
 def _take_mods(mods: dict[str, Any], plural: bool) -> dict[str, Any]:
     out: dict[str, Any] = {k: mods[k] for k in ("count", "quantifier", "room", "adjective") if k in mods}
     if mods.get("both") and not plural:
