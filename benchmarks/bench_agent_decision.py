@@ -45,12 +45,11 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evaluation.episodes import load_episodes  # noqa: E402
+from benchmarks.closed_loop import pinned_episodes_and_env  # noqa: E402
 from evaluation.runner import run_episode  # noqa: E402
 from planner.agent_config import OBJECT_MEMORIES  # noqa: E402
 from planner.factory import make_agent  # noqa: E402
-from sim_bridge.embedded.env import EmbeddedConfig, EmbeddedEnvironment  # noqa: E402
-from sim_bridge.sensors import SensorNoise, sensor_profile  # noqa: E402
+from sim_bridge.sensors import SensorNoise  # noqa: E402
 
 DEV = Path(__file__).resolve().parents[1] / "evaluation" / "data" / "episodes_dev"
 
@@ -165,15 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.slowest and args.profile:
         ap.error("--slowest profiles each step on its own: not with --profile")
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
-    loaded, problems = load_episodes(args.episodes)
-    for line in problems:
-        print(f"skipped: {line}", file=sys.stderr)
-    episodes = loaded[::max(args.every, 1)]
-    env: Any = EmbeddedEnvironment(EmbeddedConfig(width=args.width, height=args.height, render=True))
-    if args.sensors != "ideal":
-        env = SensorNoise(env, sensor_profile(args.sensors))
+    episodes, env = pinned_episodes_and_env(args.episodes, args.every, args.width, args.height, args.sensors)
     profiler = cProfile.Profile() if args.profile else None
     every: list[float] = []
     timer = Timer() if args.split else None

@@ -90,7 +90,7 @@ def main() -> int:
     from std_msgs.msg import String
 
     from sim_bridge.ros.convert import MessageClasses, observation_to_messages
-    from worldmind_ros.memory_node import UPDATES_TOPIC
+    from worldmind_ros.memory_server import UPDATES_TOPIC
     from worldmind_ros.runtime import message_class, qos, topic_qos
     from sim_bridge.ros.tf import base_matrix, robot_transforms
     from sim_bridge.ros.topics import topic_names

@@ -166,9 +166,23 @@ class AssetCatalog:
         return sorted(self._by_type)
 
     def type_info(self, object_type: str) -> AssetInfo | None:
-        """A representative asset of a type (affordances are uniform within a type)."""
+        """The type's first asset, as its representative. Affordances mostly agree within a type,
+        but not always: the database's RoboTHOR props are static (its first television has no
+        CanToggleOnOff, its first vase, pillow and spray bottle are not CanPickup, its first
+        garbage can no Receptacle). Where a question is "can an object of this type ever ...",
+        ask ``type_affords``."""
         assets = self._by_type.get(object_type)
         return assets[0] if assets else None
+
+    def type_affords(self, object_type: str, name: str) -> bool | None:
+        """Whether any asset of the type has the affordance ``name`` (an ``AssetInfo`` property:
+        "toggleable", "pickupable", ...); None for a type the database does not hold. What the
+        language readers judge an instruction by: a state is refused only where no asset of the
+        type could take it."""
+        assets = self._by_type.get(object_type)
+        if not assets:
+            return None
+        return any(bool(getattr(a, name)) for a in assets)
 
     def typical_size(self, object_type: str) -> tuple[float, float, float] | None:
         """The median box extents (x, y, z, metres, the asset's frame) over the type's assets;

@@ -255,3 +255,39 @@ def test_clause_splitting_work_is_linear_in_separators(filler: str, monkeypatch:
         assert [g.items[0].object.type for g in goals] == ["Mug", "DeskLamp"]
         work.append(calls[0])
     assert work[1] <= 5 * work[0] + 50  # 4x the separators: about 4x the passes, not 16x or 64x
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Open the microwave and put the mug inside.", ["Microwave is open", "Mug in Microwave"]),
+    ("Open the microwave and put the mug in there.", ["Microwave is open", "Mug in Microwave"]),
+    # the destination found, the pronoun after it is the drawer (a pen cannot be closed)
+    ("Open the drawer, put the pen inside, and close it.", ["Drawer is closed", "Drawer is open", "Pen in Drawer"]),
+    ("Take the box to the bedroom and put the CD inside.", ["Box is in the Bedroom", "CD in Box"]),
+    # "in there" after a room is still that room
+    ("Go to the kitchen and put the apple in there.", ["Apple is in the Kitchen"]),
+])
+def test_a_bare_inside_or_in_there_is_the_receptacle_named_before(parser: InstructionParser, text: str,
+                                                                  expected: list[str]) -> None:
+    assert got(parser, text) == expected
+
+
+def test_inside_with_nothing_named_before_is_reported_not_guessed(parser: InstructionParser) -> None:
+    assert got(parser, "Put the pen inside.") == []
+    assert "no destination given" in str(parser.unparsed)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Make sure the fridge door is closed.", ["Fridge is closed"]),
+    ("Close the microwave door.", ["Microwave is closed"]),
+    ("Open the cabinet doors in the kitchen.", ["Cabinet (Kitchen) is open"]),
+    # a door on its own is a doorway, the kitchen's included
+    ("Shut the kitchen door.", ["Doorway (Kitchen) is closed"]),
+])
+def test_a_part_named_after_its_object_is_the_object(parser: InstructionParser, text: str,
+                                                     expected: list[str]) -> None:
+    assert got(parser, text) == expected
+
+
+def test_the_recycling_is_a_bin(parser: InstructionParser) -> None:
+    assert got(parser, "Throw the empty wine bottle in the recycling.") == ["WineBottle in GarbageCan"]
+    assert got(parser, "Put the newspaper in the recycling bin.") == ["Newspaper in GarbageCan"]

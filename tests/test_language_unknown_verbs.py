@@ -121,6 +121,10 @@ def test_there_after_what_is_changed_where_it_stands_is_its_room(parser: Instruc
     ("Boil the kettle.", "Kettle is not cookable"),
     ("Empty the bin.", "GarbageCan is not fillable"),  # a bin holds no liquid
     ("Heat the mug of coffee in the microwave.", "Mug is not cookable"),
+    # opening and switching too: "Pen is closed" was a goal met before the agent moved
+    ("Close the pen.", "Pen is not openable"),
+    ("Turn on the apple.", "Apple is not toggleable"),
+    ("Open the towel.", "Towel is not openable"),
 ])
 def test_a_state_the_object_cannot_take_is_reported_not_made_a_goal(parser: InstructionParser, text: str,
                                                                       refused: str) -> None:
@@ -137,3 +141,32 @@ def test_the_doable_part_of_a_clause_is_kept(parser: InstructionParser) -> None:
                         ("Toast the bread.", "isCooked")):
         got, unparsed = read(parser, text)
         assert state in [g["predicate"] for g in got] and not unparsed, text
+
+
+def test_a_pronoun_for_something_that_cannot_take_the_state_is_reported(parser: InstructionParser) -> None:
+    got, unparsed = read(parser, "Put the pen on the desk and close it.")
+    assert got == [{"object": {"type": "Pen"}, "predicate": "inReceptacle", "target": {"type": "Desk"}}]
+    assert [u.reason for u in unparsed] == ["the asset database says Pen is not openable"]
+
+
+@pytest.mark.parametrize("text, expected", [
+    # the database's first television is a static prop with no switch; most televisions switch
+    ("Turn on the TV.", {"object": {"type": "Television"}, "predicate": "isToggled", "value": True}),
+    ("Open the tap.", {"object": {"type": "Faucet"}, "predicate": "isToggled", "value": True}),  # a tap opens by switching
+    ("Open the blinds.", {"object": {"type": "Blinds"}, "predicate": "isOpen", "value": True}),
+])
+def test_what_can_be_switched_or_opened_still_is(parser: InstructionParser, text: str, expected: dict) -> None:
+    got, unparsed = read(parser, text)
+    assert got == [expected] and not unparsed
+
+
+def test_a_type_affords_what_any_of_its_assets_does() -> None:
+    from household.assets import default_catalog
+
+    catalog = default_catalog()
+    tv = catalog.type_info("Television")
+    assert tv is not None and not tv.toggleable  # the first asset: a static prop
+    assert catalog.type_affords("Television", "toggleable") is True
+    assert catalog.type_affords("Vase", "pickupable") is True and catalog.type_affords("GarbageCan", "receptacle")
+    assert catalog.type_affords("Pen", "openable") is False
+    assert catalog.type_affords("NoSuchType", "pickupable") is None

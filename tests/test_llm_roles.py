@@ -287,6 +287,14 @@ def test_a_state_the_object_cannot_take_is_repaired_as_the_parser_refuses_it(spy
     assert [g.id for g in goals] == ["g1", "g2"] and c.usage()["repairs"] == 1
     assert ("at $.goals[0].items[0].predicate: the asset database says Sink is not dirtyable"
             in spy[1]["messages"][-1]["content"])
+    # opening and switching the same way: a mug is never open, so "the mug closed" is met already
+    spy.clear()
+    never_open = json.dumps({"goals": [{"id": "g1", "text": "close the mug", "items": [
+        {"object": {"type": "Mug"}, "predicate": "isOpen", "value": False}]}]})
+    c = client([never_open, VALID["decompose"]])
+    run_role("decompose", c)
+    assert ("at $.goals[0].items[0].predicate: the asset database says Mug is not openable"
+            in spy[1]["messages"][-1]["content"])
 
 
 def test_checklist_rules_in_the_schema_are_quoted_for_the_items_own_predicate(spy: list[dict[str, Any]]) -> None:

@@ -140,7 +140,7 @@ def build_plan(args: argparse.Namespace) -> Plan:
         g = graph.graph(args.mode, episode=str(Path(args.episode).resolve()) if args.episode else "",
                         agent=args.agent or "", bag=str(Path(args.bag).resolve()) if args.bag else "",
                         out=str(Path(args.out).resolve()) if args.out else "", instruction=args.instruction or "",
-                        example_robot=args.example_robot, extra=extra)
+                        example_robot=args.example_robot, object_memory=args.object_memory or "", extra=extra)
     except (KeyError, ValueError) as exc:
         raise UsageError(str(exc.args[0]) if exc.args else str(exc)) from None
     without = {w.strip() for w in (args.without or "").split(",") if w.strip()}
@@ -318,6 +318,10 @@ def build_parser() -> argparse.ArgumentParser:
                                                      "scripted:ACTIONS.json (default: the config's)")
         p.add_argument("--instruction", default=None, choices=("detailed", "concise"), help="instruction kind")
         p.add_argument("--bag", default=None, metavar="FILE", help="replay: the bag to play")
+        p.add_argument("--object-memory", default=None, metavar="KIND",
+                       help="what the planner grounds objects through: tracker (the default; the memory node "
+                            "holds the scene map) or spatial (the planner's in-process spatial memory is the "
+                            "graph's one memory, served by the planner node; no memory node starts)")
         p.add_argument("--out", default=None, metavar="DIR", help="sim: write the episode report here")
         p.add_argument("--example-robot", action="store_true",
                        help="robot: also start the example robot adapter (the embedded simulator as the robot)")

@@ -18,6 +18,11 @@ _INTO = ("into", "onto", "inside", "inside of", "on top of", "on to", "in to")
 _Spec = tuple[Mention, str, Any, Mention | None]
 
 
+# A destination preposition with nothing after it ("put the pen inside"): inside the receptacle
+# named before, as "inside it" is.
+_BARE_INTO = frozenset({"inside", "in", "into", "within"})
+
+
 class MoveReading:
     """Mixin: ``_read_move`` (uses ``GoalBuilding._emit``/``_resolve`` and the noun table's
     ``affords``), ``_describes_where``, ``_other_ref``."""
@@ -72,7 +77,12 @@ class MoveReading:
             if isinstance(target, Mention) and target.pronoun:
                 target = self._other_ref(objs, last_place)
             if target == "there":
-                target = last_place
+                # "open the microwave and put the mug in there": with no place said before, what
+                # the clause before named, as "in it" would
+                target = last_place if last_place is not None else self._other_ref(objs, None)
+            if target is None and any(g[2] is None and g[1] in _BARE_INTO for g in dests):
+                # "open the drawer, put the pen inside": inside what was named before ("inside it")
+                target = self._other_ref(objs, last_place)
         elif any(c.kind == "there" for c in chunks):
             target = last_place
         for m in objs:

@@ -21,6 +21,9 @@ if TYPE_CHECKING:
 _FUNCTION_WORDS = frozenset(V.DETERMINERS | V.PRONOUNS | V.COPULAS | {"me", "here", "there", "us", "and", "or", "so",
                                                                      "i", "you", "we", "my", "your", "as", "well",
                                                                      "too", "up", "out", "down", "away", "back"})
+# A part named after its object ("the fridge door", "the kettle lid"): the object is what the
+# checklist speaks of (opening the fridge's door opens the fridge); "door" alone is a doorway.
+_PART_NOUNS = frozenset({"door", "doors", "lid", "lids", "handle", "handles"})
 
 
 class NounPhrases:
@@ -141,6 +144,9 @@ class NounPhrases:
                         mods, plural or tuple(words[i:i + length]) in self.plural_forms))
                     m.plural = plural and words[i + length - 1] not in V.ONE_OBJECT_PLURALS
                     j = i + length
+                    if j < n and words[j] in _PART_NOUNS and values != ("Doorway",):
+                        j += 1  # "the fridge door": the fridge
+                        m.end = toks[j - 1][2]
                     if j + 1 < n and words[j] == "of":
                         lq = self._longest(words, j + 1)
                         if lq is not None and lq[1][0] == "type" and lq[1][1] == ("WineBottle",) and lq[0] == 1:
@@ -383,9 +389,9 @@ def _affordances(asset_db: Any) -> dict[str, frozenset[str]]:
         raise TypeError(f"asset_db: expected the asset database dict or an AssetCatalog, got {type(asset_db)!r}")
     flags: dict[str, frozenset[str]] = {}
     for t in catalog.object_types:
-        info = catalog.type_info(t)
-        if info is not None:
-            flags[t] = frozenset(f for f in _FLAGS if getattr(info, f))
+        # any asset of the type (a type's first asset can be a static prop: a television that
+        # does not switch, a vase that cannot be picked up)
+        flags[t] = frozenset(f for f in _FLAGS if catalog.type_affords(t, f))
     for t, f in V.EXTRA_TYPES.items():
         flags.setdefault(t, f)
     return flags

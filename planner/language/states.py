@@ -2,12 +2,13 @@
 instruction (the deterministic parser's goals, the LLM roles' answers).
 
 A goal whose object cannot take the state is met before the agent moves ("clean the table": a
-table is never dirty) or never ("boil the kettle"), and either way says nothing about the chore;
-issue 29 asks that no goal be silently done. So such an item is refused where the instruction is
-read, with the database's reason. Judged only where one interaction sets the state on the object
-where it stands (washing, filling, cooking, slicing); switching and opening keep the parser's own
-rule for fixed appliances (the television's own parts switch it, which the flags miss), and a
-type the database does not know is not judged.
+table is never dirty; "close the pen": a pen is never open) or never ("boil the kettle", "turn on
+the apple"), and either way says nothing about the chore; issue 29 asks that no goal be silently
+done. So such an item is refused where the instruction is read, with the database's reason. Judged
+where one interaction sets the state on the object where it stands: washing, filling, cooking,
+slicing, opening and switching. A type can take a state when any of its assets can
+(``AssetCatalog.type_affords``: a type's first asset may be a static prop, as the database's first
+television is), and a type the database does not know is not judged.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ FLAG_OF_PROPERTY = {"CanPickup": "pickupable", "Receptacle": "receptacle", "CanO
                     "CanToggleOnOff": "toggleable", "CanBeSliced": "sliceable", "CanBeCooked": "cookable",
                     "CanBeFilled": "fillable", "CanBeDirty": "dirtyable"}
 # The states judged against the database before a goal is made.
-JUDGED = frozenset({"isDirty", "isFilledWithLiquid", "isCooked", "isSliced"})
+JUDGED = frozenset({"isDirty", "isFilledWithLiquid", "isCooked", "isSliced", "isOpen", "isToggled"})
 
 
 def with_slices(flags: dict[str, frozenset[str]]) -> dict[str, str]:

@@ -66,6 +66,39 @@ def test_graph_options_become_parameters_and_typos_are_refused():
         g.graph("sim", extra={"nosuch": {}})
 
 
+def test_a_planner_grounding_through_the_spatial_memory_serves_it_and_no_memory_node_starts():
+    """One object memory in the graph (issue 31, item 3): ``object_memory`` 'spatial' (an option or
+    the planner's parameter) leaves the memory node out; 'tracker' keeps it; bad values are named."""
+    for mode in ("sim", "robot"):
+        assert [n.name for n in g.graph(mode).nodes] == [n.name for n in g.GRAPHS[mode].nodes]
+        spatial = g.graph(mode, object_memory="spatial")
+        assert "memory" not in [n.name for n in spatial.nodes]
+        assert spatial.node("planner").params["object_memory"] == "spatial"
+        assert "memory" in [n.name for n in g.graph(mode, object_memory="tracker").nodes]
+        via_param = g.graph(mode, extra={"planner": {"object_memory": "spatial"}})
+        assert "memory" not in [n.name for n in via_param.nodes]
+    assert not g.memory_node_runs("spatial") and g.memory_node_runs("tracker")
+    # The node that serves the memory declares what serving needs.
+    for module in ("memory_node", "planner_node"):
+        assert {"marker_period_s", "default_k", "map_frame"} <= set(g.param_defaults(module))
+    with pytest.raises(ValueError, match="unknown object memory 'voxels'.*tracker, spatial"):
+        g.graph("sim", object_memory="voxels")
+    with pytest.raises(ValueError, match="graph 'replay' has no planner"):
+        g.graph("replay", object_memory="spatial")
+    with pytest.raises(ValueError, match="node memory: not started with object_memory 'spatial'"):
+        g.graph("sim", object_memory="spatial", extra={"memory": {"voxel_size": 0.1}})
+
+
+def test_worldmind_ros_graph_with_the_spatial_memory(capsys):
+    assert cli_ros.main_ros(["graph", "sim", "--object-memory", "spatial"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert [n["name"] for n in plan["nodes"]] == ["sim_bridge", "perception", "belief", "planner", "critic"]
+    planner = next(n for n in plan["nodes"] if n["name"] == "planner")["argv"]
+    assert "object_memory:='spatial'" in planner
+    assert cli_ros.main_ros(["up", "replay", "--bag", str(REPO / "README.md"), "--object-memory", "spatial"]) == 2
+    assert "has no planner" in capsys.readouterr().err
+
+
 def test_ros_args_quote_strings_and_type_literals():
     spec = g.NodeSpec("memory", "memory_node", {"voxel_size": 0.1, "save_path": "1.0", "map_frame": "it's"})
     args = g.ros_args(spec, "/p.yaml", [("/a", "/b")])

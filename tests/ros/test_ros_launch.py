@@ -67,6 +67,33 @@ class EnvironmentVariable(Substitution):
         return os.environ.get(self.name, self.default_value)
 
 
+class NotEqualsSubstitution(Substitution):
+    """launch's: 'true' unless the two sides are equal (as booleans when both read as one, as
+    floats when both do, else as text)."""
+
+    def __init__(self, left: Any, right: Any) -> None:
+        self.left, self.right = left, right
+
+    def perform(self, ctx):
+        a, b = (_perform(ctx, [v]) for v in (self.left, self.right))
+        bools = ("true", "false", "1", "0")
+        if a.lower() in bools and b.lower() in bools:
+            equal = (a.lower() in ("true", "1")) == (b.lower() in ("true", "1"))
+        else:
+            try:
+                equal = float(a) == float(b)
+            except ValueError:
+                equal = a == b
+        return str(not equal).lower()
+
+
+def condition_holds(condition, ctx) -> bool:
+    """launch's IfCondition: the substitution performed must read as a boolean."""
+    text = _perform(ctx, [condition.args[0]]).strip().lower()
+    assert text in ("true", "false", "1", "0"), f"IfCondition of {text!r}: launch raises"
+    return text in ("true", "1")
+
+
 class _Rec:
     def __init__(self, *args, **kwargs):
         self.args, self.kwargs = args, kwargs
@@ -126,7 +153,7 @@ def _modules() -> dict[str, types.ModuleType]:
     mod("launch.event_handlers", OnProcessExit=cls("OnProcessExit"))
     mod("launch.events", Shutdown=cls("Shutdown"))
     mod("launch.substitutions", LaunchConfiguration=LaunchConfiguration, TextSubstitution=TextSubstitution,
-        EnvironmentVariable=EnvironmentVariable)
+        EnvironmentVariable=EnvironmentVariable, NotEqualsSubstitution=NotEqualsSubstitution)
     mod("launch_ros")
     mod("launch_ros.actions", Node=cls("Node"))
     return mods
@@ -244,6 +271,32 @@ def test_namespace_sim_time_log_level_and_dds_profile(mode, monkeypatch):
     assert profile.perform({}).endswith("fastdds_large_frames.xml") and os.path.exists(profile.perform({}))
     monkeypatch.setenv("FASTRTPS_DEFAULT_PROFILES_FILE", "/mine.xml")
     assert profile.perform({}) == "/mine.xml"  # a user's own profile wins
+
+
+@pytest.mark.parametrize("mode", ["sim", "robot"])
+def test_object_memory_spatial_leaves_the_memory_node_out_and_tells_the_planner(mode, monkeypatch):
+    """One memory in the graph (issue 31): with object_memory:=spatial the planner's own memory is
+    served by the planner, so the memory node's condition is false; by default it runs."""
+    actions = load(mode, monkeypatch)
+    nodes = {n.kwargs["name"]: n for n in of(actions, "Node")}
+    memory, planner = nodes["memory"], nodes["planner"]
+    default = launch_context(actions)
+    assert default["object_memory"] == "tracker"
+    assert condition_holds(memory.kwargs["condition"], default)
+    assert evaluated_params(planner, default)["object_memory"] == "tracker"
+    spatial = launch_context(actions, {"object_memory": "spatial"})
+    assert not condition_holds(memory.kwargs["condition"], spatial)
+    assert evaluated_params(planner, spatial)["object_memory"] == "spatial"
+    check_types(actions, spatial)
+    # Only the memory node (and the example robot, on its own argument) is conditional.
+    assert [n for n, node in nodes.items() if "condition" in node.kwargs] == \
+           ["memory"] + (["example_robot"] if mode == "robot" else [])
+
+
+def test_the_replay_graph_has_no_object_memory_argument(monkeypatch):
+    actions = load("replay", monkeypatch)
+    assert "object_memory" not in launch_context(actions)
+    assert "condition" not in next(n for n in of(actions, "Node") if n.kwargs["name"] == "memory").kwargs
 
 
 def test_launch_files_are_valid_python_for_ros2_launch():

@@ -50,7 +50,7 @@ def test_memory_objects_as_typed_messages_with_headers():
     from sim_bridge.factory import make_environment
     from evaluation.dev_set import default_episode_file
     from worldmind_interfaces.msg import MemoryObjectArray
-    from worldmind_ros.memory_node import objects_msg
+    from worldmind_ros.memory_server import objects_msg
 
     env = make_environment("embedded", width=160, height=120)
     obs = env.reset(load_episode(default_episode_file()))

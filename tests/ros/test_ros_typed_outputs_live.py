@@ -1,7 +1,8 @@
 """Typed outputs live (rclpy in a private network namespace): with the sim bridge, memory and the
 deterministic (HoloMind) planner running, the agent's map arrives on /worldmind/map as a
 transient-local nav_msgs/OccupancyGrid in `map` with known cells, and the memory's objects on
-/worldmind/memory/objects as worldmind_interfaces/MemoryObjectArray with headers."""
+/worldmind/memory/objects as worldmind_interfaces/MemoryObjectArray with headers; the memory node
+answers its QueryObjects and GetObject services about them, bad requests with the field named."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 
 from conftest import isolated
+from test_ros_memory_services_live import _check_services
 from test_ros_skill_actions import Probe, _start, _stop
 
 
@@ -45,9 +47,11 @@ def test_agent_map_and_memory_objects_are_published_typed():
         arr = next(o for o in objects if o.objects)
         assert arr.header.frame_id == "map" and arr.objects[0].header.frame_id == "map"
         assert arr.header.stamp.sec >= 1  # sim time (the bridge's clock starts at 1 s)
+        _check_services(probe, arr)
         assert all(p.poll() is None for p in (sim, memory, planner))
     finally:
         probe.close()
-        for p in (planner, memory, sim):
-            code, out = _stop(p)
-            assert "Traceback" not in out, out[-3000:]
+        outs = {name: _stop(p)[1] for name, p in (("planner", planner), ("memory", memory), ("sim", sim))}
+    for name, out in outs.items():
+        assert "Traceback" not in out, f"{name}: {out[-3000:]}"
+    assert "field 'id': unknown object id '99999'" in outs["memory"]  # logged, naming the field

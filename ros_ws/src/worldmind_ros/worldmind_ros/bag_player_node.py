@@ -21,7 +21,7 @@ from rclpy.parameter import Parameter
 
 from sim_bridge.ros.convert import MessageClasses, observation_to_messages
 from sim_bridge.ros.tf import base_matrix, robot_transforms
-from worldmind_ros.memory_node import UPDATES_TOPIC
+from worldmind_ros.memory_server import UPDATES_TOPIC
 from worldmind_ros.runtime import WorldMindNode, main_for, qos
 from worldmind_ros.tf_io import TfPublisher, clock_publisher, frame_names, publish_clock
 

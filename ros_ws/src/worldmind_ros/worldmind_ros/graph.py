@@ -67,6 +67,12 @@ _POSES = _FRAMES + (
                             "odom topics ('topic')"),
     _p("tf_timeout_s", 0.5, "a frame waits at most this long for its TF, then is dropped (logged)"),
 )
+# The node that holds the graph's one object memory serves it (memory_server.py): the memory node,
+# or the planner when its agent grounds through the spatial memory (object_memory 'spatial').
+_SERVES_MEMORY = (
+    _p("marker_period_s", 1.0, "publish the MarkerArray of the map at most this often"),
+    _p("default_k", 5, "hits per text query when the query does not say"),
+)
 _PUBLISHES_TF = _FRAMES + (
     _p("camera_link_frame", "camera_link", "body-aligned camera frame between base and optical frame"),
 )
@@ -114,7 +120,7 @@ NODE_PARAMS: dict[str, tuple[ParamSpec, ...]] = {
         _p("mask_edge_check", False, "drop mask pixels the depth puts apart from their object (a learned "
                                      "segmenter's masks bleed over silhouettes); false for exact masks"),
     ),
-    "memory_node": _COMMON + _POSES + (
+    "memory_node": _COMMON + _POSES + _SERVES_MEMORY + (
         _p("voxel_size", 0.05, "voxel edge in metres"),
         _p("min_pixels", 20, "instances with fewer pixels are ignored (in-process perception)"),
         _p("min_observations", 1, "an object counts (queries, markers) once this many segments were associated "
@@ -129,16 +135,14 @@ NODE_PARAMS: dict[str, tuple[ParamSpec, ...]] = {
                                   "e.g. 0.075): where an object may be before it is called gone, and how far two "
                                   "views of one object may disagree; 0: exact"),
         _p("yaw_tolerance_deg", 0.0, "degrees the localised heading may be off (e.g. 2.1); 0: exact"),
-        _p("marker_period_s", 1.0, "publish the MarkerArray of the map at most this often"),
         _p("save_path", "", "save the memory here on shutdown (empty: do not save)"),
-        _p("default_k", 5, "hits per text query when the query does not say"),
     ),
     "belief_node": _COMMON + (
         _p("log_path", "", "durable event log of the tracker (empty: in memory only)"),
         _p("self_name", "robot", "the robot's actor name (observer gate)"),
         _p("observation_period_s", 1.0, "turn perceived objects into belief events at most this often"),
     ),
-    "planner_node": _COMMON + _POSES + (
+    "planner_node": _COMMON + _POSES + _SERVES_MEMORY + (
         _p("agent", "deterministic", "agent for planner.factory.make_agent, or scripted:<actions.json>"),
         _p("episode", "", "episode JSON file: the instruction (its checklist is stripped, never given to the agent)"),
         _p("instruction", "detailed", "instruction kind: detailed | concise"),
@@ -163,7 +167,11 @@ NODE_PARAMS: dict[str, tuple[ParamSpec, ...]] = {
                                      "whatever shows"),
         _p("object_memory", "tracker", "what the agent grounds objects through: 'tracker' (a box per segmenter id) "
                                        "or 'spatial' (an in-process spatial semantic memory, the memory node's kind: "
-                                       "voxels, label votes, text index; planner/spatial_object_memory.py)"),
+                                       "voxels, label votes, text index; planner/spatial_object_memory.py). With "
+                                       "'spatial' this node serves the memory's topics and services and the graph "
+                                       "starts no memory node (graph(object_memory=...))"),
+        _p("memory_save_path", "", "object_memory 'spatial': save the agent's memory here on shutdown (empty: "
+                                   "do not save)"),
         _p("max_steps", 0, "stop after this many actions (0: the episode's budget, or unlimited)"),
         _p("result_timeout_s", 60.0, "give up on a skill unanswered for this long (the goal is cancelled)"),
         _p("skill_interface", "action", "how skills are sent: 'action' (ExecuteSkill goals) or 'topic' "
@@ -265,6 +273,15 @@ GRAPHS: dict[str, Graph] = {
 }
 EXAMPLE_ROBOT = NodeSpec("example_robot", "example_robot_adapter", robot_side=True)
 MODES = tuple(GRAPHS)
+# The planner's object memories (planner.agent_config.OBJECT_MEMORIES) that are the scene map
+# itself: with one of these the planner node holds the graph's memory and serves it
+# (memory_server.py), and the graph starts no memory node, so there is one map, the one acted on.
+PLANNER_HOLDS_MEMORY = ("spatial",)
+
+
+def memory_node_runs(object_memory: str) -> bool:
+    """Whether a graph whose planner grounds through ``object_memory`` starts the memory node."""
+    return object_memory not in PLANNER_HOLDS_MEMORY
 
 
 def param_defaults(module: str) -> dict[str, Any]:
@@ -272,15 +289,28 @@ def param_defaults(module: str) -> dict[str, Any]:
 
 
 def graph(name: str, *, episode: str = "", agent: str = "", bag: str = "", out: str = "",
-          instruction: str = "", example_robot: bool = False, extra: Mapping[str, Mapping[str, Any]] | None = None,
-          ) -> Graph:
+          instruction: str = "", example_robot: bool = False, object_memory: str = "",
+          extra: Mapping[str, Mapping[str, Any]] | None = None) -> Graph:
     """``GRAPHS[name]`` with this run's options set as parameter overrides of the nodes that take
-    them. ``extra``: {node name: {param: value}} for anything else. Unknown names raise KeyError /
+    them. ``object_memory``: what the planner grounds through (empty: its parameter's default); one
+    in ``PLANNER_HOLDS_MEMORY`` leaves the memory node out (the planner serves its memory).
+    ``extra``: {node name: {param: value}} for anything else. Unknown names raise KeyError /
     ValueError listing the valid ones."""
     if name not in GRAPHS:
         raise KeyError(f"unknown graph {name!r} (graphs: {', '.join(MODES)})")
     base = GRAPHS[name]
     nodes = list(base.nodes)
+    # Set as a parameter override it means the same (``--param planner.object_memory:=spatial``).
+    object_memory = object_memory or str((extra or {}).get("planner", {}).get("object_memory", ""))
+    if object_memory:
+        from planner.agent_config import OBJECT_MEMORIES
+
+        if object_memory not in OBJECT_MEMORIES:
+            raise ValueError(f"unknown object memory {object_memory!r} (choose from {', '.join(OBJECT_MEMORIES)})")
+        if not any(n.module == "planner_node" for n in nodes):
+            raise ValueError(f"graph {name!r} has no planner: object_memory is the planner's")
+        if not memory_node_runs(object_memory):
+            nodes = [n for n in nodes if n.module != "memory_node"]
     if example_robot:
         if name != "robot":
             raise ValueError("the example robot adapter belongs to the robot graph")
@@ -299,9 +329,14 @@ def graph(name: str, *, episode: str = "", agent: str = "", bag: str = "", out: 
             p["bag"] = bag
         if out and n.module == "sim_bridge_node":
             p["out"] = out
+        if object_memory and n.module == "planner_node":
+            p["object_memory"] = object_memory
         run[n.name] = p
     for node_name, values in (extra or {}).items():
         spec = next((n for n in nodes if n.name == node_name), None)
+        if spec is None and any(n.name == node_name and n.module == "memory_node" for n in base.nodes):
+            raise ValueError(f"node {node_name}: not started with object_memory {object_memory!r} (the planner "
+                             f"serves its own memory; set the planner's parameters instead)")
         if spec is None:
             raise KeyError(f"graph {name!r} has no node {node_name!r} (nodes: {', '.join(n.name for n in nodes)})")
         declared = param_defaults(spec.module)

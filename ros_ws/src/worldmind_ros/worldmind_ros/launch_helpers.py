@@ -18,9 +18,10 @@ Arguments every graph takes: ``namespace`` (the nodes' ROS namespace; WorldMind'
 are relative, so they all move under it), ``use_sim_time``, ``log_level``, ``params_file``,
 ``autostart`` (false: the managed nodes wait, unconfigured, for a lifecycle manager);
 ``instruction`` (the task in words, for the planner), ``instruction_kind`` (detailed | concise),
-and per graph ``episode``, ``agent``, ``bag``, ``out`` and, for the robot, one argument per robot
-topic. The Fast DDS profile (a shared-memory segment large enough for a frame) is set unless the
-environment already names one.
+and per graph ``episode``, ``agent``, ``bag``, ``out``, ``object_memory`` (where there is a planner:
+with ``spatial`` the memory node is not started, ``graph.memory_node_runs``: the planner serves its
+own memory) and, for the robot, one argument per robot topic. The Fast DDS profile (a
+shared-memory segment large enough for a frame) is set unless the environment already names one.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from launch.actions import DeclareLaunchArgument, EmitEvent, RegisterEventHandle
 from launch.conditions import IfCondition
 from launch.event_handlers import OnProcessExit
 from launch.events import Shutdown
-from launch.substitutions import EnvironmentVariable, LaunchConfiguration, TextSubstitution
+from launch.substitutions import EnvironmentVariable, LaunchConfiguration, NotEqualsSubstitution, TextSubstitution
 from launch_ros.actions import Node
 
 from worldmind_ros import graph as g
@@ -47,6 +48,9 @@ RUN_ARGS = {
     "instruction_kind": ("instruction", "instruction kind from an episode: detailed | concise"),
     "bag": ("bag", "bag to play (replay)"),
     "out": ("out", "folder for the episode report (sim)"),
+    "object_memory": ("object_memory", "what the planner grounds objects through: tracker | spatial (spatial: the "
+                                       "planner's memory is the graph's one memory, served by the planner; no "
+                                       "memory node starts)"),
 }
 # Graph-wide arguments: name -> (default per mode, description).
 COMMON_ARGS = {
@@ -94,6 +98,13 @@ def _run_arg_default(arg: str, nodes: tuple[g.NodeSpec, ...]) -> str:
     return ""
 
 
+def memory_node_condition() -> Any:
+    """The memory node starts unless the planner holds the graph's memory (``graph.memory_node_runs``
+    as a launch condition: launch evaluates it, so it is written with substitutions)."""
+    (kind,) = g.PLANNER_HOLDS_MEMORY  # one kind today; a second needs an AndSubstitution here
+    return IfCondition(NotEqualsSubstitution(LaunchConfiguration("object_memory"), kind))
+
+
 def launch_description(mode: str) -> Any:
     graph = g.GRAPHS[mode]
     nodes = graph.nodes + ((g.EXAMPLE_ROBOT,) if mode == "robot" else ())
@@ -126,6 +137,8 @@ def launch_description(mode: str) -> Any:
         kwargs: dict[str, Any] = {}
         if spec is g.EXAMPLE_ROBOT:
             kwargs["condition"] = IfCondition(LaunchConfiguration("example_robot"))
+        elif spec.module == "memory_node" and "object_memory" in used_args:
+            kwargs["condition"] = memory_node_condition()
         node = Node(package=g.PACKAGE, executable=spec.executable, name=spec.name,
                     namespace=LaunchConfiguration("namespace"), output="screen",
                     parameters=[LaunchConfiguration("params_file"), {**dict(spec.params), **overrides}],

@@ -15,6 +15,12 @@ With ``pose_correction`` (a robot without a localiser) the planner reads poses i
 the agent registers each depth frame against its own map (``perception.pose_correction``), and
 the node publishes the correction as ``map -> odom`` on ``/tf`` at each acted-on frame's stamp
 (REP 105), so the other nodes' ``map`` lookups see the corrected pose.
+
+With ``object_memory`` ``spatial`` the agent grounds through an in-process spatial semantic
+memory, and that memory is the graph's one memory: this node serves its topics and services
+(``memory_server.MemoryServer``: updates after each frame the agent integrated, markers, typed
+objects, JSON queries, ``QueryObjects``, ``GetObject``) and the graph starts no memory node
+(``graph.memory_node_runs``). ``memory_save_path`` saves it on shutdown.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from household.types import Action, ActionFeedback, Observation
 from planner.goal_dag import goal_dag_payload
 from sim_bridge.ros import payloads
 from sim_bridge.ros.tf import FrameNames, StampedTransform, transform_of
+from worldmind_ros.graph import memory_node_runs
 from worldmind_ros.observation_stream import ObservationStream, pose_options
 from worldmind_ros.tf_io import frame_names
 from worldmind_ros.runtime import WorldMindNode, main_for, topic_qos
@@ -119,6 +126,16 @@ class PlannerNode(WorldMindNode):
         # Without a localiser the planner corrects its pose and publishes map -> odom (REP 105).
         self.tf_pub = None
         self._stamps: dict[int, int] = {}  # step -> stamp of the frames not yet acted on
+        self.memory_server = None
+        if not memory_node_runs(str(p["object_memory"])):
+            if getattr(self.agent, "object_memory", None) is None:  # the factory of its memory (HoloMindAgent)
+                raise ValueError(f"parameter object_memory: {p['object_memory']!r} makes this node serve the agent's "
+                                 f"memory, and agent {p['agent']!r} keeps none (use a planner such as deterministic)")
+            from worldmind_ros.memory_server import MemoryServer
+
+            self.memory_server = MemoryServer(self, self._agent_memory, map_frame=p["map_frame"],
+                                              marker_period_s=p["marker_period_s"], default_k=p["default_k"],
+                                              owner="the planner makes its memory with its first task's first frame")
         if p["pose_correction"]:
             from worldmind_ros.tf_io import TfPublisher
 
@@ -245,10 +262,9 @@ class PlannerNode(WorldMindNode):
 
         sec, nanosec = divmod(int(stamp_ns), 1_000_000_000)
         self._map_stamp = Time(sec=sec, nanosec=nanosec)
-        if self.tf_pub is not None:
-            self._stamps[obs.step] = int(stamp_ns)
-            for old in [k for k in self._stamps if k < obs.step - 64]:
-                del self._stamps[old]
+        self._stamps[obs.step] = int(stamp_ns)
+        for old in [k for k in self._stamps if k < obs.step - 64]:
+            del self._stamps[old]
         self.latest = obs
         if self.stopped or obs.step < self.next_step:
             return
@@ -299,6 +315,7 @@ class PlannerNode(WorldMindNode):
             correction = map_to_odom(self.agent, frame_names(self.params), self._stamps[obs.step])
             if correction is not None:
                 self.tf_pub.send([correction])
+        self._memory_update(obs)
         self.last_obs = obs
         self._publish_plan_and_critic(obs.step)
         rid = f"{self.run_id}-{obs.step}-{self.actions}"
@@ -327,8 +344,30 @@ class PlannerNode(WorldMindNode):
         # retries on the same frame, told that the skill failed.
         self.skill_client.send(goal, lambda data, step=obs.step: self._on_result({"step": step, **data}))
 
+    # -- the agent's memory, when it is the graph's (object_memory 'spatial') -------------------------
+    def _agent_memory(self) -> Any:
+        return getattr(getattr(self.agent, "tracker", None), "memory", None)
+
+    def _memory_update(self, obs: Observation) -> None:
+        """``worldmind/memory/updates`` for the frame the agent just integrated (none for a frame
+        it did not: a stopped agent's)."""
+        frame = getattr(getattr(self.agent, "tracker", None), "last_frame", None)
+        if self.memory_server is None or frame is None or frame.step != obs.step:
+            return
+        if frame.skipped:
+            self.get_logger().error(f"frame {obs.step} skipped by the memory: {'; '.join(frame.report.warnings)}")
+        self.memory_server.frame_integrated(obs.step, self._stamps.get(obs.step, 0), frame.report,
+                                            (frame.perception_s + frame.memory_s) * 1e3)
+
     def close(self) -> None:
-        """Shutdown: a skill still running on the robot is cancelled (the robot must not go on)."""
+        """Shutdown: a skill still running on the robot is cancelled (the robot must not go on); the
+        agent's memory is saved where ``memory_save_path`` says (object_memory 'spatial')."""
+        memory = self._agent_memory() if self.memory_server is not None else None
+        if memory is not None and self.params["memory_save_path"]:
+            from memory.spatial.store import save_memory
+
+            path = save_memory(memory, self.params["memory_save_path"])
+            self.get_logger().info(f"the agent's memory saved to {path}")
         self.stopped, self.pending = True, None  # a result arriving while the run loop drains starts nothing
         if self.tasks is not None:
             self.tasks.finish(False, "aborted: the planner is shutting down")
