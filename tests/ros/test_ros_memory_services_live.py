@@ -86,6 +86,11 @@ def test_a_planner_on_the_spatial_memory_serves_it_and_saves_it(tmp_path):
     try:
         seen = _wait_for_objects(objects)
         assert probe.node.count_publishers("/worldmind/memory/objects") == 1  # the planner alone holds a memory
+        # The objects array is latched, the updates are not: updates published before this probe's
+        # subscription matched are gone, so wait for the next frame the agent integrates.
+        end = time.monotonic() + 60
+        while not updates and time.monotonic() < end:
+            time.sleep(0.1)
         assert updates and updates[-1]["schema"] == "worldmind/memory_update" and updates[-1]["objects"] >= 1
         steps = [u["step"] for u in updates]
         assert steps == sorted(steps) and updates[-1]["stamp_ns"] > 0  # each frame the agent acted on
