@@ -52,7 +52,7 @@ def true_places(base: Any, object_id: str) -> tuple[set[str], bool] | None:
         return parents, True
     catalog = default_catalog()
     where = support_of(_record(meta), [_record(o) for o in objects.values()],
-                       lambda t: bool((info := catalog.type_info(t)) is not None and info.receptacle))
+                       lambda t: bool((info := catalog.type_affordances(t)) is not None and info.receptacle))
     return ({where} if where else set()), False
 
 

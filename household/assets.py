@@ -137,6 +137,7 @@ class AssetCatalog:
         database = database if database is not None else load_asset_database()
         self._assets: dict[str, AssetInfo] = {}
         self._by_type: dict[str, list[AssetInfo]] = {}
+        self._affordances: dict[str, AssetInfo] = {}  # type_affordances, filled on first ask
         for object_type, assets in database.items():
             for a in assets:
                 info = AssetInfo(
@@ -166,13 +167,33 @@ class AssetCatalog:
         return sorted(self._by_type)
 
     def type_info(self, object_type: str) -> AssetInfo | None:
-        """The type's first asset, as its representative. Affordances mostly agree within a type,
-        but not always: the database's RoboTHOR props are static (its first television has no
-        CanToggleOnOff, its first vase, pillow and spray bottle are not CanPickup, its first
-        garbage can no Receptacle). Where a question is "can an object of this type ever ...",
-        ask ``type_affords``."""
+        """The type's first asset: a real asset, to build an object of the type from (its size,
+        its id). Not what an object of the type can do: affordances mostly agree within a type,
+        but not always, and the database's RoboTHOR props are static (its first television has
+        no CanToggleOnOff, its first vase, pillow and spray bottle are not CanPickup, its first
+        garbage can no Receptacle). The agent, which knows an object's type and not its asset,
+        asks ``type_affordances``; a question about one flag asks ``type_affords``."""
         assets = self._by_type.get(object_type)
         return assets[0] if assets else None
+
+    def type_affordances(self, object_type: str) -> AssetInfo | None:
+        """What an object of the type may afford, for an agent that knows the type and not the
+        asset: the union of the type's assets' secondary properties, and ``CanPickup`` where any
+        of its assets can be picked up (else the first asset's primary property). The size and
+        id are the first asset's. Where this one object cannot after all (a static prop among
+        the type's assets), the simulator or the robot refuses the action with a typed outcome
+        and the agent re-plans, as it does for any refusal; by the first asset alone the agent
+        never carried a vase nor looked into a garbage can. None for a type the database does
+        not hold."""
+        if object_type not in self._affordances:
+            assets = self._by_type.get(object_type)
+            if not assets:
+                return None
+            first = assets[0]
+            primary = "CanPickup" if any(a.pickupable for a in assets) else first.primary
+            secondary = frozenset().union(*(a.secondary for a in assets))
+            self._affordances[object_type] = AssetInfo(first.asset_id, object_type, first.size, primary, secondary)
+        return self._affordances[object_type]
 
     def type_affords(self, object_type: str, name: str) -> bool | None:
         """Whether any asset of the type has the affordance ``name`` (an ``AssetInfo`` property:

@@ -31,6 +31,11 @@ SEATS = frozenset({"Bed", "Sofa", "ArmChair", "Chair"})
 # the book went into the bathroom sink, and the pan could not be washed).
 WASH_BASINS = frozenset({"Sink", "SinkBasin", "Bathtub", "BathtubBasin"})
 SEATS_AND_BASINS = SEATS | frozenset({"Toilet"}) | WASH_BASINS
+# Bins: a thing put there is thrown away. A goal that names only a room never means the bin, and a
+# robot freeing its hand must not throw the thing it carries away. (The agent reads a type's
+# affordances from all its assets, ``AssetCatalog.type_affordances``, and garbage cans take
+# things; where things are searched for, a bin is looked into like any other fixed receptacle.)
+WASTE_BINS = frozenset({"GarbageCan"})
 
 
 @dataclass(frozen=True)
@@ -78,12 +83,13 @@ class ReceptacleFilter:
 
 # The agent, placing an object for a goal that names a room ("put the apple in the kitchen").
 # Not one that must be open to take anything (the agent's memory knows the type, not whether its
-# door is open), nor a sink or a bath (``WASH_BASINS``); a toilet is the one surface some bathrooms
-# have.
-ROOM_SURFACE = ReceptacleFilter("room surface", no_must_open=True, excluded_types=DEVICE_AND_COOKWARE_TYPES | WASH_BASINS)
-# The agent, freeing its hand: an open, fixed surface that is not a seat, a basin or a device.
+# door is open), nor a sink or a bath (``WASH_BASINS``), nor a bin (``WASTE_BINS``); a toilet is
+# the one surface some bathrooms have.
+ROOM_SURFACE = ReceptacleFilter("room surface", no_must_open=True,
+                                excluded_types=DEVICE_AND_COOKWARE_TYPES | WASH_BASINS | WASTE_BINS)
+# The agent, freeing its hand: an open, fixed surface that is not a seat, a basin, a bin or a device.
 AGENT_PUT_DOWN = ReceptacleFilter("agent put-down", no_openable=True, fixed_only=True,
-                                  excluded_types=SEATS_AND_BASINS | DEVICE_AND_COOKWARE_TYPES)
+                                  excluded_types=SEATS_AND_BASINS | DEVICE_AND_COOKWARE_TYPES | WASTE_BINS)
 # Any receptacle that is not itself carried: where the agent looks for something unseen (closed
 # ones are opened and looked into), and where memory-eval moves objects behind the agent's back.
 FIXED_RECEPTACLE = ReceptacleFilter("fixed receptacle", fixed_only=True)

@@ -72,7 +72,7 @@ _NO_INFO = _NoInfo()
 def _container(object_type: str) -> bool:
     """Whether things of the type are kept inside it, behind a door (a fridge, a cabinet, a
     drawer): what is "in" it is in its box, not beside it as on a table seen in part."""
-    return (default_catalog().type_info(object_type) or _NO_INFO).openable
+    return (default_catalog().type_affordances(object_type) or _NO_INFO).openable
 
 
 def box_gap(a: KnownObject, b: KnownObject) -> float:
@@ -122,10 +122,10 @@ def fits_relation(o: KnownObject, key: str, anchor_type: str, context: PlannerCo
     allows none)."""
     catalog = default_catalog()
     furniture = [f for f in context.known_objects if f.object_id != o.object_id
-                 and not (catalog.type_info(f.object_type) or _NO_INFO).pickupable]
+                 and not (catalog.type_affordances(f.object_type) or _NO_INFO).pickupable]
     if key == "object_source":
         return any(box_gap(o, f) <= SUPPORT_GAP and f.object_type == anchor_type for f in furniture)
-    small = (catalog.type_info(o.object_type) or _NO_INFO).pickupable
+    small = (catalog.type_affordances(o.object_type) or _NO_INFO).pickupable
     beside = [(g, f.object_type) for f in furniture
               if f.object_type in LANDMARK_FURNITURE or f.object_type == anchor_type
               if (g := box_gap(o, f)) > SUPPORT_GAP or not small]
@@ -234,7 +234,7 @@ def unobserved_description(goal: Goal, bindings: dict[str, str | None], context:
             gap = ranked[0][0]
             # furniture touching furniture stands beside it (a bed against an armchair); a small
             # object that close stands on it, and "by the dresser" is not "on the dresser"
-            furniture = not (default_catalog().type_info(chosen.object_type) or _NO_INFO).pickupable
+            furniture = not (default_catalog().type_affordances(chosen.object_type) or _NO_INFO).pickupable
             beside = relation == "object_near" and gap <= NEAR_SEEN and (gap > SUPPORT_GAP or furniture)
             # seen to hold: nearest to the named furniture without the benefit of a near tie
             # (dev-048-0: a bowl on a dining table 1.24 m from a television, a little nearer its
@@ -460,7 +460,7 @@ class NearestGrounder:
         is a receptacle too, and was chosen as its own, which THOR refuses while it is held)."""
         if o.object_id in context.excluded_ids or o.object_id == placed:
             return False
-        return ROOM_SURFACE.admits_info(self.catalog.type_info(o.object_type), object_type, self.catalog)
+        return ROOM_SURFACE.admits_info(self.catalog.type_affordances(o.object_type), object_type, self.catalog)
 
     def _receptacle_in_room(self, item: ChecklistItem, room: str, context: PlannerContext,
                             near: tuple[float, float, float] | None, placed: str | None = None) -> str | None:
@@ -487,7 +487,7 @@ class NearestGrounder:
         best = None
         for o in context.known_objects:
             if (o.object_id in context.excluded_ids
-                    or not AGENT_PUT_DOWN.admits_info(self.catalog.type_info(o.object_type), object_type, self.catalog)):
+                    or not AGENT_PUT_DOWN.admits_info(self.catalog.type_affordances(o.object_type), object_type, self.catalog)):
                 continue
             d = _dist(o, context.agent_position)
             if best is None or d < best[0]:

@@ -164,14 +164,14 @@ def search(agent: SearchAgent, goal: Goal, missing: Missing) -> Generator[Action
         want_room = room or hints.object_room
         p = agent.pose
         boxes = [o for o in agent.tracker.objects.values() if not o.gone and o.object_id not in state.inspected
-                 and FIXED_RECEPTACLE.admits_info(agent.catalog.type_info(o.object_type), t, agent.catalog)]
+                 and FIXED_RECEPTACLE.admits_info(agent.catalog.type_affordances(o.object_type), t, agent.catalog)]
         # the furniture the instruction names first ("from the dining table": the dining tables),
         # then the named room's, then by the walk per find: distance over how often a
         # household keeps this type there (an apple: the fridge before the sofa beside it)
         prior = dev_placement_prior()
 
         def still_hidden(o: TrackedObject, prior: PlacementPrior = prior, wanted: str = t) -> float:
-            openable = cast(AssetInfo, agent.catalog.type_info(o.object_type)).openable
+            openable = cast(AssetInfo, agent.catalog.type_affordances(o.object_type)).openable
             return prior.still_there(o.object_type, wanted, closed=openable and o.state.get("isOpen") is not True)
 
         def rank(o: TrackedObject, role: str = role, want_room: str | None = want_room) -> tuple[bool, bool]:
@@ -188,7 +188,7 @@ def search(agent: SearchAgent, goal: Goal, missing: Missing) -> Generator[Action
             if agent.acting_step - start > agent.config.search_step_cap + agent.config.inspect_step_cap:
                 break
             state.inspected.add(box.object_id)
-            openable = cast(AssetInfo, agent.catalog.type_info(box.object_type)).openable  # a receptacle type: known
+            openable = cast(AssetInfo, agent.catalog.type_affordances(box.object_type)).openable  # a receptacle type: known
             ok = yield from agent.skills.navigate_to(box.object_id, closer=not openable)
             if not ok:
                 continue

@@ -81,7 +81,7 @@ def survey_surfaces(agent: SurveyAgent, start: int, step_cap: int) -> Generator[
     visited: set[str] = set()
     while True:
         left = [o for o in agent.tracker.objects.values() if not o.gone and o.object_id not in visited
-                and (info := agent.catalog.type_info(o.object_type)) is not None
+                and (info := agent.catalog.type_affordances(o.object_type)) is not None
                 and SURVEY_SURFACE.admits_receptacle(info.object_type, receptacle=info.receptacle,
                                                      openable=info.openable, pickupable=info.pickupable)]
         if not left:

@@ -68,7 +68,7 @@ class Recipe:
 
 def pickupable_type(object_type: str, catalog: AssetCatalog | None = None) -> bool:
     """Unknown types count as pickupable: the recipe that carries the object is the usual one."""
-    info = (catalog or default_catalog()).type_info(object_type)
+    info = (catalog or default_catalog()).type_affordances(object_type)
     return info is None or info.pickupable
 
 

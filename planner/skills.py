@@ -414,7 +414,7 @@ class Skills:
         if skill == "place" and a.held_id is None:
             raise Replan("low", "nothing in hand to place", "not_holding")
         known = a.tracker.get(oid)
-        info = default_catalog().type_info(known.object_type) if known is not None else None
+        info = default_catalog().type_affordances(known.object_type) if known is not None else None
         if skill in ("open", "close") and info is not None and not info.openable:
             return True  # a toaster has no door: "close it" before switching on is already so
         if proactive:

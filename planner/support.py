@@ -138,7 +138,7 @@ def catalog_place_watcher(catalog: AssetCatalog) -> PlaceWatcher:
 
     @lru_cache(maxsize=None)
     def flags(object_type: str) -> tuple[bool, bool]:
-        info = catalog.type_info(object_type)
+        info = catalog.type_affordances(object_type)
         return (info.pickupable, info.receptacle) if info is not None else (False, False)
 
     return PlaceWatcher(lambda t: flags(t)[0], lambda t: flags(t)[1])

@@ -247,6 +247,7 @@ MULTI_VERBS: dict[str, str] = {
     "wipe down": "clean", "clean up": "clean", "wash up": "clean", "open up": "open",
     "throw away": "discard", "throw out": "discard", "chuck away": "discard", "chuck out": "discard",
     "toss away": "discard", "toss out": "discard", "get rid of": "discard", "dispose of": "discard",
+    "keep hold of": "hold", "hang on to": "hold", "hang onto": "hold",
 }
 
 # Politeness and filler that carry nothing, dropped before parsing (matched as whole words).

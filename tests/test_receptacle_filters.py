@@ -67,3 +67,30 @@ def test_an_objects_own_affordances_win_over_its_types():
     # a sliced piece is no receptacle whatever its asset says (sim_bridge overrides it)
     assert not ORACLE_PUT_DOWN.admits("AppleSliced", "Mug", receptacle=False)
     assert not ROOM_SURFACE.admits_info(None, "Mug")  # a type the asset database does not know
+
+
+def test_the_agent_reads_what_any_asset_of_a_type_affords():
+    """The agent knows a type, not an asset: ``type_affordances`` is the union over the type's
+    assets, where the first asset (``type_info``) is sometimes a static RoboTHOR prop."""
+    from planner.recipes import pickupable_type
+    from planner.support import catalog_place_watcher
+
+    agent = CATALOG.type_affordances
+    for t in ("Vase", "Pillow", "SprayBottle", "SaltShaker", "TennisRacket"):
+        assert not CATALOG.type_info(t).pickupable and agent(t).pickupable, t  # the prop, then the type
+        assert pickupable_type(t, CATALOG), t
+    assert not CATALOG.type_info("Television").toggleable and agent("Television").toggleable
+    assert not CATALOG.type_info("GarbageCan").receptacle and agent("GarbageCan").receptacle
+    assert agent("Sink").receptacle and not agent("Pen").openable and not agent("CounterTop").pickupable
+    assert agent("Vase").asset_id == CATALOG.type_info("Vase").asset_id  # a real asset's size and id
+    assert agent("NoSuchType") is None
+    watcher = catalog_place_watcher(CATALOG)
+    assert watcher.is_pickupable("Vase") and watcher.is_receptacle("GarbageCan")
+
+
+def test_a_bin_is_searched_but_never_where_the_agent_leaves_things():
+    agent = CATALOG.type_affordances
+    assert FIXED_RECEPTACLE.admits_info(agent("GarbageCan"), "Apple", CATALOG)  # looked into for unseen things
+    assert not ROOM_SURFACE.admits_info(agent("GarbageCan"), "Apple", CATALOG)  # "the apple in the kitchen"
+    assert not AGENT_PUT_DOWN.admits_info(agent("GarbageCan"), "Mug", CATALOG)  # freeing the hand
+    assert AGENT_PUT_DOWN.admits_info(agent("CounterTop"), "Mug", CATALOG)  # not vacuous

@@ -44,7 +44,7 @@ class ClauseSplitting:
             for part in _CONTRACTIONS.get(w, (w,)):
                 toks.append((part, m.start(), m.end()))
         toks = _verb_from_noun(_mark_purpose(_join_hyphens(_parenthetical_count(toks))))
-        toks = _drop_phrases(toks, V.POLITE_PHRASES)
+        toks = _verb_from_gerund(_drop_phrases(toks, V.POLITE_PHRASES))
         sentences: list[_Clause] = []
         cur: list[tuple[str, int, int]] = []
         for t in toks:
@@ -271,4 +271,39 @@ def _verb_from_noun(toks: list[tuple[str, int, int]]) -> list[tuple[str, int, in
                 out[i] = (_ACTION_NOUNS[words[k]], toks[i][1], toks[i][2])
                 del out[j:k + 1]
             break
+    return out
+
+
+# "X needs washing": the words that ask for an action on X with a gerund, and where X starts.
+_NEED_WORDS = frozenset({"need", "needs", "want", "wants"})
+_SUBJECT_BREAKS = frozenset({".", "!", "?", ";", ":", ",", "then", "\n", DASH, WHY, WHEN})
+
+
+def _verb_from_gerund(toks: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    """Rewrite "the plant needs watering" as "water the plant" and "the blinds in the bedroom need
+    opening" as "open the blinds in the bedroom": everyday English asks for an action with
+    need(s) + gerund, which read as a state description kept only the room ("the blinds are in
+    the bedroom"). The subject is what stands before "need(s)" back to the clause's start (after
+    an "and" that ends a request: "put the mug away and the plant needs watering"). A gerund that
+    is no verb the parser knows ("the rug needs vacuuming") is left alone, to be reported."""
+    out: list[tuple[str, int, int]] = []
+    k = 0
+    while k < len(toks):
+        w = toks[k][0]
+        verb = _stem(toks[k + 1][0]) if w in _NEED_WORDS and k + 1 < len(toks) else ""
+        if verb in V.VERBS and verb != toks[k + 1][0]:
+            start = len(out)
+            while start > 0 and out[start - 1][0] not in _SUBJECT_BREAKS:
+                start -= 1
+            subject = out[start:]
+            ands = [i for i, t in enumerate(subject) if t[0] == "and"]
+            if ands and subject[0][0] in V.VERBS:  # "put the mug away and the plant needs watering"
+                start += ands[-1] + 1
+                subject = out[start:]
+            if subject and subject[0][0] not in V.VERBS:
+                out[start:] = [(verb, toks[k + 1][1], toks[k + 1][2])] + subject
+                k += 2
+                continue
+        out.append(toks[k])
+        k += 1
     return out

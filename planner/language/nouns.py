@@ -24,6 +24,9 @@ _FUNCTION_WORDS = frozenset(V.DETERMINERS | V.PRONOUNS | V.COPULAS | {"me", "her
 # A part named after its object ("the fridge door", "the kettle lid"): the object is what the
 # checklist speaks of (opening the fridge's door opens the fridge); "door" alone is a doorway.
 _PART_NOUNS = frozenset({"door", "doors", "lid", "lids", "handle", "handles"})
+# A part of a room ("in the corner of the bedroom", "the middle of the living room"): the room is
+# what the checklist can say; the part alone ("in the corner") names no place and stays unread.
+_ROOM_PARTS = frozenset({"corner", "corners", "middle", "centre", "center", "back", "end", "side"})
 
 
 class NounPhrases:
@@ -106,6 +109,14 @@ class NounPhrases:
         while i < n:
             w = words[i]
             start = toks[i][1]
+            if w in _ROOM_PARTS and i + 2 < n and words[i + 1] == "of":
+                j = i + 2
+                while j < n and words[j] in ("the", "my", "our", "your"):
+                    j += 1
+                part_of = self._longest(words, j)
+                if part_of is not None and part_of[1][0] == "room":
+                    i = j  # "the corner of the bedroom": the bedroom
+                    continue
             held = _match_any(words, i, _HELD_PHRASES)
             if held:
                 chunks.append(_Chunk("held", True, start, toks[i + held - 1][2]))

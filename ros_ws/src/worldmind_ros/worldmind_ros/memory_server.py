@@ -175,12 +175,13 @@ class MemoryServer:
             self.objects_pub.publish(objects_msg(memory, self.map_frame, stamp))
 
     # ---- answers ---------------------------------------------------------------------------------
-    def _no_memory(self) -> str | None:
+    def _memory_to_answer(self) -> tuple[SpatialMemory | None, str | None]:
+        """The memory a service answers from, asked once per request (the owner may swap it
+        between two asks), or why there is none to answer from."""
         if not self.node.active:
-            return f"{self.node.get_name()} is {self.node.lifecycle_state}: activate it first"
-        if self.memory_of() is None:
-            return f"no memory yet: {self.owner}"
-        return None
+            return None, f"{self.node.get_name()} is {self.node.lifecycle_state}: activate it first"
+        memory = self.memory_of()
+        return memory, None if memory is not None else f"no memory yet: {self.owner}"
 
     def _error(self, where: str, message: str) -> str:
         text = f"{where}: {message}"
@@ -223,15 +224,13 @@ class MemoryServer:
         """``QueryObjects``: ``text`` ranks by the memory's text (and CLIP) index, rooms and
         anchors in it filtering ("the mug on the table"); ``object_type`` keeps that category (with
         no text: every object of it, most often seen first); ``k`` caps the hits."""
-        problem = self._no_memory()
+        memory, problem = self._memory_to_answer()
         text, kind = str(request.text).strip(), str(request.object_type).strip()
         if problem is None and not text and not kind:
             problem = "fields 'text' and 'object_type' are both empty: give a description, a category or both"
-        if problem is not None:
-            response.success, response.message = False, self._error(f"service {self.query_name}", problem)
+        if problem is not None or memory is None:
+            response.success, response.message = False, self._error(f"service {self.query_name}", problem or "no memory")
             return response
-        memory = self.memory_of()
-        assert memory is not None
         k = int(request.k) or self.default_k
         want = normalize_phrase(kind) if kind else ""
         if text:
@@ -251,9 +250,8 @@ class MemoryServer:
     def _get_object(self, request: Any, response: Any) -> Any:
         """``GetObject``: the record of one memory object id, whatever its status (the message
         says it: ``active``, ``retired`` once seen gone, ``merged`` into another)."""
-        problem = self._no_memory()
-        memory = self.memory_of()
-        if problem is None and memory is not None:
+        memory, problem = self._memory_to_answer()
+        if memory is not None:
             try:
                 rec = memory.record(int(str(request.id).strip()))
             except ValueError:
