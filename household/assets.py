@@ -196,14 +196,12 @@ class AssetCatalog:
         return self._affordances[object_type]
 
     def type_affords(self, object_type: str, name: str) -> bool | None:
-        """Whether any asset of the type has the affordance ``name`` (an ``AssetInfo`` property:
-        "toggleable", "pickupable", ...); None for a type the database does not hold. What the
-        language readers judge an instruction by: a state is refused only where no asset of the
-        type could take it."""
-        assets = self._by_type.get(object_type)
-        if not assets:
-            return None
-        return any(bool(getattr(a, name)) for a in assets)
+        """One flag of ``type_affordances`` (an ``AssetInfo`` property: "toggleable",
+        "pickupable", ...): whether any asset of the type has it; None for a type the database
+        does not hold. What the language readers judge an instruction by, so the parser and the
+        agent read one record: a state is refused only where no asset of the type could take it."""
+        info = self.type_affordances(object_type)
+        return None if info is None else bool(getattr(info, name))
 
     def typical_size(self, object_type: str) -> tuple[float, float, float] | None:
         """The median box extents (x, y, z, metres, the asset's frame) over the type's assets;

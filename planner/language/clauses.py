@@ -276,7 +276,7 @@ def _verb_from_noun(toks: list[tuple[str, int, int]]) -> list[tuple[str, int, in
 
 # "X needs washing": the words that ask for an action on X with a gerund, and where X starts.
 _NEED_WORDS = frozenset({"need", "needs", "want", "wants"})
-_SUBJECT_BREAKS = frozenset({".", "!", "?", ";", ":", ",", "then", "\n", DASH, WHY, WHEN})
+_SUBJECT_BREAKS = (_CLAUSE_ENDS - {"and"}) | {DASH, WHY, WHEN}  # "and" is judged apart: see below
 
 
 def _verb_from_gerund(toks: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
