@@ -166,6 +166,9 @@ class NoExperience:
     def approach_closer(self, action: str, object_type: str) -> bool:
         return False
 
+    def attempted(self, action: str, object_type: str) -> None:
+        return None
+
     def avoid(self, action: str, object_type: str, target_type: str) -> bool:
         return False
 

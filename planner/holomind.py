@@ -380,6 +380,9 @@ class HoloMindAgent:
     def experience_closer(self, action: str, object_type: str) -> bool:
         return self.experience.approach_closer(action, object_type)
 
+    def experience_attempted(self, action: str, object_type: str) -> None:
+        self.experience.attempted(action, object_type)
+
     def learn(self, action: str, situation: str, object_type: str, fix: str, worked: bool) -> None:
         exp = self.experience.record(action, situation, object_type, fix)
         if worked:

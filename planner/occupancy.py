@@ -43,7 +43,7 @@ from household import morphology
 from household.free_grid import FreeGrid
 from household.frames import ros_to_thor_points
 from household.types import Observation
-from perception.backproject import backproject_pixels
+from perception.backproject import camera_to_world
 
 
 @dataclass
@@ -101,7 +101,7 @@ class OccupancyMap:
         self._grid: FreeGrid | None = None
         self._tight_grid: FreeGrid | None = None
         self._tight_for: FreeGrid | None = None  # the usual grid of the map the tight one was made from
-        self._pixel_cache: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]] = {}
+        self._pixel_cache: dict[tuple[float, ...], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
         # ``frontier``'s last answer and what it was computed from (see there)
         self._frontier_for: tuple[FreeGrid, int, int, int] | None = None
         self._frontier: list[tuple[float, float, int, float, float]] = []
@@ -126,74 +126,97 @@ class OccupancyMap:
         return 0 <= i < self.n and 0 <= j < self.n
 
     # ---- updates ---------------------------------------------------------------------------
-    def _pixels(self, obs: Observation) -> tuple[np.ndarray, np.ndarray]:
+    def _pixels(self, obs: Observation) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The sampled pixels (u, v) and their optical-ray factors (u - cx) / fx and (v - cy) / fy,
+        cached per image size, stride and intrinsics (the same float64 values
+        ``perception.backproject.pixel_to_camera`` computes every frame)."""
         h, w = cast(np.ndarray, obs.depth).shape  # integrate() calls this only with a depth frame
-        key = (h, w, self.config.stride)
+        k = obs.intrinsics
+        key = (h, w, self.config.stride, float(k.fx), float(k.fy), float(k.cx), float(k.cy))
         if key not in self._pixel_cache:
             v, u = np.mgrid[0:h:self.config.stride, 0:w:self.config.stride]
-            self._pixel_cache[key] = (u.ravel(), v.ravel())
+            u, v = u.ravel(), v.ravel()
+            self._pixel_cache[key] = (u, v, (u - k.cx) / k.fx, (v - k.cy) / k.fy)
         return self._pixel_cache[key]
 
     def integrate(self, obs: Observation) -> None:
-        """Add one frame's depth; also marks the agent's own footprint as free floor."""
+        """Add one frame's depth; also marks the agent's own footprint as free floor.
+
+        The work is done once per valid pixel and read through masks (a frame's floor, wall and
+        obstacle cells from one cell index; the far-floor fill on flat pixel indices), with the
+        same arithmetic, in the same order, as the per-layer passes it replaced: the maps are
+        bit for bit the same (``tests/test_occupancy_integrate.py``), at about half the time."""
         self.mark_stood(obs)
         if obs.depth is None:
             return
         c = self.config
-        h, w = obs.depth.shape
-        u, v = self._pixels(obs)
-        d = obs.depth[v, u].astype(np.float64)
+        depth = np.asarray(obs.depth)
+        h, w = depth.shape
+        u, v, x_of_u, y_of_v = self._pixels(obs)
+        d = (depth.reshape(-1) if c.stride == 1 else depth[v, u]).astype(np.float64)
         ok = (d > 0.05) & (d < c.max_range) & np.isfinite(d)
         if not ok.any():
             return
-        ros = backproject_pixels(u, v, d, obs.intrinsics, obs.world_from_camera)
-        height = ros[:, 2]
-        thor = ros_to_thor_points(ros)
+        # every pixel in one matmul, as before (each row's product is its own: a NaN or inf pixel,
+        # zeroed here, changes no other row, and no longer warns every frame)
+        ray_depth = np.where(ok, d, 0.0)
+        cam = np.empty((len(d), 3))
+        np.multiply(x_of_u, ray_depth, out=cam[:, 0])
+        np.multiply(y_of_v, ray_depth, out=cam[:, 1])
+        cam[:, 2] = ray_depth
+        ros = camera_to_world(cam, obs.world_from_camera)
+        valid = np.flatnonzero(ok)
+        height = ros[valid, 2]
+        # THOR x = -ROS y, z = ROS x (household.frames.ros_to_thor_points, the same operations)
+        x_thor = 0.0 - ros[:, 1]
+        z_thor = ros[:, 0] + 0.0
         slack: np.ndarray | float
         if c.depth_noise_k > 0:
             # three sigma of each point's height error: depth error k d^2 along a ray whose
             # height changes by (h - h_cam) / d per metre of depth
-            slack = c.noise_sigmas * c.depth_noise_k * np.where(ok, d, 0.0) * np.abs(
+            slack = c.noise_sigmas * c.depth_noise_k * d[valid] * np.abs(
                 height - float(obs.world_from_camera[2, 3]))
         else:
             slack = 0.0
-        floor = ok & (height < c.floor_max + slack)
-        obst = ok & (height >= c.obstacle_min + slack) & (height <= c.obstacle_max)
-        wall = ok & (height >= c.wall_min) & (height <= c.wall_max)
-        floor_cells = self._cells(thor[floor])
-        self.floor[np.divmod(floor_cells, self.n)] = True
-        self._mark(self.wall, thor[wall])
+        floor = height < c.floor_max + slack
+        obst = (height >= c.obstacle_min + slack) & (height <= c.obstacle_max)
+        wall = (height >= c.wall_min) & (height <= c.wall_max)
+        cells, inside = self._cell_index(x_thor[valid], z_thor[valid])
+        floor_cells = cells[floor & inside]
+        self.floor.reshape(-1)[floor_cells] = True
+        self.wall.reshape(-1)[cells[wall & inside]] = True
         if c.depth_noise_k > 0:
-            self._count(floor_cells, self._cells(thor[obst]))
+            self._count(floor_cells, cells[obst & inside])
         else:
-            self._mark(self.obstacle, thor[obst])
+            self.obstacle.reshape(-1)[cells[obst & inside]] = True
         if c.stride == 1:
             # Far floor lands sparser than the cells along the viewing ray. Two floor pixels
             # stacked in one image column see the floor between them too (nothing can hide
             # between adjacent pixels), so fill the segment between their floor points.
-            fl = floor.reshape(h, w)
-            pts = thor.reshape(h, w, 3)
-            pair = fl[:-1] & fl[1:]
-            a, b = pts[:-1][pair], pts[1:][pair]
-            gap = np.hypot(a[:, 0] - b[:, 0], a[:, 2] - b[:, 2])
-            far = gap > c.resolution
+            is_floor = np.zeros(h * w, dtype=bool)
+            is_floor[valid[floor]] = True
+            upper = np.flatnonzero(is_floor[:-w] & is_floor[w:])  # pixel p and p + w, the one below
+            lower = upper + w
+            ax, az = x_thor[upper], z_thor[upper]
+            dx, dz = x_thor[lower] - ax, z_thor[lower] - az
+            far = np.hypot(dx, dz) > c.resolution  # |b - a| is |a - b| exactly
             if far.any():
-                t = np.linspace(0.0, 1.0, 9)[1:-1, None, None]
-                fill = a[far][None] + t * (b[far] - a[far])[None]
-                self._mark(self.floor, fill.reshape(-1, 3))
+                t = np.linspace(0.0, 1.0, 9)[1:-1, None]
+                fill_x = ax[far][None] + t * dx[far][None]
+                fill_z = az[far][None] + t * dz[far][None]
+                fill, fill_inside = self._cell_index(fill_x.reshape(-1), fill_z.reshape(-1))
+                self.floor.reshape(-1)[fill[fill_inside]] = True
         self._grid = None
         self.version += 1
 
-    def _cells(self, thor: np.ndarray) -> np.ndarray:
-        """Flat indices (i * n + j) of the cells under THOR points, those outside the map dropped."""
+    def _cell_index(self, x: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Flat cell indices (i * n + j) of THOR (x, z) points and which lie on the map (the
+        others' indices are meaningless)."""
         c = self.config
-        i = np.rint((thor[:, 0] - self.x0) / c.resolution).astype(np.int64)
-        j = np.rint((thor[:, 2] - self.z0) / c.resolution).astype(np.int64)
-        inb = (i >= 0) & (j >= 0) & (i < self.n) & (j < self.n)
-        return i[inb] * self.n + j[inb]
-
-    def _mark(self, layer: np.ndarray, thor: np.ndarray) -> None:
-        layer[np.divmod(self._cells(thor), self.n)] = True
+        i = np.rint((x - self.x0) / c.resolution).astype(np.int64)
+        j = np.rint((z - self.z0) / c.resolution).astype(np.int64)
+        inside = (i >= 0) & (j >= 0) & (i < self.n) & (j < self.n)
+        return i * self.n + j, inside
 
     def _count(self, floor_cells: np.ndarray, obstacle_cells: np.ndarray) -> None:
         """Add this frame's returns (flat cell indices, one per return) to the per-cell counts

@@ -39,6 +39,9 @@ class FakeAgentView:
     def experience_closer(self, action: str, object_type: str) -> bool:
         return False
 
+    def experience_attempted(self, action: str, object_type: str) -> None:
+        pass
+
     def after_interaction(self, name: str, object_id: str, obs: Observation) -> None:
         pass
 

@@ -33,7 +33,7 @@ import pytest
 from evaluation.executor import InProcessExecutor, Task
 from planner.critic import Experience, ExperiencePool
 from worldmind import cli
-from worldmind.longact_job import merge_experience, snapshot_entries
+from worldmind.longact_job import PoolSnapshot, merge_experience, snapshot_pool
 
 REPO = Path(__file__).resolve().parents[1]
 DEV = REPO / "evaluation" / "data" / "episodes_dev"
@@ -123,18 +123,25 @@ def test_in_process_executor_records_a_crash_and_runs_the_rest():
 def test_merge_experience_adds_each_episodes_increments_in_order():
     pool = ExperiencePool(None)
     pool.entries = {e.key: e for e in [Experience("Open", "closed", "Fridge", "open", seen=2, validated=1)]}
-    snap = snapshot_entries(pool)
-    a = [dict(snap[0], seen=3, validated=2), {"action": "Pick", "situation": "out_of_reach", "object_type": "Mug",
-                                               "fix": "closer", "seen": 1, "validated": 0}]
-    b = [dict(snap[0], seen=4, validated=1), {"action": "Pick", "situation": "out_of_reach", "object_type": "Mug",
-                                               "fix": "closer (b)", "seen": 2, "validated": 1}]
+    pool.attempts = {"Open|Fridge": 5}
+    snap = snapshot_pool(pool)
+    fridge0 = snap.entries[0]
+    a = PoolSnapshot([dict(fridge0, seen=3, validated=2), {"action": "Pick", "situation": "out_of_reach",
+                                                           "object_type": "Mug", "fix": "closer", "seen": 1,
+                                                           "validated": 0}],
+                     {"Open|Fridge": 7, "Pick|Mug": 2})
+    b = PoolSnapshot([dict(fridge0, seen=4, validated=1), {"action": "Pick", "situation": "out_of_reach",
+                                                           "object_type": "Mug", "fix": "closer (b)", "seen": 2,
+                                                           "validated": 1}],
+                     {"Open|Fridge": 5, "Pick|Mug": 3})
     merge_experience(pool, snap, a)
     merge_experience(pool, snap, b)
     fridge, mug = pool.entries["Open|closed|Fridge"], pool.entries["Pick|out_of_reach|Mug"]
     assert (fridge.seen, fridge.validated) == (2 + 1 + 2, 1 + 1 + 0)
     assert (mug.seen, mug.validated, mug.fix) == (3, 1, "closer")  # the first episode in order names the fix
+    assert pool.attempts == {"Open|Fridge": 5 + 2 + 0, "Pick|Mug": 2 + 3}  # the tries grow by each one's count
     merge_experience(pool, snap, None)  # a planner without a pool changes nothing
-    assert len(pool.entries) == 2
+    assert len(pool.entries) == 2 and pool.attempts == {"Open|Fridge": 7, "Pick|Mug": 5}
 
 
 def test_experience_pool_is_one_snapshot_per_wave_merged_in_episode_order(tmp_path, monkeypatch):
@@ -144,16 +151,20 @@ def test_experience_pool_is_one_snapshot_per_wave_merged_in_episode_order(tmp_pa
 
     src = short_episodes(tmp_path / "eps", steps=5)
     seen: dict[str, list[str]] = {}
+    tries: dict[str, dict[str, int]] = {}
     real = longact_job.run_longact_job
 
     def learning_job(job, progress=None):
-        seen[job.episode.id] = sorted(e["object_type"] for e in job.experience)
+        seen[job.episode.id] = sorted(e["object_type"] for e in job.experience.entries)
+        tries[job.episode.id] = dict(job.experience.attempts)
         output = real(longact_job.LongActJob(job.episode, dict(job.options, planner="oracle", no_render=True)),
                       progress=progress)
         output.result.planner = "deterministic"
         lesson = {"action": "Pick", "situation": "out_of_reach", "object_type": job.episode.id, "fix": "closer",
                   "seen": 1, "validated": 0}
-        output.experience = list(job.experience) + [lesson]
+        output.experience = longact_job.PoolSnapshot(
+            list(job.experience.entries) + [lesson],
+            dict(job.experience.attempts, **{f"Pick|{job.episode.id}": 2}))
         return output
 
     monkeypatch.setattr(cli_longact, "run_longact_job", learning_job)
@@ -161,8 +172,10 @@ def test_experience_pool_is_one_snapshot_per_wave_merged_in_episode_order(tmp_pa
     assert cli.main(["eval", "longact", "--episodes", str(src), "--out", str(out), "--planner", "deterministic",
                      "--experience-wave", "2"]) == 0
     assert seen == {"dev-000-0": [], "dev-001-1": [], "dev-003-0": ["dev-000-0", "dev-001-1"]}
+    assert tries["dev-003-0"] == {"Pick|dev-000-0": 2, "Pick|dev-001-1": 2}  # the tries travel with the entries
     pool = json.loads((out / "experience_pool.json").read_text())
     assert sorted(e["object_type"] for e in pool["entries"]) == list(SHORT)
+    assert pool["attempts"] == {f"Pick|{e}": 2 for e in SHORT}
 
 
 def test_with_several_slots_a_wave_is_handed_out_longest_first_and_reported_in_episode_order(tmp_path, monkeypatch):

@@ -799,6 +799,49 @@ def test_experience_pool_round_trip(tmp_path: Path) -> None:
     assert again.avoid("PutObject", "Apple", "Cup") and not again.avoid("PutObject", "Apple", "Bowl")
 
 
+def test_come_closer_at_once_only_where_failing_from_the_usual_distance_is_the_norm(tmp_path: Path) -> None:
+    """A validated "come closer" fix is a rule only while reach failures are at least half the
+    tries from the usual distance: one book out of view in one house must not send the agent to
+    a nearer pose for every book after it."""
+    path = tmp_path / "pool.json"
+    pool = ExperiencePool.load(path)
+    for _ in range(10):
+        pool.attempted("PickupObject", "Book")
+    pool.validate(pool.record("PickupObject", "not_visible", "Book", "navigate_to"))
+    assert not pool.approach_closer("PickupObject", "Book")  # 1 failure in 10 tries
+    assert pool.rules() == []  # the roles are told only the rules in force
+    for _ in range(4):
+        pool.record("PickupObject", "out_of_reach", "Book", "navigate_to")
+    assert pool.approach_closer("PickupObject", "Book")  # 5 in 10
+    assert pool.rules() == ["before PickupObject on a Book: navigate_to first (not_visible)"]
+    assert not pool.approach_closer("PickupObject", "Mug") and not pool.approach_closer("PutObject", "Book")
+    pool.save()
+    again = ExperiencePool.load(path)
+    assert again.attempts == {"PickupObject|Book": 10} and again.approach_closer("PickupObject", "Book")
+    for _ in range(10):
+        again.attempted("PickupObject", "Book")
+    assert not again.approach_closer("PickupObject", "Book")  # 5 in 20: no longer the norm
+    # never validated: however often it failed, coming closer never shown to help
+    pool.record("OpenObject", "out_of_reach", "Fridge", "navigate_to")
+    pool.attempted("OpenObject", "Fridge")
+    assert not pool.approach_closer("OpenObject", "Fridge")
+
+
+def test_a_pool_from_before_tries_were_counted_keeps_its_other_rules(tmp_path: Path) -> None:
+    path = tmp_path / "pool.json"
+    entries = [{"action": "PickupObject", "situation": "not_visible", "object_type": "Book", "fix": "navigate_to",
+                "seen": 8, "validated": 1},
+               {"action": "PutObject", "situation": "closed", "object_type": "Fridge", "fix": "open",
+                "seen": 2, "validated": 1}]
+    path.write_text(json.dumps({"schema": "worldmind/experience_pool", "version": 1, "entries": entries}))
+    pool = ExperiencePool.load(path)
+    assert pool.attempts == {} and not pool.approach_closer("PickupObject", "Book")  # no rate, no rule
+    assert pool.proactive_fix("PutObject", "Fridge") == "open"
+    pool.attempted("PickupObject", "Book")
+    pool.save()
+    assert json.loads(path.read_text())["attempts"] == {"PickupObject|Book": 1}
+
+
 def test_experience_pool_save_is_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A save that fails half way leaves the previous file intact."""
     path = tmp_path / "pool.json"

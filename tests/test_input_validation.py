@@ -49,3 +49,18 @@ def test_a_good_pool_still_loads(tmp_path: Path) -> None:
     pool.write_text(json.dumps({"entries": [{"action": "PutObject", "situation": "closed", "object_type": "Fridge",
                                              "fix": "open", "seen": 2, "validated": 1}]}))
     assert ExperiencePool.load(pool).proactive_fix("PutObject", "Fridge") == "open"
+
+
+@pytest.mark.parametrize("attempts,named", [
+    ([1, 2], "expected an object of counts"),
+    ({"PickupObject": 3}, "'PickupObject' is not"),
+    ({"PickupObject|Mug|x": 3}, "'PickupObject|Mug|x' is not"),
+    ({"PickupObject|Mug": -1}, r"\['PickupObject\|Mug'\].*count"),
+    ({"PickupObject|Mug": True}, r"\['PickupObject\|Mug'\].*count"),
+])
+def test_wrongly_typed_pool_tries_are_named(tmp_path: Path, attempts, named) -> None:
+    pool = tmp_path / "pool.json"
+    pool.write_text(json.dumps({"schema": "worldmind/experience_pool", "version": 1, "entries": [],
+                                "attempts": attempts}))
+    with pytest.raises(ValueError, match=rf"pool.json: attempts.*{named}"):
+        ExperiencePool.load(pool)

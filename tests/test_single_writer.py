@@ -129,6 +129,7 @@ tag, n = sys.argv[2], int(sys.argv[3])
 for i in range(n):
     pool.record("OpenObject", "closed", f"{tag}{i}", "open")
     shared = pool.record("PutObject", "closed", "Fridge", "open")
+    pool.attempted("PickupObject", "Mug")
     pool.validate(shared)  # validate() saves
 pool.save()
 """
@@ -152,6 +153,7 @@ def test_two_processes_saving_one_experience_pool_lose_no_entry_or_count(tmp_pat
     assert {f"OpenObject|closed|{t}{i}" for t in "AB" for i in range(n)} <= set(pool.entries)
     shared = pool.entries["PutObject|closed|Fridge"]
     assert (shared.seen, shared.validated) == (2 * n, 2 * n)
+    assert pool.attempts == {"PickupObject|Mug": 2 * n}  # the tries merge as the counts do
 
 
 def test_a_pool_saved_twice_in_one_process_does_not_double_count(tmp_path):

@@ -25,8 +25,8 @@ from worldmind.cli_common import (EXIT_FAILED, EXIT_OK, EXPERIENCE_FILE, PROG, C
                                   episode_bar, existing_result, planner_label, printable, safe_dir_name)
 from worldmind.resume_key import resume_key
 from worldmind.run_folder import lock_run_folder, writable_out_dir
-from worldmind.longact_job import (DEFAULT_RAY_WAVE, LongActJob, job_options, merge_experience, run_longact_job,
-                                   snapshot_entries)
+from worldmind.longact_job import (DEFAULT_RAY_WAVE, LongActJob, PoolSnapshot, job_options, merge_experience,
+                                   run_longact_job, snapshot_pool)
 
 FAILED_FILE = "failed.json"
 
@@ -204,7 +204,7 @@ def _run_longact_eval(args: argparse.Namespace, episodes: Sequence[Any]) -> int:
             summary()
         todo = [i for i, ep in enumerate(episodes) if done[ep.id] is None]  # damaged ones are not rerun
         for wave in _waves(todo, wave_size if pool is not None else len(todo)):
-            snapshot = snapshot_entries(pool) if pool is not None else None
+            snapshot = snapshot_pool(pool) if pool is not None else None
             tasks = [Task(i, episodes[i].id, LongActJob(episodes[i], options, snapshot))
                      for i in (longest_first(wave, episodes) if executor.slots > 1 else wave)]
             learned: dict[int, Any] = {}
@@ -214,7 +214,7 @@ def _run_longact_eval(args: argparse.Namespace, episodes: Sequence[Any]) -> int:
                     learned[outcome.task.index] = outcome.value.experience
             if pool is not None:  # merged in episode order: independent of which worker finished first
                 for i in sorted(learned):
-                    merge_experience(pool, snapshot or [], learned[i])
+                    merge_experience(pool, snapshot or PoolSnapshot([]), learned[i])
                 pool.save()
     finally:
         if bar is not None:

@@ -8,8 +8,8 @@ reused one simulator across episodes): ``env.reset(episode)`` starts every episo
 Experience pool (the one piece of state shared between episodes): episodes run in *waves*. Every
 episode of a wave starts from the same read-only snapshot of the pool (taken when the wave
 starts); the task returns its pool as it ended; after the wave the driver merges each episode's
-change (new entries; ``seen``/``validated`` increments) into the pool in episode order and saves
-it. Results therefore depend on the wave size, never on the number of workers or on which
+change (new entries; ``seen``/``validated`` increments; the tries counted per action and type)
+into the pool in episode order and saves it. Results therefore depend on the wave size, never on the number of workers or on which
 episode finished first. In-process runs use waves of one episode (each episode sees everything
 learned before it, as before); Ray runs default to ``DEFAULT_RAY_WAVE``.
 """
@@ -37,13 +37,23 @@ _ASSETS: list[Any] = []  # per process: the asset database, read once
 
 
 @dataclass(frozen=True)
+class PoolSnapshot:
+    """An experience pool as plain data, for a wave's tasks and back: its entries as dicts
+    (sorted by key) and its tries per "Action|ObjectType" (``ExperiencePool.attempts``, which the
+    "come closer" rule's rate needs: a snapshot without them gave every episode an empty count)."""
+
+    entries: list[dict[str, Any]]
+    attempts: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class LongActJob:
-    """What a worker needs for one episode. ``experience`` is the pool snapshot (entries as
-    dicts) or None when the planner keeps no pool."""
+    """What a worker needs for one episode. ``experience`` is the pool snapshot, or None when
+    the planner keeps no pool."""
 
     episode: Any  # evaluation.episodes.Episode
     options: dict[str, Any]
-    experience: list[dict[str, Any]] | None = None
+    experience: PoolSnapshot | None = None
 
 
 @dataclass
@@ -54,7 +64,7 @@ class LongActOutput:
     result: Any = None
     layout: Any = None
     world: Any = None
-    experience: list[dict[str, Any]] | None = None
+    experience: PoolSnapshot | None = None
     skipped: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -100,7 +110,8 @@ def run_longact_job(job: LongActJob, progress: Any = None) -> LongActOutput:
         workdir = Path(tempfile.mkdtemp(prefix="worldmind-exp-"))
         pool_path = workdir / "experience_pool.json"
         snapshot = ExperiencePool(pool_path)
-        snapshot.entries = _entries(job.experience)
+        snapshot.entries = _entries(job.experience.entries)
+        snapshot.attempts = dict(job.experience.attempts)
         snapshot.save()
     try:
         agent = agent_for(args, env, pool_path)
@@ -110,7 +121,7 @@ def run_longact_job(job: LongActJob, progress: Any = None) -> LongActOutput:
         result.extra[RESUME_KEY] = resume_key(job.options, episode)  # what a rerun must match to reuse it
         save_experience(agent)
         pool = getattr(agent, "experience", None)
-        after = None if job.experience is None or pool is None else [asdict(e) for e in pool.entries.values()]
+        after = None if job.experience is None or pool is None else snapshot_pool(pool)
         return LongActOutput(result=result, layout=report_layout(env, world), world=world, experience=after)
     finally:
         if workdir is not None:
@@ -127,19 +138,26 @@ def _entries(raw: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def snapshot_entries(pool: Any) -> list[dict[str, Any]]:
-    """The pool's entries as plain dicts, sorted by key (a read-only copy for one wave)."""
-    return [asdict(e) for e in sorted(pool.entries.values(), key=lambda e: e.key)]
+def snapshot_pool(pool: Any) -> PoolSnapshot:
+    """The pool as plain data (a read-only copy for one wave): entries sorted by key, and the
+    tries (a store that counts none, the ``episodic`` ablation's, gives none)."""
+    return PoolSnapshot([asdict(e) for e in sorted(pool.entries.values(), key=lambda e: e.key)],
+                        dict(sorted(getattr(pool, "attempts", {}).items())))
 
 
-def merge_experience(pool: Any, snapshot: list[dict[str, Any]], after: list[dict[str, Any]] | None) -> None:
+def merge_experience(pool: Any, snapshot: PoolSnapshot, after: PoolSnapshot | None) -> None:
     """Add what one episode learned (``after`` minus the wave's ``snapshot``) to ``pool``: new
-    entries are added, and ``seen``/``validated`` grow by the episode's increments. Call it for
-    the wave's episodes in episode order so the merged pool does not depend on finishing order."""
+    entries are added, and ``seen``/``validated`` and the tries grow by the episode's
+    increments. Call it for the wave's episodes in episode order so the merged pool does not
+    depend on finishing order."""
     if after is None:
         return
-    base = _entries(snapshot)
-    for key, exp in _entries(after).items():
+    for key, n in after.attempts.items():
+        grown = n - snapshot.attempts.get(key, 0)
+        if grown > 0:
+            pool.attempts[key] = pool.attempts.get(key, 0) + grown
+    base = _entries(snapshot.entries)
+    for key, exp in _entries(after.entries).items():
         before = base.get(key)
         d_seen = exp.seen - (before.seen if before else 0)
         d_validated = exp.validated - (before.validated if before else 0)
