@@ -145,7 +145,8 @@ class OccupancyMap:
         The work is done once per valid pixel and read through masks (a frame's floor, wall and
         obstacle cells from one cell index; the far-floor fill on flat pixel indices), with the
         same arithmetic, in the same order, as the per-layer passes it replaced: the maps are
-        bit for bit the same (``tests/test_occupancy_integrate.py``), at about half the time."""
+        bit for bit the same (``tests/test_occupancy_integrate.py``), in 0.6 to 0.85 of the time
+        (the one matmul over every pixel, kept for those bits, is the largest part left)."""
         self.mark_stood(obs)
         if obs.depth is None:
             return

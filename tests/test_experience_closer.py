@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import pytest
+
 from household.types import Action, ActionFeedback
 from planner.critic import ExperiencePool
 from planner.roles import Subgoal
@@ -37,10 +39,9 @@ class CountingAgent(FakeAgentView):
 def _pick_up(agent: CountingAgent) -> None:
     gen = Skills(agent).interact(Subgoal("pick", {"object_id": MUG}, "g1"), MUG)
     assert next(gen) == Action("PickupObject", MUG)  # in view and reach: sent at once
-    try:
+    with pytest.raises(StopIteration) as done:  # the pick-up worked: the skill ends there
         gen.send(SimpleNamespace(feedback=ActionFeedback("PickupObject", True, "")))
-    except StopIteration as done:
-        assert done.value is True
+    assert done.value.value is True
 
 
 def test_a_pick_up_from_the_usual_distance_is_one_try() -> None:
