@@ -122,6 +122,16 @@ def _attempts_from(raw: Any, where: str) -> dict[str, int]:
     return attempts
 
 
+def add_tries(into: dict[str, int], now: dict[str, int], base: dict[str, int]) -> None:
+    """Add to ``into`` the tries counted since ``base`` (``now`` minus ``base`` per key, where it
+    grew): how a pool's save merges its own counts into the file's, and how ``eval longact``
+    merges an episode's into the run's pool after a wave."""
+    for key, n in now.items():
+        grown = n - base.get(key, 0)
+        if grown > 0:
+            into[key] = into.get(key, 0) + grown
+
+
 def _read_pool(path: Path) -> tuple[dict[str, Experience], dict[str, int]]:
     """The entries and the tries per (action, type) of the pool file at ``path`` (none when it
     does not exist; a file written before tries were counted has none); ValueError naming the
@@ -188,8 +198,7 @@ class ExperiencePool:
             for key, disk in stored.items():
                 self.entries.setdefault(key, disk)
             merged = dict(stored_attempts)
-            for key, n in self.attempts.items():
-                merged[key] = merged.get(key, 0) + max(0, n - self._attempts_base.get(key, 0))
+            add_tries(merged, self.attempts, self._attempts_base)
             self.attempts.clear()
             self.attempts.update(merged)
             payload = {"schema": "worldmind/experience_pool", "version": 1,

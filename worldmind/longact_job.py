@@ -9,8 +9,8 @@ Experience pool (the one piece of state shared between episodes): episodes run i
 episode of a wave starts from the same read-only snapshot of the pool (taken when the wave
 starts); the task returns its pool as it ended; after the wave the driver merges each episode's
 change (new entries; ``seen``/``validated`` increments; the tries counted per action and type)
-into the pool in episode order and saves it. Results therefore depend on the wave size, never on the number of workers or on which
-episode finished first. In-process runs use waves of one episode (each episode sees everything
+into the pool in episode order and saves it. Results therefore depend on the wave size, never on
+the number of workers or on which episode finished first. In-process runs use waves of one episode (each episode sees everything
 learned before it, as before); Ray runs default to ``DEFAULT_RAY_WAVE``.
 """
 
@@ -152,10 +152,9 @@ def merge_experience(pool: Any, snapshot: PoolSnapshot, after: PoolSnapshot | No
     depend on finishing order."""
     if after is None:
         return
-    for key, n in after.attempts.items():
-        grown = n - snapshot.attempts.get(key, 0)
-        if grown > 0:
-            pool.attempts[key] = pool.attempts.get(key, 0) + grown
+    from planner.critic import add_tries
+
+    add_tries(pool.attempts, after.attempts, snapshot.attempts)
     base = _entries(snapshot.entries)
     for key, exp in _entries(after.entries).items():
         before = base.get(key)
