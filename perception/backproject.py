@@ -103,17 +103,27 @@ def transform_points(pose: np.ndarray, points: np.ndarray) -> np.ndarray:
     broadcast (N, 1) x (3,) form it replaced, so the same bits, at a seventh of the time for
     float32 (the broadcasts walked the (N, 3) array by strides, four times)."""
     p = np.asarray(points)
-    r = pose[:3, :3].astype(p.dtype if p.dtype == np.float32 else np.float64)
+    out = np.empty((len(p), 3), dtype=np.result_type(p.dtype, np.float32 if p.dtype == np.float32 else np.float64))
+    for j, col in enumerate(transform_columns(pose, *(np.ascontiguousarray(p[:, k]) for k in range(3)))):
+        out[:, j] = col
+    return out
+
+
+def transform_columns(pose: np.ndarray, x: np.ndarray, y: np.ndarray, z: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``transform_points`` on points given as three 1-D columns, returning three columns: the
+    same operations in the same order, so the same bits, for callers that read the result by
+    column (no (N, 3) array built or scattered into). float32 columns stay float32."""
+    r = pose[:3, :3].astype(np.float32 if x.dtype == np.float32 else np.float64)
     t = pose[:3, 3].astype(r.dtype)
-    x, y, z = (np.ascontiguousarray(p[:, k]) for k in range(3))
-    out = np.empty((len(p), 3), dtype=np.result_type(p.dtype, r.dtype))
+    cols = []
     for j in range(3):
         col = x * r[j, 0]
         col += y * r[j, 1]
         col += z * r[j, 2]
         col += t[j]
-        out[:, j] = col
-    return out
+        cols.append(col)
+    return cols[0], cols[1], cols[2]
 
 
 def world_to_pixel(points_world: np.ndarray, intr: CameraIntrinsics, world_from_camera: np.ndarray
@@ -131,14 +141,12 @@ class PixelGrid:
         self.x_of_u = ((np.arange(intr.width) - intr.cx) / intr.fx).astype(np.float32)
         self.y_of_v = ((np.arange(intr.height) - intr.cy) / intr.fy).astype(np.float32)
 
-    def backproject(self, rows: np.ndarray, cols: np.ndarray, depth: np.ndarray, pose: np.ndarray) -> np.ndarray:
-        """(N, 3) float32 world points of the pixels (rows, cols) with z-depths ``depth``."""
+    def backproject(self, rows: np.ndarray, cols: np.ndarray, depth: np.ndarray, pose: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """float32 world x, y and z columns of the pixels (rows, cols) with z-depths ``depth``
+        (columns: what perception reads them by; the values of ``transform_points`` on them)."""
         d = depth.astype(np.float32, copy=False)
-        cam = np.empty((len(d), 3), dtype=np.float32)
-        np.multiply(self.x_of_u[cols], d, out=cam[:, 0])
-        np.multiply(self.y_of_v[rows], d, out=cam[:, 1])
-        cam[:, 2] = d
-        return transform_points(pose.astype(np.float32), cam)
+        return transform_columns(pose.astype(np.float32), self.x_of_u[cols] * d, self.y_of_v[rows] * d, d)
 
 
 def voxel_coords(points: np.ndarray, voxel_size: float) -> np.ndarray:
@@ -149,11 +157,20 @@ def voxel_coords(points: np.ndarray, voxel_size: float) -> np.ndarray:
 def pack_coords(coords: np.ndarray, where: str = "points") -> np.ndarray:
     """(N, 3) int voxel coordinates -> (N,) int64 keys; raises when out of the key range."""
     c = np.asarray(coords, dtype=np.int64).reshape(-1, 3)
-    if len(c) and (c.min() < -KEY_LIMIT or c.max() > KEY_LIMIT):
-        raise PerceptionError(f"{where}: voxel coordinates reach {int(np.abs(c).max())}, beyond the key range "
+    return pack_columns(c[:, 0], c[:, 1], c[:, 2], where)
+
+
+def pack_columns(x: np.ndarray, y: np.ndarray, z: np.ndarray, where: str = "points") -> np.ndarray:
+    """``pack_coords`` on int64 voxel coordinates given as three 1-D columns."""
+    cols = (x, y, z)
+    if len(x) and (min(int(c.min()) for c in cols) < -KEY_LIMIT or max(int(c.max()) for c in cols) > KEY_LIMIT):
+        reach = max(int(np.abs(c).max()) for c in cols)
+        raise PerceptionError(f"{where}: voxel coordinates reach {reach}, beyond the key range "
                               f"+-{KEY_LIMIT}; the world frame's origin is too far away for this voxel size")
-    c = c + KEY_OFFSET
-    return (c[:, 0] << (2 * KEY_BITS)) | (c[:, 1] << KEY_BITS) | c[:, 2]
+    keys = (x + KEY_OFFSET) << (2 * KEY_BITS)
+    keys |= (y + KEY_OFFSET) << KEY_BITS
+    keys |= z + KEY_OFFSET
+    return keys
 
 
 def voxel_keys(points: np.ndarray, voxel_size: float) -> np.ndarray:
@@ -170,6 +187,13 @@ def unpack_keys(keys: np.ndarray) -> np.ndarray:
 def voxel_centers(keys: np.ndarray, voxel_size: float) -> np.ndarray:
     """(N, 3) float64 world centres of voxels."""
     return (unpack_keys(keys) + 0.5) * voxel_size
+
+
+def voxel_center_columns(keys: np.ndarray, voxel_size: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``voxel_centers`` as three 1-D float64 columns (x, y, z), the same values."""
+    k = np.asarray(keys, dtype=np.int64)
+    cols = [((((k >> shift) & KEY_MASK) - KEY_OFFSET) + 0.5) * voxel_size for shift in (2 * KEY_BITS, KEY_BITS, 0)]
+    return cols[0], cols[1], cols[2]
 
 
 def sorted_unique(values: np.ndarray) -> np.ndarray:

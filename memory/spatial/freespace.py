@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from perception.backproject import invert_rigid, transform_points, voxel_centers
+from perception.backproject import invert_rigid, transform_columns, transform_points, voxel_center_columns
 from perception.observations import FrameObservations
 from perception.perceive import BACKGROUND, UNKNOWN
 from memory.spatial.voxels import VoxelIndex
@@ -98,11 +98,10 @@ def judge(frame: FrameObservations, voxels: VoxelIndex, rows: np.ndarray, row_of
         zero = np.zeros(len(rows), np.int64)
         return FreeSpaceEvidence(rows, zero, zero, zero, zero, np.zeros(len(rows)), empty, empty)
     intr = frame.intrinsics
-    cam = transform_points(invert_rigid(frame.world_from_camera), voxel_centers(keys, voxel_size))
-    z = cam[:, 2]
+    x, y, z = transform_columns(invert_rigid(frame.world_from_camera), *voxel_center_columns(keys, voxel_size))
     with np.errstate(divide="ignore", invalid="ignore"):
-        u = np.rint(intr.fx * cam[:, 0] / z + intr.cx)
-        v = np.rint(intr.fy * cam[:, 1] / z + intr.cy)
+        u = np.rint(intr.fx * x / z + intr.cx)
+        v = np.rint(intr.fy * y / z + intr.cy)
     inside = (z >= cfg.min_depth) & (z <= cfg.max_depth) & (u >= 0) & (u < intr.width) & (v >= 0) & (v < intr.height)
     sel = np.flatnonzero(inside)
     obj, keys, z = obj[sel], keys[sel], z[sel]
@@ -127,9 +126,11 @@ def judge(frame: FrameObservations, voxels: VoxelIndex, rows: np.ndarray, row_of
     judged[excused] = absent[excused] = False
     unknown[excused] = True
     if cfg.pose_tolerance_m > 0 or cfg.yaw_tolerance_deg > 0:
-        lateral = cfg.pose_tolerance_m + z * np.tan(np.radians(cfg.yaw_tolerance_deg))
-        radius = np.minimum(np.ceil(lateral * intr.fx / np.maximum(z, 1e-6)), cfg.max_pose_window).astype(np.int64)
-        maybe = _depth_nearby(frame, np.flatnonzero(absent & ~observed), ui, vi, z, m, radius)
+        cand = np.flatnonzero(absent & ~observed)
+        lateral = cfg.pose_tolerance_m + z[cand] * np.tan(np.radians(cfg.yaw_tolerance_deg))
+        radius = np.zeros(len(z), dtype=np.int64)  # read at the candidates only
+        radius[cand] = np.minimum(np.ceil(lateral * intr.fx / np.maximum(z[cand], 1e-6)), cfg.max_pose_window)
+        maybe = _depth_nearby(frame, cand, ui, vi, z, m, radius)
         judged[maybe] = absent[maybe] = False
     where = np.searchsorted(rows, obj) if np.all(rows[:-1] <= rows[1:]) else _position(rows, obj)
     n = len(rows)
@@ -159,6 +160,20 @@ def _dropped_nearby(frame: FrameObservations, cand: np.ndarray, ui: np.ndarray, 
         return cand
     intr = frame.intrinsics
     radius = np.minimum(np.ceil(0.866 * voxel_size * intr.fx / z[cand]), max_window).astype(np.int64)
+    # Only a window holding a measured pixel of a dropped instance can excuse its voxel: count
+    # them per window on a summed-area table (the clipped window reads exactly the pixels of
+    # the window inside the image) and search the windows that hold any, as below.
+    dropped = (frame.instance_of_pixel == UNKNOWN) & (frame.depth > 0)
+    if not dropped.any():
+        return cand[:0]
+    table = np.zeros((intr.height + 1, intr.width + 1), dtype=np.int32)
+    np.cumsum(np.cumsum(dropped, axis=0, dtype=np.int32), axis=1, out=table[1:, 1:])
+    v0, v1 = np.maximum(vi[cand] - radius, 0), np.minimum(vi[cand] + radius, intr.height - 1) + 1
+    u0, u1 = np.maximum(ui[cand] - radius, 0), np.minimum(ui[cand] + radius, intr.width - 1) + 1
+    some = (table[v1, u1] - table[v0, u1] - table[v1, u0] + table[v0, u0]) > 0
+    if not some.any():
+        return cand[:0]
+    cand, radius = cand[some], radius[some]
     big = int(radius.max())
     dv, du = np.mgrid[-big:big + 1, -big:big + 1]
     dv, du = dv.ravel(), du.ravel()

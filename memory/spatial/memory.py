@@ -255,15 +255,16 @@ class SpatialMemory:
         rows = rows[t.status[rows] == ACTIVE] if len(rows) else rows
         if len(rows) == 0:
             return
-        obj, keys = self.voxels.voxels_of_many(rows)
-        count = np.bincount(np.searchsorted(rows, obj), minlength=len(rows))
+        obj, keys, hits = self.voxels.pairs_of_many(rows)
+        row_idx = np.searchsorted(rows, obj)
+        count = np.bincount(row_idx, minlength=len(rows))
         self._retire(rows[count == 0], step, report)
         have = rows[count > 0]
         if len(have) == 0:
             return
-        use = self._box_voxels(obj, keys, np.searchsorted(rows, obj), len(rows))
+        use = self._box_voxels(hits, row_idx, len(rows))
         coords = unpack_keys(keys[use])
-        per_row = np.bincount(np.searchsorted(rows, obj[use]), minlength=len(rows))
+        per_row = np.bincount(row_idx[use], minlength=len(rows))
         starts = np.concatenate([[0], np.cumsum(per_row[count > 0])[:-1]])
         vs = self.config.voxel_size
         t.set("aabb_min", have, np.minimum.reduceat(coords, starts, axis=0) * vs)
@@ -271,15 +272,15 @@ class SpatialMemory:
         t.set("n_voxels", have, count[count > 0])
         t.set("peak_voxels", have, np.maximum(t.peak_voxels[have], count[count > 0]))
 
-    def _box_voxels(self, obj: np.ndarray, keys: np.ndarray, row_idx: np.ndarray, n_rows: int) -> np.ndarray:
+    def _box_voxels(self, hits: np.ndarray, row_idx: np.ndarray, n_rows: int) -> np.ndarray:
         """Which of the (object, voxel) pairs make the objects' boxes: all of them, or with
         ``box_min_hits`` > 1 those observed that often, for every object that has any (a voxel a
         segmenter's stray pixel put on the wall behind is seen once; the object's own, from every
         view)."""
         need = self.config.box_min_hits
-        if need <= 1 or len(obj) == 0:
-            return np.ones(len(obj), dtype=bool)
-        strong = self.voxels.hits_of(obj, keys) >= need
+        if need <= 1 or len(hits) == 0:
+            return np.ones(len(hits), dtype=bool)
+        strong = hits >= need
         n_strong = np.bincount(row_idx[strong], minlength=n_rows)
         return strong | (n_strong[row_idx] == 0)
 

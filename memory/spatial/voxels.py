@@ -52,12 +52,18 @@ class VoxelIndex:
 
     def voxels_of_many(self, objs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(object, voxel key) of every pair of the given objects, object by object."""
+        obj, keys, _ = self.pairs_of_many(objs)
+        return obj, keys
+
+    def pairs_of_many(self, objs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(object, voxel key, hit count) of every pair of the given objects, object by object
+        (the counts read where the pairs lie, not looked up again as ``hits_of`` does)."""
         objs = np.asarray(objs, dtype=np.int64)
         lo = np.searchsorted(self.by_object, objs << VOXEL_BITS)
         hi = np.searchsorted(self.by_object, (objs + 1) << VOXEL_BITS)
         idx = _ranges(lo, hi)
         codes = self.by_object[idx]
-        return codes >> VOXEL_BITS, codes & VOXEL_MASK
+        return codes >> VOXEL_BITS, codes & VOXEL_MASK, self.hits[idx]
 
     def counts(self, n_objects: int) -> np.ndarray:
         """Voxel count per object 0..n_objects-1."""
@@ -93,7 +99,7 @@ class VoxelIndex:
         self.hits[hp] = np.minimum(self.hits[hp].astype(np.int16) + 1, self.max_hits).astype(np.int8)
         new = codes[~found]
         if len(new):
-            at = np.searchsorted(self.by_object, new)
+            at = pos[~found]  # where the new codes go: the search above, on the same array
             self.by_object = np.insert(self.by_object, at, new)
             self.hits = np.insert(self.hits, at, np.int8(1))
             self.by_voxel = _insert_sorted(self.by_voxel, np.sort(_swap(new)))
