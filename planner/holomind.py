@@ -321,7 +321,8 @@ class HoloMindAgent:
     def context(self, relax_rooms: bool = False, relax_relations: bool = False) -> PlannerContext:
         objs = [o for o in self.tracker.objects.values() if not o.gone]
         labelled = self.rooms.segmentations
-        self.rooms.update([(o.object_type, float(o.centroid[0]), float(o.centroid[2])) for o in objs])
+        # rooms are named by what stands in them where the household keeps it (``TrackedObject.home``)
+        self.rooms.update([(o.object_type, float(o.home[0]), float(o.home[2])) for o in objs])
         if self.rooms.segmentations != labelled:  # a re-segmentation: charged to the act's planning
             self.navigator.budget.charge(SEGMENTATION_EXPANSIONS)
         known = []

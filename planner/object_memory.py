@@ -67,6 +67,17 @@ class TrackedObject:
     sigma: float = 0.0  # depth noise (m) of the views the box is built from (noisy depth only)
     gone: bool = False  # sliced away or otherwise no longer an object
     type_votes: dict[str, int] = field(default_factory=dict)  # label -> views that gave it (a detector confuses look-alikes)
+    # THOR centroid where the agent found it, kept from the first time the agent moved it: where
+    # the household keeps it, which is what it says about its room (``RoomSegmenter`` naming)
+    found_at: np.ndarray | None = None
+
+    @property
+    def home(self) -> np.ndarray:
+        """Where the object tells of its room: where it was found, not where the agent put it.
+        A spatula and two eggs the agent dropped into a living-room bin made that region's
+        objects (bin, sofa, spatula) name it nothing, and "the trash can in the living room"
+        was searched for across the house (dev-087-0, both object memories)."""
+        return self.centroid if self.found_at is None else self.found_at
 
     def distance_xz(self, x: float, z: float) -> float:
         dx = max(self.box_min[0] - x, 0.0, x - self.box_max[0])
@@ -175,6 +186,8 @@ class RecordKeeping:
         rec = self.objects.get(object_id)
         if rec is None:
             return
+        if rec.found_at is None:
+            rec.found_at = np.array(rec.centroid, dtype=float)
         rec.moved = True
         if to is not None:
             half = (rec.box_max - rec.box_min) / 2.0

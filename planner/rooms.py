@@ -8,7 +8,9 @@ grows.
 
 Naming: naive Bayes over the object types seen in a region, with P(type | room type) counted on
 the DEV houses' objects (never the test houses; Laplace smoothing). A bed says Bedroom, a toilet
-Bathroom, a stove Kitchen; common objects (chairs, windows) barely move the posterior.
+Bathroom, a stove Kitchen; common objects (chairs, windows) barely move the posterior. An
+object counts where it was found, not where the agent has since put it (``TrackedObject.home``):
+the agent's own placements follow the instruction, not the room.
 """
 
 from __future__ import annotations

@@ -329,6 +329,44 @@ def test_region_name_needs_evidence() -> None:
     assert seg.rooms_seen() == ["Bedroom"]
 
 
+def test_rooms_are_named_from_where_objects_were_found_not_where_the_agent_put_them() -> None:
+    """A kitchen (stove, fridge) and a living room (sofa); the agent found a spatula and two eggs
+    in the kitchen and put them in the living room's bin (``note_moved``). Named from where they
+    stand now, the living room's objects name it nothing (dev-087-0: "the trash can in the living
+    room" was then searched for across the house); named from ``home`` it stays the living room,
+    the moved things still count for the kitchen, and an object moved twice keeps the first place."""
+    occ = _two_room_map()
+    tracker = ObjectTracker()
+
+    def record(oid: str, kind: str, x: float, z: float) -> TrackedObject:
+        c = np.array([x, 0.9, z])
+        rec = tracker.objects[oid] = TrackedObject(oid, kind, c, c - 0.05, c + 0.05, 0, 0)
+        return rec
+
+    for oid, kind, x, z in [("stove", "StoveBurner", -2.0, 0.0), ("fridge", "Fridge", -3.0, 1.0),
+                            ("sofa", "Sofa", 2.5, 1.0), ("bin", "GarbageCan", 2.0, -1.0),
+                            ("spatula", "Spatula", -2.5, -1.0), ("egg1", "Egg", -1.5, 1.0), ("egg2", "Egg", -1.6, 1.1)]:
+        record(oid, kind, x, z)
+    bin_at = tracker.objects["bin"].centroid
+    for oid in ("spatula", "egg1", "egg2"):
+        tracker.note_moved(oid)  # picked up
+        tracker.note_moved(oid, bin_at)  # put in the bin
+    tracker.note_moved("egg2", np.array([3.0, 0.9, 1.5]))  # and once more, by the sofa
+    assert np.array_equal(tracker.objects["egg2"].home, [-1.6, 0.9, 1.1])
+    assert np.array_equal(tracker.objects["egg2"].centroid, [3.0, 0.9, 1.5])
+    assert np.array_equal(tracker.objects["sofa"].home, tracker.objects["sofa"].centroid)  # never moved
+
+    def named(place: str) -> tuple[str | None, str | None]:
+        seg = RoomSegmenter(occ)
+        seg.update([(o.object_type, float(getattr(o, place)[0]), float(getattr(o, place)[2]))
+                    for o in tracker.objects.values()])
+        return seg.room_type_at(-2.0, 0.0), seg.room_type_at(2.0, -1.0)
+
+    assert named("home") == ("Kitchen", "LivingRoom")
+    # what the agent's own placements made of the two rooms before
+    assert named("centroid")[1] != "LivingRoom"
+
+
 def test_objects_seen_where_the_map_has_no_floor_are_named_by_each_other() -> None:
     """A room seen into but with no floor on the map (beyond the map's floor here: x > 5, the
     region ends at x = 4): its objects are in no region; the ones near each other name their
