@@ -139,7 +139,8 @@ class Perception:
         # world points by column: the voxel keys, sums and extremes read them one axis at a time
         px, py, pz = self._pixel_grid(obs).backproject(rows, cols, d, pose)
         size = np.float32(cfg.voxel_size)
-        keys = pack_columns(*(np.floor(c / size).astype(np.int64) for c in (px, py, pz)), f"step {obs.step} points")
+        vx, vy, vz = (np.floor(c / size).astype(np.int64) for c in (px, py, pz))
+        keys = pack_columns(vx, vy, vz, f"step {obs.step} points")
         codes = (k << (3 * KEY_BITS)) | keys
         # neighbours along an image row mostly fall in one voxel: drop a code equal to the one
         # before it (raster order) ahead of the sort, which then sorts a fraction of the pixels

@@ -205,5 +205,8 @@ def test_a_part_of_a_room_is_the_room_and_a_part_alone_no_place(parser: Instruct
     assert got == [{"object": {"type": "BasketBall"}, "predicate": "inRoom", "value": "Bedroom"}] and not unparsed
     got, unparsed = read(parser, "Leave the box in the middle of the living room.")
     assert got == [{"object": {"type": "Box"}, "predicate": "inRoom", "value": "LivingRoom"}] and not unparsed
+    # any determiner before the room, as everywhere else in the reading
+    got, unparsed = read(parser, "Stand the box in the corner of this bedroom.")
+    assert got == [{"object": {"type": "Box"}, "predicate": "inRoom", "value": "Bedroom"}] and not unparsed
     got, unparsed = read(parser, "Put the chair in the corner.")
     assert got == [] and unparsed  # which corner: reported, not guessed

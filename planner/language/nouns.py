@@ -111,7 +111,7 @@ class NounPhrases:
             start = toks[i][1]
             if w in _ROOM_PARTS and i + 2 < n and words[i + 1] == "of":
                 j = i + 2
-                while j < n and words[j] in ("the", "my", "our", "your"):
+                while j < n and words[j] in V.DETERMINERS:
                     j += 1
                 part_of = self._longest(words, j)
                 if part_of is not None and part_of[1][0] == "room":
