@@ -180,8 +180,14 @@ def voxel_keys(points: np.ndarray, voxel_size: float) -> np.ndarray:
 
 def unpack_keys(keys: np.ndarray) -> np.ndarray:
     """(N,) int64 keys -> (N, 3) int64 voxel coordinates."""
+    return np.stack(unpack_columns(keys), axis=-1)
+
+
+def unpack_columns(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``unpack_keys`` as three 1-D int64 columns (x, y, z)."""
     k = np.asarray(keys, dtype=np.int64)
-    return np.stack([(k >> (2 * KEY_BITS)) & KEY_MASK, (k >> KEY_BITS) & KEY_MASK, k & KEY_MASK], axis=-1) - KEY_OFFSET
+    return (((k >> (2 * KEY_BITS)) & KEY_MASK) - KEY_OFFSET, ((k >> KEY_BITS) & KEY_MASK) - KEY_OFFSET,
+            (k & KEY_MASK) - KEY_OFFSET)
 
 
 def voxel_centers(keys: np.ndarray, voxel_size: float) -> np.ndarray:
@@ -191,9 +197,8 @@ def voxel_centers(keys: np.ndarray, voxel_size: float) -> np.ndarray:
 
 def voxel_center_columns(keys: np.ndarray, voxel_size: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``voxel_centers`` as three 1-D float64 columns (x, y, z), the same values."""
-    k = np.asarray(keys, dtype=np.int64)
-    cols = [((((k >> shift) & KEY_MASK) - KEY_OFFSET) + 0.5) * voxel_size for shift in (2 * KEY_BITS, KEY_BITS, 0)]
-    return cols[0], cols[1], cols[2]
+    x, y, z = unpack_columns(keys)
+    return (x + 0.5) * voxel_size, (y + 0.5) * voxel_size, (z + 0.5) * voxel_size
 
 
 def sorted_unique(values: np.ndarray) -> np.ndarray:
