@@ -26,6 +26,10 @@ class EpisodeState:
     # object id -> the nearest the agent believed it was when an interaction with it was refused
     # as out of reach: the next try comes nearer than that (``HoloMindAgent.reach_wanted``)
     refused_reach: dict[str, float] = field(default_factory=dict)
+    # object id -> where the agent stood (x, z, its belief) when an interaction with it was refused
+    # as not visible: the simulator's verdict from a pose does not change, so the next try stands
+    # elsewhere (``HoloMindAgent.views_refused``)
+    refused_views: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
     used_ids: set[str] = field(default_factory=set)  # bound by a finished goal
     group_used: dict[str, set[str]] = field(default_factory=dict)  # distinct_group -> objects bound in it
     failed_frontiers: list[tuple[float, float, int]] = field(default_factory=list)  # (x, z, weight)

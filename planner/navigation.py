@@ -32,6 +32,9 @@ from planner.planning_budget import SLICE_EXPANSIONS, ActBudget
 from planner.geodesic import DistanceField, connected, true_window, walking_distance_to
 
 HORIZONS = (30.0, 0.0, 60.0, -30.0)
+# A pose within this of a viewpoint to avoid (one the object did not show from, or an interaction
+# with it was refused from as not visible) is no new viewpoint.
+AVOID_RADIUS = 0.4
 _CELL_AND_NEIGHBOURS = np.ones((3, 3), dtype=bool)
 HALF_VFOV = 45.0
 # Lattice states one search may expand (issue 27: bounded work per step). On the v2 dev episodes
@@ -255,7 +258,7 @@ class Navigator:
     def plan_to_object(self, pose: Pose, obj: TrackedObject, reach: float = 1.3,
                        max_bearing: float = 40.0, avoid: Sequence[tuple[float, float]] = ()) -> LatticePlan | None:
         """A plan to a pose within ``reach`` of the object that faces it with a clear line of
-        sight, not within 0.4 m of a point in ``avoid`` (viewpoints it did not show from)."""
+        sight, not within ``AVOID_RADIUS`` of a point in ``avoid`` (viewpoints it did not show from)."""
         return finish(self.plan_to_object_stages(pose, obj, reach, max_bearing, avoid))
 
     def plan_to_object_stages(self, pose: Pose, obj: TrackedObject, reach: float = 1.3, max_bearing: float = 40.0,
@@ -299,7 +302,7 @@ class Navigator:
         seed = region & sight
         for ax, az in avoid:
             i, j = self.map.cell(ax, az)
-            r = int(0.4 / res)
+            r = int(AVOID_RADIUS / res)
             seed[max(i - r, 0):i + r + 1, max(j - r, 0):j + r + 1] = False
         field = walking_distance_to(seed if seed.any() else region, grid)
         (bx0, by0, bz0), (bx1, by1, bz1) = (float(v) for v in obj.box_min), (float(v) for v in obj.box_max)
@@ -316,7 +319,7 @@ class Navigator:
             dz = max(bz0 - z, 0.0, z - bz1)
             if math.sqrt(dx * dx + dy2 + dz * dz) > reach:
                 return False
-            if any(math.hypot(x - ax, z - az) < 0.4 for ax, az in avoid):
+            if any(math.hypot(x - ax, z - az) < AVOID_RADIUS for ax, az in avoid):
                 return False
             bearing = math.degrees(math.atan2(cx - x, cz - z))  # heading_error, inline: per expanded state
             if abs((bearing - s.yaw + 180.0) % 360.0 - 180.0) > max_bearing:

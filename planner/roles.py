@@ -82,6 +82,9 @@ class KnownObject:
     # relation ("the dresser by the bed") is about the gap between two pieces of furniture, not
     # between their centres (two metres apart for a bed and the dresser beside it)
     half_extent: tuple[float, float] = (0.0, 0.0)
+    # half its seen height (REP 103 z, metres): where its bottom is (``position[2] - half_height``),
+    # so that a box on the floor against a bed is not taken to stand on the bed
+    half_height: float = 0.0
 
 
 @dataclass

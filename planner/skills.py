@@ -19,7 +19,7 @@ from household.outcomes import Failure, failure_of
 from household.types import Action, Observation
 from planner.agent_config import AgentConfig
 from planner.exploration import STUCK_WALKS, Explorer, SkillGen, blocked_in_place
-from planner.navigation import HORIZONS, Navigator, Pose, heading_error
+from planner.navigation import AVOID_RADIUS, HORIZONS, Navigator, Pose, heading_error
 from planner.object_memory import ObjectMemory, TrackedObject
 from planner.planning_budget import planned_in_stages
 from planner.occupancy import OccupancyMap
@@ -57,6 +57,7 @@ class AgentView(Protocol):
     def camera_thor(self) -> np.ndarray: ...
     def reach_distance(self, obj: TrackedObject) -> float: ...
     def reach_wanted(self, object_id: str, reach: float) -> float: ...
+    def views_refused(self, object_id: str) -> list[tuple[float, float]]: ...
     def context(self, relax_rooms: bool = False, relax_relations: bool = False) -> PlannerContext: ...
     def note(self, text: str) -> None: ...
     def critique(self, event: CriticEvent) -> CriticDecision: ...
@@ -182,10 +183,11 @@ class Skills:
         each, until a plan exists or ``approach_step_cap`` steps are spent; giving up after a
         fixed number of tries left objects two rooms away unreachable. A pose from which the
         object does not show (hidden behind a vase on the same shelf) is avoided and another
-        viewpoint is tried, up to three."""
+        viewpoint is tried, up to three; so is a pose an interaction with it was refused from as
+        not visible (``AgentView.views_refused``)."""
         a = self.a
         reach = 0.9 if closer else a.config.approach_reach
-        avoid: list[tuple[float, float]] = []
+        avoid = a.views_refused(object_id)
         for _ in range(3):
             reached = yield from self._approach(object_id, reach, avoid)
             if not reached:
@@ -218,7 +220,7 @@ class Skills:
                 return False
             p = a.pose
             if (a.tracker.visible_now.get(object_id) and a.reach_distance(obj) <= reach
-                    and not any(math.hypot(p.x - x, p.z - z) < 0.4 for x, z in avoid)):
+                    and not any(math.hypot(p.x - x, p.z - z) < AVOID_RADIUS for x, z in avoid)):
                 return True
             plan = yield from planned_in_stages(a.navigator.budget, a.navigator.plan_to_object_stages(a.pose, obj, reach, avoid=avoid))
             if plan is None and reach < a.config.edge_reach:
@@ -339,7 +341,9 @@ class Skills:
             a.stats["experience_reused"] += 1
             a.note(f"experience: come closer to {object_id} before {name}")
         near_enough = a.reach_wanted(object_id, a.config.reach - 0.1 if not closer else 0.95)
-        if not (a.tracker.visible_now.get(object_id) and a.reach_distance(obj) <= near_enough):
+        refused = a.views_refused(object_id)  # poses it was refused from as not visible: stand elsewhere
+        refused_here = bool(refused) and any(math.hypot(a.pose.x - x, a.pose.z - z) < AVOID_RADIUS for x, z in refused)
+        if refused_here or not (a.tracker.visible_now.get(object_id) and a.reach_distance(obj) <= near_enough):
             ok = yield from self.navigate_to(object_id, closer=closer)
             if not ok:
                 a.stats["nav_failures"] += 1

@@ -33,6 +33,9 @@ class FakeAgentView:
     def reach_wanted(self, object_id: str, reach: float) -> float:
         return reach
 
+    def views_refused(self, object_id: str) -> list[tuple[float, float]]:
+        return []
+
     def experience_fix(self, action: str, object_type: str) -> None:
         return None
 

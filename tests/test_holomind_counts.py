@@ -264,6 +264,35 @@ def test_by_the_furniture_is_the_nearest_landmark_furniture() -> None:
     assert unobserved_description(by_dresser, {"object": "Laptop|1"}, _ctx(objs[:3] + [far_laptop])) is None
 
 
+def test_a_box_on_the_floor_against_the_bed_is_by_it_not_on_it() -> None:
+    """dev-071-1, "open the box next to the bed": the box stands on the floor against the bed,
+    its seen box touching the bed's (0 m as the spatial memory saw them). It stood "on the bed",
+    and the goal took another box 1.2 m away. At floor level an object stands on or in furniture
+    only with its centre over it (in a bin, a bottom drawer); raised objects keep the gap alone."""
+    from planner.deterministic import fits_relation, stands_on, unobserved_description
+
+    bed = KnownObject("Bed|1", "Bed", None, (2.82, -7.2, 0.28), half_extent=(0.98, 0.8), half_height=0.28)
+    against = KnownObject("Box|against", "Box", None, (1.65, -6.93, 0.15), half_extent=(0.2, 0.23), half_height=0.15)
+    across = KnownObject("Box|across", "Box", None, (0.33, -5.85, 0.1), half_extent=(0.33, 0.25), half_height=0.1)
+    scene = [bed, against, across]
+    assert not stands_on(against, bed)
+    assert fits_relation(against, "object_near", "Bed", _ctx(scene))
+    open_box = Goal("g", (item("Box", "isOpen", True),), "open the box next to the bed", {"object_near": "Bed"})
+    assert NearestGrounder().ground(open_box, _ctx(scene)).bindings["object"] == "Box|against"
+    assert unobserved_description(open_box, {"object": "Box|against"}, _ctx(scene)) is None
+    # the same box seen lying on the bed (its bottom at the bed's top) stands on it
+    on_bed = dataclasses.replace(against, position=(1.9, -6.93, 0.7))
+    assert stands_on(on_bed, bed) and not fits_relation(on_bed, "object_near", "Bed", _ctx([bed, on_bed]))
+    # a candle at the bottom of a bin is in it: its centre is over the bin
+    bin_ = KnownObject("GarbageCan|1", "GarbageCan", None, (0.0, 0.0, 0.15), half_extent=(0.15, 0.15), half_height=0.15)
+    candle = KnownObject("Candle|1", "Candle", None, (0.02, 0.01, 0.06), half_extent=(0.04, 0.04), half_height=0.05)
+    assert stands_on(candle, bin_) and fits_relation(candle, "object_source", "GarbageCan", _ctx([bin_, candle]))
+    # raised, a mug seen just beyond the part of the counter seen stands on it
+    counter = KnownObject("CounterTop|1", "CounterTop", None, (0.0, 0.0, 0.45), half_extent=(0.3, 0.3), half_height=0.45)
+    mug = KnownObject("Mug|1", "Mug", None, (0.0, 0.36, 0.95), half_extent=(0.05, 0.05), half_height=0.05)
+    assert stands_on(mug, counter)
+
+
 def test_a_goal_done_on_the_first_fit_is_done_on_a_better_one_seen_since() -> None:
     """The plant watered first was 0.45 m from the dresser; the one against it was seen later:
     that one is what 'the plant by the dresser' names first, so the goal is done on it too. Not

@@ -109,3 +109,53 @@ def test_with_no_nearer_floor_the_approach_gives_up_instead_of_exploring() -> No
     assert not reached and walks == []
     assert notes == [f"coming within {NEAREST_WANTED:.2f} m of {SINK.object_id}, nearer than where it was out of reach",
                      f"no pose nearer to {SINK.object_id} than where it was out of reach"]
+
+
+def test_a_refusal_as_not_visible_keeps_the_pose_until_an_action_works() -> None:
+    """The backend's visibility is a function of the pose: the pose it said "not visible" from is
+    kept (``HoloMindAgent.views_refused``), and forgotten once an interaction with it works."""
+    view = _memory(Pose(0.0, 0.0, 90.0, 30.0))
+    view.pose = Pose(0.25, -0.5, 90.0, 30.0)
+    assert HoloMindAgent.views_refused(view, SINK.object_id) == []
+    HoloMindAgent._note_reach(view, "PickupObject", SINK.object_id, _obs(False, Failure.NOT_VISIBLE))
+    assert HoloMindAgent.views_refused(view, SINK.object_id) == [(0.25, -0.5)]
+    assert SINK.object_id not in view.state.refused_reach  # not a refusal for reach
+    HoloMindAgent._note_reach(view, "PickupObject", SINK.object_id, _obs(False, Failure.NO_ROOM))
+    assert HoloMindAgent.views_refused(view, SINK.object_id) == [(0.25, -0.5)]
+    HoloMindAgent._note_reach(view, "PickupObject", SINK.object_id, _obs(True))
+    assert HoloMindAgent.views_refused(view, SINK.object_id) == []
+
+
+def test_come_closer_after_not_visible_stands_elsewhere_than_the_refused_pose() -> None:
+    """The critic's "come closer" after a "not visible" found the agent within its closer reach and
+    the object in its frame (a few pixels of a mug in a sink): it sent the action again from the
+    same pose, refused again (dev-023-0). ``navigate_to`` now avoids the refused pose."""
+    occ = _room(3.5)
+    pose = Pose(0.0, 0.0, 90.0, 30.0)
+    memory = _memory(pose)
+    navigator = Navigator(occ)
+    refused: list[tuple[float, float]] = []
+    agent = SimpleNamespace(config=SimpleNamespace(edge_reach=1.45, approach_step_cap=300, approach_reach=1.3),
+                            obs=SimpleNamespace(step=0), acting_step=0, pose=pose, navigator=navigator,
+                            stats=Counter(), note=lambda text: None,
+                            tracker=SimpleNamespace(get=memory.tracker.get, visible_now={SINK.object_id: 500}),
+                            reach_distance=memory.reach_distance, reach_wanted=lambda oid, reach: reach,
+                            views_refused=lambda oid: list(refused))
+    walks: list[list[str]] = []
+
+    class Walking(Skills):
+        def walk(self, actions: list[str], limit: int | None = None):  # type: ignore[no-untyped-def]
+            walks.append(list(actions))
+            yield from ()
+            return True
+
+        def _look_at(self, object_id: str, closer: bool):  # type: ignore[no-untyped-def]
+            yield from ()
+            return True
+
+    assert _drive(Walking(agent).navigate_to(SINK.object_id, closer=True)) is True  # type: ignore[arg-type]
+    assert walks == []  # in reach and in view: no step
+    refused.append((0.0, 0.0))
+    assert _drive(Walking(agent).navigate_to(SINK.object_id, closer=True)) is True  # type: ignore[arg-type]
+    plan = navigator.plan_to_object(pose, SINK, 0.9, avoid=[(0.0, 0.0)])
+    assert plan is not None and plan.actions and walks == [plan.actions]  # walked off the refused pose
