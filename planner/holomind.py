@@ -446,7 +446,8 @@ class HoloMindAgent:
         the critic's "come closer" found the agent already within reach and sent the action again
         from the same pose, refused again; the goal then set the mug aside and searched the house
         for another (dev-023-0 with the spatial memory: 800 steps; six episodes of the v2 set at
-        55a95ac with the tracker). The next try stands at least 0.4 m from these."""
+        55a95ac with the tracker). The next try stands at least 0.4 m from these where a pose away
+        from them sees and reaches the object, and back at one of them where none does."""
         return list(self.state.refused_views.get(object_id, ()))
 
     def reach_wanted(self, object_id: str, reach: float) -> float:

@@ -300,10 +300,13 @@ class Navigator:
         # The heuristic leads to the cells a goal pose can stand on: in reach, in sight, not a
         # viewpoint that did not show the object.
         seed = region & sight
-        for ax, az in avoid:
-            i, j = self.map.cell(ax, az)
-            r = int(AVOID_RADIUS / res)
-            seed[max(i - r, 0):i + r + 1, max(j - r, 0):j + r + 1] = False
+        if avoid and seed.any():
+            seed &= ~self._near_any(avoid)
+            if not seed.any():
+                # Every cell in reach and in sight is by a viewpoint to avoid: no search (it would
+                # spend its whole cap looking for a goal state that is not there).
+                self.last_failure = f"every floor cell that sees {obj.object_id} in reach is by a viewpoint to avoid"
+                return None
         field = walking_distance_to(seed if seed.any() else region, grid)
         (bx0, by0, bz0), (bx1, by1, bz1) = (float(v) for v in obj.box_min), (float(v) for v in obj.box_max)
         dy = self.height_gap(by0, by1)
@@ -335,6 +338,22 @@ class Navigator:
             return max(straight, walk if walk != math.inf else 1e6) / 0.25
 
         return (yield from self._plan(pose, grid, is_goal, heuristic))
+
+    def _near_any(self, points: Sequence[tuple[float, float]]) -> np.ndarray:
+        """Per cell: its centre lies within ``AVOID_RADIUS`` of one of ``points`` (the disc
+        ``is_goal`` rejects, not the square around it, which also took the corners)."""
+        n, res = self.map.n, self.map.config.resolution
+        near = np.zeros((n, n), dtype=bool)
+        r = int(math.ceil(AVOID_RADIUS / res))
+        for ax, az in points:
+            i, j = self.map.cell(ax, az)
+            i0, i1, j0, j1 = max(i - r, 0), min(i + r + 1, n), max(j - r, 0), min(j + r + 1, n)
+            if i0 >= i1 or j0 >= j1:
+                continue
+            cx = self.map.x0 + np.arange(i0, i1) * res
+            cz = self.map.z0 + np.arange(j0, j1) * res
+            near[i0:i1, j0:j1] |= np.hypot(cx[:, None] - ax, cz[None, :] - az) < AVOID_RADIUS
+        return near
 
     def plan_to_point(self, pose: Pose, x: float, z: float, radius: float = 0.5) -> LatticePlan | None:
         """A plan to a pose within ``radius`` of (x, z)."""

@@ -184,12 +184,13 @@ class Skills:
         fixed number of tries left objects two rooms away unreachable. A pose from which the
         object does not show (hidden behind a vase on the same shelf) is avoided and another
         viewpoint is tried, up to three; so is a pose an interaction with it was refused from as
-        not visible (``AgentView.views_refused``)."""
+        not visible (``AgentView.views_refused``), while another pose sees and reaches it."""
         a = self.a
         reach = 0.9 if closer else a.config.approach_reach
-        avoid = a.views_refused(object_id)
+        refused = a.views_refused(object_id)
+        avoid = list(refused)
         for _ in range(3):
-            reached = yield from self._approach(object_id, reach, avoid)
+            reached = yield from self._approach(object_id, reach, avoid, refused)
             if not reached:
                 return False
             seen = yield from self._look_at(object_id, closer)
@@ -206,8 +207,16 @@ class Skills:
         obj = a.tracker.get(object_id)
         return obj is not None and a.reach_distance(obj) <= a.config.edge_reach
 
-    def _approach(self, object_id: str, reach: float, avoid: list[tuple[float, float]]) -> SkillGen:
-        """Walk until a pose within ``reach`` that faces the object (not near ``avoid``)."""
+    def _approach(self, object_id: str, reach: float, avoid: list[tuple[float, float]],
+                  refused: list[tuple[float, float]] | None = None) -> SkillGen:
+        """Walk until a pose within ``reach`` that faces the object (not near ``avoid``).
+
+        ``refused`` (those of ``avoid`` an interaction was refused from as not visible) are a
+        preference: the backend's visibility there was a knife-edge, not a wall. When no pose away
+        from them sees and reaches the object, both lists drop them (in place, so the caller's
+        next viewpoint keeps it) and the approach plans again: avoiding them for good left a bowl
+        by a sink (dev-080-0) and a pencil on a shelf (dev-097-0) unreachable, where one more try
+        from a refused row had worked."""
         a = self.a
         start = a.acting_step
         blocked = idle = stuck = 0
@@ -227,6 +236,11 @@ class Skills:
                 # At the back of a deep counter: only poses at the edge of the arm's reach exist.
                 edge = a.reach_wanted(object_id, a.config.edge_reach)
                 plan = yield from planned_in_stages(a.navigator.budget, a.navigator.plan_to_object_stages(a.pose, obj, edge, avoid=avoid))
+            if plan is None and refused:
+                a.note(f"no viewpoint on {object_id} away from where it was refused as not visible: trying those again")
+                avoid[:] = [p for p in avoid if p not in refused]
+                refused.clear()
+                continue
             if plan is not None:
                 ok = yield from self.walk(plan.actions)
                 if ok:

@@ -159,3 +159,86 @@ def test_come_closer_after_not_visible_stands_elsewhere_than_the_refused_pose() 
     assert _drive(Walking(agent).navigate_to(SINK.object_id, closer=True)) is True  # type: ignore[arg-type]
     plan = navigator.plan_to_object(pose, SINK, 0.9, avoid=[(0.0, 0.0)])
     assert plan is not None and plan.actions and walks == [plan.actions]  # walked off the refused pose
+
+
+def test_an_interaction_is_not_sent_again_from_a_pose_it_was_refused_from_as_not_visible() -> None:
+    """In view and in reach by the memory, at a pose the backend said "not visible" from: the skill
+    walks to another viewpoint first (``navigate_to``) instead of sending the action from there."""
+    from household.types import Action
+    from planner.roles import Subgoal
+    from tests.skill_fakes import FakeAgentView
+
+    class Agent(FakeAgentView):
+        def __init__(self, refused: list[tuple[float, float]]) -> None:
+            super().__init__()
+            self.pose = Pose(1.0, 2.0, 90.0, 30.0)
+            self.refused = refused
+            mug = SimpleNamespace(object_type="Mug", state={}, distance_3d=lambda _p: 0.5)
+            self.tracker = SimpleNamespace(get=lambda oid: mug, visible_now={"Mug|1": 50})
+
+        def views_refused(self, object_id: str) -> list[tuple[float, float]]:
+            return list(self.refused)
+
+    walked: list[str] = []
+
+    class Recording(Skills):
+        def navigate_to(self, object_id: str, closer: bool = False):  # type: ignore[no-untyped-def]
+            walked.append(object_id)
+            self.a.pose = Pose(1.0, 2.5, 90.0, 30.0)  # type: ignore[misc]  # stood elsewhere
+            yield from ()
+            return True
+
+    pick = Subgoal("pick", {"object_id": "Mug|1"}, "g1")
+    skills = Recording(Agent([]))  # type: ignore[arg-type]
+    assert next(skills.interact(pick, "Mug|1")) == Action("PickupObject", "Mug|1") and walked == []
+    skills = Recording(Agent([(1.1, 2.1)]))  # type: ignore[arg-type]  # refused 0.14 m from here
+    assert next(skills.interact(pick, "Mug|1")) == Action("PickupObject", "Mug|1") and walked == ["Mug|1"]
+    skills = Recording(Agent([(1.0, 2.6)]))  # type: ignore[arg-type]  # refused 0.6 m away: here is new
+    assert next(skills.interact(pick, "Mug|1")) == Action("PickupObject", "Mug|1") and walked == ["Mug|1"]
+
+
+def test_with_every_viewpoint_avoided_the_planner_says_so_without_searching() -> None:
+    """Every floor cell in reach that sees the sink lies by a viewpoint to avoid: no plan, and the
+    failure names why, instead of a search spending its whole cap (dev-080-0: "search given up at
+    its cap of 8000 expansions"); one viewpoint left open is planned to."""
+    occ = _room(0.1)  # the floor ends 0.5 m short of the sink: the viewpoints are one strip
+    navigator = Navigator(occ)
+    pose = Pose(-2.0, 0.0, 90.0, 30.0)
+    strip = [(x, z) for x in (-0.5, -0.2, 0.1) for z in np.arange(-1.5, 1.51, 0.3)]
+    assert navigator.plan_to_object(pose, SINK, 0.9) is not None
+    assert navigator.plan_to_object(pose, SINK, 0.9, avoid=strip) is None
+    assert navigator.last_failure == f"every floor cell that sees {SINK.object_id} in reach is by a viewpoint to avoid"
+    open_one = [(x, z) for x, z in strip if x < -0.3 or abs(z) > 0.35]  # a gap by the sink's front
+    plan = navigator.plan_to_object(pose, SINK, 0.9, avoid=open_one)
+    assert plan is not None and plan.states
+    end = plan.states[-1]
+    assert all(np.hypot(end.x - x, end.z - z) >= 0.4 for x, z in open_one)  # stands in the gap
+
+
+def test_when_only_refused_viewpoints_see_the_object_the_approach_tries_them_again() -> None:
+    """Refused as not visible from every pose that sees and reaches it: the refusals are a
+    preference, not a wall. The approach drops them (a note says so) and stands where it was
+    refused before, instead of giving the object up as unreachable (dev-080-0, dev-097-0)."""
+    occ = _room(0.1)
+    pose = Pose(0.0, 0.0, 90.0, 30.0)
+    memory = _memory(pose)
+    notes: list[str] = []
+    agent = SimpleNamespace(config=SimpleNamespace(edge_reach=1.45, approach_step_cap=300, approach_reach=1.3),
+                            obs=SimpleNamespace(step=0), acting_step=0, pose=pose, navigator=Navigator(occ),
+                            stats=Counter(), note=notes.append,
+                            tracker=SimpleNamespace(get=memory.tracker.get, visible_now={SINK.object_id: 500}),
+                            reach_distance=memory.reach_distance, reach_wanted=lambda oid, reach: reach)
+    walks: list[list[str]] = []
+
+    class Walking(Skills):
+        def walk(self, actions: list[str], limit: int | None = None):  # type: ignore[no-untyped-def]
+            walks.append(list(actions))
+            yield from ()
+            return True
+
+    refused = [(x, z) for x in (-0.5, -0.2, 0.1) for z in np.arange(-1.5, 1.51, 0.3)] + [(0.0, 0.0)]
+    avoid = list(refused) + [(-3.0, 3.0)]  # and a viewpoint this call found the sink hidden from
+    assert _drive(Walking(agent)._approach(SINK.object_id, 0.9, avoid, refused)) is True  # type: ignore[arg-type]
+    assert walks == []  # in view and in reach where it stands, a refused pose: tried again from here
+    assert notes == [f"no viewpoint on {SINK.object_id} away from where it was refused as not visible: trying those again"]
+    assert refused == [] and avoid == [(-3.0, 3.0)]  # the call's own viewpoint is still avoided
