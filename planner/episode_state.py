@@ -30,10 +30,6 @@ class EpisodeState:
     # as not visible: the simulator's verdict from a pose does not change, so the next try stands
     # elsewhere (``HoloMindAgent.views_refused``)
     refused_views: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
-    # object id -> (x, z where the agent stood, x, z where it believed the object) for each pose
-    # an approach looked at it from and did not see it: a later approach stands elsewhere first
-    # (``HoloMindAgent.views_unseen``)
-    unseen_views: dict[str, list[tuple[float, float, float, float]]] = field(default_factory=dict)
     used_ids: set[str] = field(default_factory=set)  # bound by a finished goal
     group_used: dict[str, set[str]] = field(default_factory=dict)  # distinct_group -> objects bound in it
     failed_frontiers: list[tuple[float, float, int]] = field(default_factory=list)  # (x, z, weight)

@@ -73,9 +73,6 @@ GOAL_ATTEMPTS = 3
 # the agent's belief) than the one it was refused from, and never asked nearer than NEAREST_WANTED.
 NEARER_AFTER_REFUSAL = 0.4
 NEAREST_WANTED = 0.3
-# A pose an approach did not see an object from is avoided while the object is believed within
-# this of where it was then (a moved object shows differently).
-UNSEEN_VIEW_MOVED = 0.3
 
 # Why a goal attempt ended, as the report gives it per goal (``extra.goals[id].reason``); read by
 # ``evaluation/failure_taxonomy.py`` to say why each unmet checklist unit was missed.
@@ -428,16 +425,12 @@ class HoloMindAgent:
 
     def _note_reach(self, name: str, object_id: str, obs: Observation) -> None:
         """Keep how near the agent believed the object was when the backend refused it as out of
-        reach, and where it stood when the backend refused it as not visible; forget both, and
-        where it did not show from, once an interaction with it works or the agent picks it up (a
-        new place). An opened or closed door forgets every pose that did not show an object."""
+        reach, and where it stood when the backend refused it as not visible; forget both once an
+        interaction with it works or the agent picks it up (a new place)."""
         refused = self.state.refused_reach
         if obs.feedback.success:
             refused.pop(object_id, None)
             self.state.refused_views.pop(object_id, None)
-            self.state.unseen_views.pop(object_id, None)
-            if name in ("OpenObject", "CloseObject"):
-                self.state.unseen_views.clear()  # what a door hid may show now, and the other way round
             return
         obj = self.tracker.get(object_id)
         failure = outcome(obs)
@@ -456,31 +449,6 @@ class HoloMindAgent:
         55a95ac with the tracker). The next try stands at least 0.4 m from these where a pose away
         from them sees and reaches the object, and back at one of them where none does."""
         return list(self.state.refused_views.get(object_id, ()))
-
-    def note_unseen_view(self, object_id: str) -> None:
-        """The camera, pitched and turned at the object from where the agent stands, does not
-        show it (hidden behind a vase on the same shelf, under a deep top)."""
-        obj = self.tracker.get(object_id)
-        if obj is None:
-            return
-        self.state.unseen_views.setdefault(object_id, []).append(
-            (float(self.pose.x), float(self.pose.z), float(obj.centroid[0]), float(obj.centroid[2])))
-
-    def views_unseen(self, object_id: str) -> list[tuple[float, float]]:
-        """Where an earlier approach stood (x, z) and did not see the object, while it is still
-        believed where it was then (within ``UNSEEN_VIEW_MOVED`` m). Each approach used to start
-        afresh: after a refusal and a replan it walked back to the very poses it had just found
-        hidden (of the "not in view" tries logged over the v2 set at 4ea8fae, a quarter stood within
-        0.2 m of an earlier one for the same object; dev-041-1 in people's wording spent its budget
-        so). Like
-        ``views_refused``, a preference: where no other pose sees and reaches it, they are tried
-        again."""
-        obj = self.tracker.get(object_id)
-        if obj is None:
-            return []
-        ox, oz = float(obj.centroid[0]), float(obj.centroid[2])
-        return [(x, z) for x, z, bx, bz in self.state.unseen_views.get(object_id, ())
-                if math.hypot(ox - bx, oz - bz) < UNSEEN_VIEW_MOVED]
 
     def reach_wanted(self, object_id: str, reach: float) -> float:
         """How near to come to the object for an interaction: ``reach``, or nearer than the

@@ -58,8 +58,6 @@ class AgentView(Protocol):
     def reach_distance(self, obj: TrackedObject) -> float: ...
     def reach_wanted(self, object_id: str, reach: float) -> float: ...
     def views_refused(self, object_id: str) -> list[tuple[float, float]]: ...
-    def views_unseen(self, object_id: str) -> list[tuple[float, float]]: ...
-    def note_unseen_view(self, object_id: str) -> None: ...
     def context(self, relax_rooms: bool = False, relax_relations: bool = False) -> PlannerContext: ...
     def note(self, text: str) -> None: ...
     def critique(self, event: CriticEvent) -> CriticDecision: ...
@@ -185,16 +183,14 @@ class Skills:
         each, until a plan exists or ``approach_step_cap`` steps are spent; giving up after a
         fixed number of tries left objects two rooms away unreachable. A pose from which the
         object does not show (hidden behind a vase on the same shelf) is avoided and another
-        viewpoint is tried, up to three. Poses an interaction with it was refused from as not
-        visible (``AgentView.views_refused``) and poses an earlier approach did not see it from
-        (``AgentView.views_unseen``) are avoided while another pose sees and reaches it."""
+        viewpoint is tried, up to three; so is a pose an interaction with it was refused from as
+        not visible (``AgentView.views_refused``), while another pose sees and reaches it."""
         a = self.a
         reach = 0.9 if closer else a.config.approach_reach
         refused = a.views_refused(object_id)
-        earlier = refused + [v for v in a.views_unseen(object_id) if v not in refused]
-        avoid = list(earlier)
+        avoid = list(refused)
         for _ in range(3):
-            reached = yield from self._approach(object_id, reach, avoid, earlier)
+            reached = yield from self._approach(object_id, reach, avoid, refused)
             if not reached:
                 return False
             seen = yield from self._look_at(object_id, closer)
@@ -204,7 +200,6 @@ class Skills:
                 return True
             p = a.pose
             avoid.append((p.x, p.z))
-            a.note_unseen_view(object_id)
             a.note(f"{object_id} not in view from ({p.x:.2f}, {p.z:.2f}): trying another viewpoint")
         # Small things among others on a table may not show in the agent's frame from anywhere it
         # can stand, yet the simulator may still count them visible: within reach, let the
@@ -213,15 +208,15 @@ class Skills:
         return obj is not None and a.reach_distance(obj) <= a.config.edge_reach
 
     def _approach(self, object_id: str, reach: float, avoid: list[tuple[float, float]],
-                  earlier: list[tuple[float, float]] | None = None) -> SkillGen:
+                  refused: list[tuple[float, float]] | None = None) -> SkillGen:
         """Walk until a pose within ``reach`` that faces the object (not near ``avoid``).
 
-        ``earlier`` (those of ``avoid`` an interaction was refused from as not visible, or an
-        earlier approach did not see it from) are a preference: the backend's visibility there was
-        a knife-edge, not a wall. When no pose away from them sees and reaches the object, both
-        lists drop them (in place, so the caller's next viewpoint keeps it) and the approach plans
-        again: avoiding them for good left a bowl by a sink (dev-080-0) and a pencil on a shelf
-        (dev-097-0) unreachable, where one more try from a refused row had worked."""
+        ``refused`` (those of ``avoid`` an interaction was refused from as not visible) are a
+        preference: the backend's visibility there was a knife-edge, not a wall. When no pose away
+        from them sees and reaches the object, both lists drop them (in place, so the caller's
+        next viewpoint keeps it) and the approach plans again: avoiding them for good left a bowl
+        by a sink (dev-080-0) and a pencil on a shelf (dev-097-0) unreachable, where one more try
+        from a refused row had worked."""
         a = self.a
         start = a.acting_step
         blocked = idle = stuck = 0
@@ -241,10 +236,10 @@ class Skills:
                 # At the back of a deep counter: only poses at the edge of the arm's reach exist.
                 edge = a.reach_wanted(object_id, a.config.edge_reach)
                 plan = yield from planned_in_stages(a.navigator.budget, a.navigator.plan_to_object_stages(a.pose, obj, edge, avoid=avoid))
-            if plan is None and earlier:
-                a.note(f"no viewpoint on {object_id} away from where it was refused or did not show before: trying those again")
-                avoid[:] = [p for p in avoid if p not in earlier]
-                earlier.clear()
+            if plan is None and refused:
+                a.note(f"no viewpoint on {object_id} away from where it was refused as not visible: trying those again")
+                avoid[:] = [p for p in avoid if p not in refused]
+                refused.clear()
                 continue
             if plan is not None:
                 ok = yield from self.walk(plan.actions)

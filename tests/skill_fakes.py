@@ -36,12 +36,6 @@ class FakeAgentView:
     def views_refused(self, object_id: str) -> list[tuple[float, float]]:
         return []
 
-    def views_unseen(self, object_id: str) -> list[tuple[float, float]]:
-        return []
-
-    def note_unseen_view(self, object_id: str) -> None:
-        return None
-
     def experience_fix(self, action: str, object_type: str) -> None:
         return None
 

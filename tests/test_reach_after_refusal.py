@@ -140,7 +140,7 @@ def test_come_closer_after_not_visible_stands_elsewhere_than_the_refused_pose() 
                             stats=Counter(), note=lambda text: None,
                             tracker=SimpleNamespace(get=memory.tracker.get, visible_now={SINK.object_id: 500}),
                             reach_distance=memory.reach_distance, reach_wanted=lambda oid, reach: reach,
-                            views_refused=lambda oid: list(refused), views_unseen=lambda oid: [])
+                            views_refused=lambda oid: list(refused))
     walks: list[list[str]] = []
 
     class Walking(Skills):
@@ -240,75 +240,5 @@ def test_when_only_refused_viewpoints_see_the_object_the_approach_tries_them_aga
     avoid = list(refused) + [(-3.0, 3.0)]  # and a viewpoint this call found the sink hidden from
     assert _drive(Walking(agent)._approach(SINK.object_id, 0.9, avoid, refused)) is True  # type: ignore[arg-type]
     assert walks == []  # in view and in reach where it stands, a refused pose: tried again from here
-    assert notes == [f"no viewpoint on {SINK.object_id} away from where it was refused or did not show before: trying those again"]
+    assert notes == [f"no viewpoint on {SINK.object_id} away from where it was refused as not visible: trying those again"]
     assert refused == [] and avoid == [(-3.0, 3.0)]  # the call's own viewpoint is still avoided
-
-
-def test_a_pose_the_object_did_not_show_from_is_kept_while_the_object_stays() -> None:
-    """Where an approach looked at the object and did not see it is kept per object
-    (``HoloMindAgent.views_unseen``) while the object is believed where it was then; an
-    interaction with it that works forgets it, and an opened door forgets every such pose (what
-    it hid may show now)."""
-    view = _memory(Pose(0.0, 0.0, 90.0, 30.0))
-    view.pose = Pose(0.25, -0.5, 90.0, 30.0)
-    HoloMindAgent.note_unseen_view(view, SINK.object_id)
-    HoloMindAgent.note_unseen_view(view, "gone|1")  # not in memory: nothing to keep
-    assert HoloMindAgent.views_unseen(view, SINK.object_id) == [(0.25, -0.5)]
-    assert HoloMindAgent.views_unseen(view, "gone|1") == []
-    HoloMindAgent._note_reach(view, "PutObject", SINK.object_id, _obs(False, Failure.NO_ROOM))
-    assert HoloMindAgent.views_unseen(view, SINK.object_id) == [(0.25, -0.5)]  # a failure keeps it
-    HoloMindAgent._note_reach(view, "PutObject", SINK.object_id, _obs(True))
-    assert HoloMindAgent.views_unseen(view, SINK.object_id) == []
-    HoloMindAgent.note_unseen_view(view, SINK.object_id)
-    HoloMindAgent._note_reach(view, "OpenObject", "fridge|1", _obs(True))  # another object's door
-    assert HoloMindAgent.views_unseen(view, SINK.object_id) == []
-    HoloMindAgent.note_unseen_view(view, SINK.object_id)
-    moved = TrackedObject(SINK.object_id, "SinkBasin", SINK.centroid + [0.5, 0.0, 0.0], SINK.box_min, SINK.box_max, 0, 0)
-    view.tracker = SimpleNamespace(get=lambda i: moved)
-    assert HoloMindAgent.views_unseen(view, SINK.object_id) == []  # believed 0.5 m away now: shows otherwise
-
-
-def test_a_later_approach_does_not_look_again_from_where_the_object_did_not_show() -> None:
-    """The first approach finds the sink hidden from where it stands and walks to another
-    viewpoint; after a replan the next approach walks off that pose at once instead of looking
-    from it again (dev-041-1 in people's wording: back to two poses it had just found hidden)."""
-    occ = _room(3.5)
-    pose = Pose(0.0, 0.0, 90.0, 30.0)
-    memory = _memory(pose)
-    memory.pose = pose
-    navigator = Navigator(occ)
-    agent = SimpleNamespace(config=SimpleNamespace(edge_reach=1.45, approach_step_cap=300, approach_reach=1.3),
-                            obs=SimpleNamespace(step=0), acting_step=0, pose=pose, navigator=navigator,
-                            stats=Counter(), note=lambda text: None,
-                            tracker=SimpleNamespace(get=memory.tracker.get, visible_now={SINK.object_id: 500}),
-                            reach_distance=memory.reach_distance, reach_wanted=lambda oid, reach: reach,
-                            views_refused=lambda oid: [],
-                            views_unseen=lambda oid: HoloMindAgent.views_unseen(memory, oid),
-                            note_unseen_view=lambda oid: HoloMindAgent.note_unseen_view(memory, oid))
-    walks: list[list[str]] = []
-    looked_from: list[tuple[float, float, int]] = []
-
-    class Walking(Skills):
-        def walk(self, actions: list[str], limit: int | None = None):  # type: ignore[no-untyped-def]
-            walks.append(list(actions))
-            yield from ()
-            return True
-
-        def _look_at(self, object_id: str, closer: bool):  # type: ignore[no-untyped-def]
-            looked_from.append((self.a.pose.x, self.a.pose.z, len(walks)))
-            yield from ()
-            return len(walks) > 0  # hidden from the origin, in view once it walked
-
-        def _look_crouched(self, object_id: str, closer: bool):  # type: ignore[no-untyped-def]
-            yield from ()
-            return False
-
-    assert _drive(Walking(agent).navigate_to(SINK.object_id)) is True  # type: ignore[arg-type]
-    plan = navigator.plan_to_object(pose, SINK, 1.3, avoid=[(0.0, 0.0)])
-    assert plan is not None and plan.actions
-    assert looked_from == [(0.0, 0.0, 0), (0.0, 0.0, 1)] and walks == [plan.actions]
-    assert HoloMindAgent.views_unseen(memory, SINK.object_id) == [(0.0, 0.0)]
-    walks.clear()
-    looked_from.clear()
-    assert _drive(Walking(agent).navigate_to(SINK.object_id)) is True  # type: ignore[arg-type]
-    assert walks == [plan.actions] and looked_from == [(0.0, 0.0, 1)]  # walked off first, looked once
