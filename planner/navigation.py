@@ -35,6 +35,12 @@ HORIZONS = (30.0, 0.0, 60.0, -30.0)
 # A pose within this of a viewpoint to avoid (one the object did not show from, or an interaction
 # with it was refused from as not visible) is no new viewpoint.
 AVOID_RADIUS = 0.4
+# A viewpoint the object did not show from (something in front of it) leaves out, besides its disc,
+# every pose on that side of the object: within this many degrees of the hidden viewpoint's bearing
+# as seen from the object. Its disc alone sent the next viewpoints 0.4 m to either side, behind the
+# same occluder (dev-041-1: three hidden viewpoints on an armchair, where one across it saw it).
+# Where no pose on another side is mapped, in reach and connected, the disc alone applies.
+HIDDEN_SIDE_DEG = 45.0
 _CELL_AND_NEIGHBOURS = np.ones((3, 3), dtype=bool)
 HALF_VFOV = 45.0
 # Lattice states one search may expand (issue 27: bounded work per step). On the v2 dev episodes
@@ -256,24 +262,30 @@ class Navigator:
         return plan
 
     def plan_to_object(self, pose: Pose, obj: TrackedObject, reach: float = 1.3,
-                       max_bearing: float = 40.0, avoid: Sequence[tuple[float, float]] = ()) -> LatticePlan | None:
+                       max_bearing: float = 40.0, avoid: Sequence[tuple[float, float]] = (),
+                       hidden: Sequence[tuple[float, float]] = ()) -> LatticePlan | None:
         """A plan to a pose within ``reach`` of the object that faces it with a clear line of
-        sight, not within ``AVOID_RADIUS`` of a point in ``avoid`` (viewpoints it did not show from)."""
-        return finish(self.plan_to_object_stages(pose, obj, reach, max_bearing, avoid))
+        sight, not within ``AVOID_RADIUS`` of a point in ``avoid`` (viewpoints it did not show
+        from) and, where the map has one elsewhere, not on the side of the object of a point in
+        ``hidden`` (viewpoints it was hidden from: ``HIDDEN_SIDE_DEG``)."""
+        return finish(self.plan_to_object_stages(pose, obj, reach, max_bearing, avoid, hidden))
 
     def plan_to_object_stages(self, pose: Pose, obj: TrackedObject, reach: float = 1.3, max_bearing: float = 40.0,
-                              avoid: Sequence[tuple[float, float]] = ()) -> PlanStages:
+                              avoid: Sequence[tuple[float, float]] = (),
+                              hidden: Sequence[tuple[float, float]] = ()) -> PlanStages:
         """``plan_to_object`` in stages (``PlanStages``)."""
         key = ("object", pose.x, pose.z, pose.yaw, obj.object_id, tuple(map(float, obj.centroid)),
                tuple(map(float, obj.box_min)), tuple(map(float, obj.box_max)), reach, max_bearing,
-               tuple((float(a), float(b)) for a, b in avoid))
+               tuple((float(a), float(b)) for a, b in avoid), tuple((float(a), float(b)) for a, b in hidden))
         if self._known_failure(key):
             return None
-        found = yield from self._tight_retry(lambda tight: self._plan_to_object(pose, obj, reach, max_bearing, avoid, tight))
+        found = yield from self._tight_retry(
+            lambda tight: self._plan_to_object(pose, obj, reach, max_bearing, avoid, hidden, tight))
         return self._remember(key, found)
 
     def _plan_to_object(self, pose: Pose, obj: TrackedObject, reach: float, max_bearing: float,
-                        avoid: Sequence[tuple[float, float]], tight: bool) -> PlanStages:
+                        avoid: Sequence[tuple[float, float]], hidden: Sequence[tuple[float, float]],
+                        tight: bool) -> PlanStages:
         grid = self.map.free_grid(tight=tight)
         res = self.map.config.resolution
         region = self._region_near(obj, reach, tight)
@@ -307,6 +319,13 @@ class Navigator:
                 # spend its whole cap looking for a goal state that is not there).
                 self.last_failure = f"every floor cell that sees {obj.object_id} in reach is by a viewpoint to avoid"
                 return None
+        sides = self._hidden_bearings(obj, hidden)
+        if sides:
+            across = seed & ~self._on_sides(seed, cx, cz, sides)
+            if across.any() and connected(across, grid, pose.x, pose.z, self.move_step + res):
+                seed = across
+            else:
+                sides = []  # no mapped pose on another side the agent can walk to: the discs alone
         field = walking_distance_to(seed if seed.any() else region, grid)
         (bx0, by0, bz0), (bx1, by1, bz1) = (float(v) for v in obj.box_min), (float(v) for v in obj.box_max)
         dy = self.height_gap(by0, by1)
@@ -324,10 +343,16 @@ class Navigator:
                 return False
             if any(math.hypot(x - ax, z - az) < AVOID_RADIUS for ax, az in avoid):
                 return False
+            if sides and on_a_side(x, z):
+                return False
             bearing = math.degrees(math.atan2(cx - x, cz - z))  # heading_error, inline: per expanded state
             if abs((bearing - s.yaw + 180.0) % 360.0 - 180.0) > max_bearing:
                 return False
             return self.line_of_sight(x, z, cx, cz, wall)
+
+        def on_a_side(x: float, z: float) -> bool:
+            b = math.degrees(math.atan2(x - cx, z - cz))
+            return any(abs((b - s + 180.0) % 360.0 - 180.0) < HIDDEN_SIDE_DEG for s in sides)
 
         def heuristic(s: LatticeState) -> float:
             x, z = s.x, s.z
@@ -338,6 +363,27 @@ class Navigator:
             return max(straight, walk if walk != math.inf else 1e6) / 0.25
 
         return (yield from self._plan(pose, grid, is_goal, heuristic))
+
+    @staticmethod
+    def _hidden_bearings(obj: TrackedObject, hidden: Sequence[tuple[float, float]]) -> list[float]:
+        """The bearings (degrees, THOR x over z) from the object's centre to each viewpoint it
+        was hidden from; none for a viewpoint over its centre (no side to speak of)."""
+        cx, cz = float(obj.centroid[0]), float(obj.centroid[2])
+        return [math.degrees(math.atan2(hx - cx, hz - cz)) for hx, hz in hidden
+                if math.hypot(hx - cx, hz - cz) > 1e-6]
+
+    def _on_sides(self, cells: np.ndarray, cx: float, cz: float, bearings: Sequence[float]) -> np.ndarray:
+        """Of ``cells`` (a mask), those whose centre lies within ``HIDDEN_SIDE_DEG`` of one of
+        ``bearings`` as seen from (cx, cz) (the sides ``is_goal`` rejects)."""
+        res = self.map.config.resolution
+        ci, cj = np.nonzero(cells)
+        b = np.degrees(np.arctan2(self.map.x0 + res * ci - cx, self.map.z0 + res * cj - cz))
+        side = np.zeros(ci.shape, dtype=bool)
+        for s in bearings:
+            side |= np.abs((b - s + 180.0) % 360.0 - 180.0) < HIDDEN_SIDE_DEG
+        out = np.zeros_like(cells, dtype=bool)
+        out[ci[side], cj[side]] = True
+        return out
 
     def _near_any(self, points: Sequence[tuple[float, float]]) -> np.ndarray:
         """Per cell: its centre lies within ``AVOID_RADIUS`` of one of ``points`` (the disc

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import Any, Generator, Mapping, Protocol
+from typing import Any, Generator, Mapping, Protocol, Sequence
 
 import numpy as np
 
@@ -183,14 +183,16 @@ class Skills:
         each, until a plan exists or ``approach_step_cap`` steps are spent; giving up after a
         fixed number of tries left objects two rooms away unreachable. A pose from which the
         object does not show (hidden behind a vase on the same shelf) is avoided and another
-        viewpoint is tried, up to three; so is a pose an interaction with it was refused from as
-        not visible (``AgentView.views_refused``), while another pose sees and reaches it."""
+        viewpoint is tried, up to three, on another side of the object where the map has one
+        (``Navigator.plan_to_object``: ``hidden``); so is a pose an interaction with it was refused
+        from as not visible (``AgentView.views_refused``), while another pose sees and reaches it."""
         a = self.a
         reach = 0.9 if closer else a.config.approach_reach
         refused = a.views_refused(object_id)
         avoid = list(refused)
+        hidden: list[tuple[float, float]] = []
         for _ in range(3):
-            reached = yield from self._approach(object_id, reach, avoid, refused)
+            reached = yield from self._approach(object_id, reach, avoid, refused, hidden)
             if not reached:
                 return False
             seen = yield from self._look_at(object_id, closer)
@@ -200,6 +202,7 @@ class Skills:
                 return True
             p = a.pose
             avoid.append((p.x, p.z))
+            hidden.append((p.x, p.z))
             a.note(f"{object_id} not in view from ({p.x:.2f}, {p.z:.2f}): trying another viewpoint")
         # Small things among others on a table may not show in the agent's frame from anywhere it
         # can stand, yet the simulator may still count them visible: within reach, let the
@@ -208,8 +211,10 @@ class Skills:
         return obj is not None and a.reach_distance(obj) <= a.config.edge_reach
 
     def _approach(self, object_id: str, reach: float, avoid: list[tuple[float, float]],
-                  refused: list[tuple[float, float]] | None = None) -> SkillGen:
-        """Walk until a pose within ``reach`` that faces the object (not near ``avoid``).
+                  refused: list[tuple[float, float]] | None = None,
+                  hidden: Sequence[tuple[float, float]] = ()) -> SkillGen:
+        """Walk until a pose within ``reach`` that faces the object (not near ``avoid``, and on
+        another side of it than ``hidden`` where the map has one).
 
         ``refused`` (those of ``avoid`` an interaction was refused from as not visible) are a
         preference: the backend's visibility there was a knife-edge, not a wall. When no pose away
@@ -231,11 +236,13 @@ class Skills:
             if (a.tracker.visible_now.get(object_id) and a.reach_distance(obj) <= reach
                     and not any(math.hypot(p.x - x, p.z - z) < AVOID_RADIUS for x, z in avoid)):
                 return True
-            plan = yield from planned_in_stages(a.navigator.budget, a.navigator.plan_to_object_stages(a.pose, obj, reach, avoid=avoid))
+            plan = yield from planned_in_stages(
+                a.navigator.budget, a.navigator.plan_to_object_stages(a.pose, obj, reach, avoid=avoid, hidden=hidden))
             if plan is None and reach < a.config.edge_reach:
                 # At the back of a deep counter: only poses at the edge of the arm's reach exist.
                 edge = a.reach_wanted(object_id, a.config.edge_reach)
-                plan = yield from planned_in_stages(a.navigator.budget, a.navigator.plan_to_object_stages(a.pose, obj, edge, avoid=avoid))
+                plan = yield from planned_in_stages(
+                    a.navigator.budget, a.navigator.plan_to_object_stages(a.pose, obj, edge, avoid=avoid, hidden=hidden))
             if plan is None and refused:
                 a.note(f"no viewpoint on {object_id} away from where it was refused as not visible: trying those again")
                 avoid[:] = [p for p in avoid if p not in refused]

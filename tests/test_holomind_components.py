@@ -31,7 +31,7 @@ from household.checklist import ChecklistItem, ObjectSelector
 from planner.critic import ExperiencePool, RuleCritic, classify, to_dict
 from planner.deterministic import NearestGrounder, RecipeTranslator, required_roles
 from planner.goal_dag import build_goal_dag, dag_to_dict, next_goal, ready_goals
-from planner.navigation import Navigator, Pose
+from planner.navigation import HIDDEN_SIDE_DEG, Navigator, Pose
 from planner.object_tracker import ObjectTracker, TrackedObject
 from planner.occupancy import OccupancyConfig, OccupancyMap
 from planner.roles import CriticEvent, Goal, Grounding, KnownObject, PlannerContext, Subgoal
@@ -677,6 +677,61 @@ def test_navigator_avoids_viewpoints_the_object_did_not_show_from() -> None:
     second = nav.plan_to_object(start, vase, reach=1.3, avoid=[bad])
     assert second is not None
     end = second.states[-1]
+    assert math.hypot(end.x - bad[0], end.z - bad[1]) >= 0.4
+    assert vase.distance_3d(np.array([end.x, nav.camera_height, end.z])) <= 1.3
+
+
+def _sides_apart(obj: TrackedObject, a: tuple[float, float], b: tuple[float, float]) -> float:
+    """Degrees between the bearings of a and b as seen from the object's centre."""
+    cx, cz = float(obj.centroid[0]), float(obj.centroid[2])
+    d = math.degrees(math.atan2(a[0] - cx, a[1] - cz) - math.atan2(b[0] - cx, b[1] - cz))
+    return abs((d + 180.0) % 360.0 - 180.0)
+
+
+def _first_viewpoint(occ: OccupancyMap, obj: TrackedObject) -> tuple[Navigator, Pose, tuple[float, float]]:
+    """A navigator on ``occ``, the start pose, and where its first plan to ``obj`` ends (the
+    viewpoint the tests then call hidden)."""
+    nav = Navigator(occ)
+    start = Pose(0.0, -1.0, 0.0, 30.0)
+    first = nav.plan_to_object(start, obj, reach=1.3)
+    assert first is not None
+    return nav, start, (first.states[-1].x, first.states[-1].z)
+
+
+def test_navigator_goes_to_another_side_of_an_object_hidden_from_a_viewpoint() -> None:
+    """A viewpoint the object was hidden from (something in front of it) sends the next plan to
+    another side of the object, not 0.4 m beside the hidden one behind the same occluder: its
+    bearing from the object differs by at least HIDDEN_SIDE_DEG. The disc alone allowed a pose
+    on the same side."""
+    occ = _seen_floor_map(2.5, walls=True)
+    vase = TrackedObject("V|1", "Vase", np.array([0.0, 0.8, 1.0]), np.array([-0.1, 0.7, 0.9]),
+                         np.array([0.1, 0.9, 1.1]), 0, 0)
+    nav, start, bad = _first_viewpoint(occ, vase)
+    beside = nav.plan_to_object(start, vase, reach=1.3, avoid=[bad])
+    assert beside is not None
+    assert _sides_apart(vase, (beside.states[-1].x, beside.states[-1].z), bad) < HIDDEN_SIDE_DEG  # the disc alone
+    across = nav.plan_to_object(start, vase, reach=1.3, avoid=[bad], hidden=[bad])
+    assert across is not None
+    end = across.states[-1]
+    assert _sides_apart(vase, (end.x, end.z), bad) >= HIDDEN_SIDE_DEG
+    assert math.hypot(end.x - bad[0], end.z - bad[1]) >= 0.4
+    assert vase.distance_3d(np.array([end.x, nav.camera_height, end.z])) <= 1.3
+    assert all(occ.free_grid().is_free(s.x, s.z) for s in across.states)
+
+
+def test_navigator_keeps_the_hidden_side_where_no_other_side_is_mapped() -> None:
+    """At the end of a narrow corridor every pose in reach lies on the hidden viewpoint's side:
+    the next plan is still made, away from the hidden viewpoint's disc (not "no viewpoint")."""
+    occ = _seen_floor_map(2.5, walls=True)
+    pts = cell_centres(occ, np.ones((occ.n, occ.n), dtype=bool))
+    strip = (np.abs(pts[:, 0]) <= 0.5) & (pts[:, 1] >= -2.5) & (pts[:, 1] <= 1.85)
+    occ.floor[:] = strip.reshape(occ.n, occ.n)
+    vase = TrackedObject("V|1", "Vase", np.array([0.0, 0.8, 2.45]), np.array([-0.1, 0.7, 2.35]),
+                         np.array([0.1, 0.9, 2.55]), 0, 0)
+    nav, start, bad = _first_viewpoint(occ, vase)
+    again = nav.plan_to_object(start, vase, reach=1.3, avoid=[bad], hidden=[bad])
+    assert again is not None
+    end = again.states[-1]
     assert math.hypot(end.x - bad[0], end.z - bad[1]) >= 0.4
     assert vase.distance_3d(np.array([end.x, nav.camera_height, end.z])) <= 1.3
 
