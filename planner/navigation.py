@@ -95,8 +95,9 @@ def grown_by_a_cell(mask: np.ndarray) -> np.ndarray:
 
 def heading_error(x0: float, z0: float, yaw: float, x: float, z: float) -> float:
     """Degrees to turn from ``yaw`` at (x0, z0) to face (x, z), in [-180, 180) (+ is clockwise,
-    THOR's RotateRight). The lattice goal test in ``_plan_to_object`` keeps an inline copy: it
-    runs for every expanded state."""
+    THOR's RotateRight). The lattice goal test in ``_plan_to_object`` keeps inline copies (its
+    bearing check and ``on_a_side``, the bearing from the object's centre): it runs for every
+    expanded state."""
     bearing = math.degrees(math.atan2(x - x0, z - z0))
     return (bearing - yaw + 180.0) % 360.0 - 180.0
 
@@ -319,7 +320,7 @@ class Navigator:
                 # spend its whole cap looking for a goal state that is not there).
                 self.last_failure = f"every floor cell that sees {obj.object_id} in reach is by a viewpoint to avoid"
                 return None
-        sides = self._hidden_bearings(obj, hidden)
+        sides = self._hidden_bearings(cx, cz, hidden)
         if sides:
             across = seed & ~self._on_sides(seed, cx, cz, sides)
             if across.any() and connected(across, grid, pose.x, pose.z, self.move_step + res):
@@ -365,10 +366,9 @@ class Navigator:
         return (yield from self._plan(pose, grid, is_goal, heuristic))
 
     @staticmethod
-    def _hidden_bearings(obj: TrackedObject, hidden: Sequence[tuple[float, float]]) -> list[float]:
-        """The bearings (degrees, THOR x over z) from the object's centre to each viewpoint it
-        was hidden from; none for a viewpoint over its centre (no side to speak of)."""
-        cx, cz = float(obj.centroid[0]), float(obj.centroid[2])
+    def _hidden_bearings(cx: float, cz: float, hidden: Sequence[tuple[float, float]]) -> list[float]:
+        """The bearings (degrees, THOR x over z) from the object's centre (cx, cz) to each
+        viewpoint it was hidden from; none for a viewpoint over its centre (no side to speak of)."""
         return [math.degrees(math.atan2(hx - cx, hz - cz)) for hx, hz in hidden
                 if math.hypot(hx - cx, hz - cz) > 1e-6]
 
