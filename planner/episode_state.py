@@ -44,6 +44,9 @@ class EpisodeState:
     # object id -> (step, action) of the agent's latest successful interaction with it (a later
     # goal may undo an earlier one: planner.goal_check.recheck_after_own_actions)
     touched: dict[str, tuple[int, str]] = field(default_factory=dict)
+    # object id -> the box the agent shut it in: seen inside while the box was open, out of view
+    # once it was closed. Opened again before an action on the object (``Skills.interact``).
+    shut_in: dict[str, str] = field(default_factory=dict)
     # object id -> the type the memory gave it when the current attempt grounded it: a closer look
     # that names it otherwise before the agent acts on it sends the goal to ground again
     grounded_as: dict[str, str] = field(default_factory=dict)

@@ -193,11 +193,20 @@ def search(agent: SearchAgent, goal: Goal, missing: Missing) -> Generator[Action
             if not ok:
                 continue
             if openable:
+                opened = False
                 if box.state.get("isOpen") is not True:
                     obs = yield Action("OpenObject", box.object_id)
                     agent.after_interaction("OpenObject", box.object_id, obs)
+                    opened = obs.feedback.success
                 if not found(role, t) and box.state.get("isOpen") is True:
                     yield from look_into(looking, box, t, partial(found, role, t))
+                if opened and not found(role, t):
+                    # Nothing wanted inside: shut it again, as a person would. An open drawer
+                    # stands in the way (the map clears what it drew once it is shut,
+                    # ``OccupancyMap.clear_opening``); a search that left a dresser's drawers
+                    # open by the only way out of a bedroom shut the agent in (dev-022-1).
+                    obs = yield Action("CloseObject", box.object_id)
+                    agent.after_interaction("CloseObject", box.object_id, obs)
             elif not found(role, t):
                 # a detector that misses small things from afar: the rest of the top from close by
                 yield from look_over(looking, box, t, partial(found, role, t))

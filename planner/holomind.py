@@ -74,6 +74,11 @@ GOAL_ATTEMPTS = 3
 NEARER_AFTER_REFUSAL = 0.4
 NEAREST_WANTED = 0.3
 
+# How far past a box's seen extent (x and z) an object seen while the box was open may lie and
+# still count as inside it (``_note_shut_in``): a drawer pulls out about half a metre, and the
+# box the memory keeps may be the drawer's closed extent.
+SHUT_IN_REACH_M = 0.5
+
 # Why a goal attempt ended, as the report gives it per goal (``extra.goals[id].reason``); read by
 # ``evaluation/failure_taxonomy.py`` to say why each unmet checklist unit was missed.
 GOAL_REASONS = {
@@ -163,6 +168,7 @@ class HoloMindAgent:
         self.experience.reused = 0
         if self.llm_client is not None:
             self.llm_client.reset_usage()
+        self._last_action: Action | None = None  # what act() returned last (``_integrate`` reads it)
         self._integrate(observation)
         goals = note_other_goal_types(single_item_goals(self.decomposer.decompose(self.instruction, self.context())))
         self.goals = goals
@@ -189,6 +195,7 @@ class HoloMindAgent:
         except StopIteration:
             return Action("Stop")
         self._started = True
+        self._last_action = action
         return action
 
     def drain_events(self) -> list[tuple[str, dict]]:
@@ -253,6 +260,7 @@ class HoloMindAgent:
         return obs if localiser is None else localiser.correct(obs)
 
     def _integrate(self, obs: Observation) -> None:
+        self._note_opening(obs)
         self.occupancy.integrate(obs)
         self.tracker.integrate(obs)
         for label in (obs.id_to_label or {}).values():
@@ -264,6 +272,24 @@ class HoloMindAgent:
         self.places.watch(int(obs.step), self.tracker, obs.agent.held_object_id, self.beliefs)
         if not obs.feedback.success and obs.feedback.action:
             self.stats["failed_actions"] += 1
+
+    def _note_opening(self, obs: Observation) -> None:
+        """Before a frame that shows something the agent opened or closed goes on the map: keep
+        the map round it as it was before it opened, and take back what the open part drew once
+        it is closed (``OccupancyMap.mark_opening``, ``clear_opening``)."""
+        last = getattr(self, "_last_action", None)
+        if last is None or last.object_id is None or not obs.feedback.success \
+                or obs.feedback.action != last.name or last.name not in ("OpenObject", "CloseObject"):
+            return
+        if last.name == "CloseObject":
+            cleared = self.occupancy.clear_opening(last.object_id)
+            if cleared:
+                self.note(f"map: {cleared} cells {last.object_id} filled while open cleared")
+            return
+        obj = self.tracker.get(last.object_id)
+        if obj is not None:
+            self.occupancy.mark_opening(last.object_id, (float(obj.box_min[0]), float(obj.box_min[2])),
+                                        (float(obj.box_max[0]), float(obj.box_max[2])))
 
     @property
     def pose(self) -> Pose:
@@ -394,6 +420,8 @@ class HoloMindAgent:
         the evidence (a success's effects, or the state a failure revealed, "is already on"); the
         object tracker keeps its geometry current and caches the observed flags."""
         self.obs = obs  # act() has integrated the frame already
+        if obs.feedback.success and name in ("OpenObject", "CloseObject"):
+            self._note_shut_in(name, object_id)
         if obs.feedback.success:
             self._acted_at = int(obs.step)  # a goal's flags count from looks after its last action
             # what the action changed: the object it names, except a put's (the receptacle takes
@@ -423,6 +451,34 @@ class HoloMindAgent:
         self._note_reach(name, object_id, obs)
         self._last_held = self.held_id
 
+    def _note_shut_in(self, name: str, box_id: str) -> None:
+        """What a box the agent opened held, once it is shut again: the objects seen since it
+        was opened (the agent's latest interaction with it), within its height and
+        ``SHUT_IN_REACH_M`` of its box, and out of view in the frame that shows it closed. An
+        object in a closed drawer is visible from nowhere: before, a pick walked every viewpoint
+        round the dresser and was refused as not visible (dev-012-0, once the search shut what it
+        looked into). Opened again, the box holds nothing shut in."""
+        shut = self.state.shut_in
+        if name == "OpenObject":
+            for oid in [oid for oid, box in shut.items() if box == box_id]:
+                del shut[oid]
+            return
+        box = self.tracker.get(box_id)
+        opened = self.state.touched.get(box_id)  # not yet this close's own entry
+        if box is None or opened is None or opened[1] != "OpenObject":
+            return
+        reach = SHUT_IN_REACH_M
+        for o in self.tracker.objects.values():
+            info = self.catalog.type_affordances(o.object_type)
+            x, y, z = (float(v) for v in o.centroid)
+            if o.gone or o.object_id == box_id or o.last_seen < opened[0] or self.tracker.visible_now.get(o.object_id) \
+                    or info is None or not info.pickupable:
+                continue
+            if box.box_min[0] - reach <= x <= box.box_max[0] + reach and box.box_min[2] - reach <= z <= box.box_max[2] + reach \
+                    and box.box_min[1] - 0.1 <= y <= box.box_max[1] + 0.1:
+                shut[o.object_id] = box_id
+                self.note(f"{o.object_id} shut in {box_id}")
+
     def _note_reach(self, name: str, object_id: str, obs: Observation) -> None:
         """Keep how near the agent believed the object was when the backend refused it as out of
         reach, and where it stood when the backend refused it as not visible; forget both once an
@@ -438,6 +494,11 @@ class HoloMindAgent:
             refused[object_id] = min(refused.get(object_id, math.inf), self.reach_distance(obj))
         elif failure is Failure.NOT_VISIBLE:
             self.state.refused_views.setdefault(object_id, []).append((float(self.pose.x), float(self.pose.z)))
+
+    def take_shut_in(self, object_id: str) -> str | None:
+        """The box the agent shut the object in (``_note_shut_in``), forgotten as it is asked:
+        the skill that asks opens it before acting on the object (``Skills.interact``)."""
+        return self.state.shut_in.pop(object_id, None)
 
     def views_refused(self, object_id: str) -> list[tuple[float, float]]:
         """Where the agent stood (x, z) when an interaction with the object was refused as not

@@ -26,7 +26,9 @@ least ``obstacle_share`` of all its returns, counted over every frame: one frame
 longer outvotes a hundred floor returns, and what is seen again as floor stops blocking. With a
 noise-free sensor (k = 0) this is exactly the one-return rule. The frontier (traversable cells
 next to never-observed cells) drives exploration. A blocked move marks the cell ahead as an
-obstacle, so the next plan goes around what depth did not show.
+obstacle, so the next plan goes around what depth did not show. What the agent opens (a drawer,
+a fridge door) draws obstacles while it is open; shut again, the cells it drew round its box are
+cleared (``mark_opening``, ``clear_opening``) and the next frames draw what really stands there.
 """
 
 from __future__ import annotations
@@ -75,6 +77,9 @@ class OccupancyConfig:
 SAME_BUMP_M = 0.1
 SAME_BUMP_DEG = 10.0
 BUMPS_KEPT = 32  # the latest bumps compared against (a loop repeats within a few)
+# How far past an openable's box its open part may reach on the floor: a fridge or cabinet door
+# swings its own width, up to about 0.8 m in ProcTHOR's assets; a drawer pulls out less.
+OPENING_SWING_M = 0.9
 
 
 class OccupancyMap:
@@ -98,6 +103,9 @@ class OccupancyMap:
         # last: a move blocked again from where one was blocked before (``mark_blocked``).
         self._bumps: deque[tuple[float, float, float]] = deque(maxlen=BUMPS_KEPT)
         self.repeated_bumps = 0  # moves blocked again where they were blocked before (``mark_blocked``)
+        # Openings under way: key (the opened object's id) -> the window round it and its obstacle
+        # cells just before it opened (``mark_opening``, ``clear_opening``)
+        self._openings: dict[str, tuple[tuple[slice, slice], np.ndarray]] = {}
         self._grid: FreeGrid | None = None
         self._tight_grid: FreeGrid | None = None
         self._tight_for: FreeGrid | None = None  # the usual grid of the map the tight one was made from
@@ -309,12 +317,51 @@ class OccupancyMap:
         near = (ii - i) ** 2 + (jj - j) ** 2 <= r * r
         window = (slice(i0, i1), slice(j0, j1))
         cleared = int((self.obstacle[window] & near).sum())
-        self.obstacle[window][near] = False
+        self._forget_obstacles(window, near)
+        return cleared
+
+    def _forget_obstacles(self, window: tuple[slice, slice], cells: np.ndarray) -> None:
+        """Make ``cells`` (a mask over ``window``) no obstacles: the depth returns and bumps that
+        made them so are forgotten, and what depends on the map is redrawn."""
+        self.obstacle[window][cells] = False
         if self.config.depth_noise_k > 0:
-            self.obstacle_hits[window][near] = 0
-            self.bumped[window][near] = False
+            self.obstacle_hits[window][cells] = 0
+            self.bumped[window][cells] = False
         self._grid = None
         self.version += 1
+
+    def mark_opening(self, key: str, box_min: tuple[float, float], box_max: tuple[float, float],
+                     swing: float = OPENING_SWING_M) -> None:
+        """Something is about to open: a drawer, a door of a cabinet or fridge. Keep the
+        obstacle cells round its box (THOR (x, z) corners), grown by ``swing``, as they are
+        before the frame that shows it open, so ``clear_opening`` can tell what the open part
+        drew. Call before integrating that frame; a second call for the same key keeps the first
+        (the part is open already)."""
+        if key in self._openings:
+            return
+        i0, j0 = self.cell(box_min[0] - swing, box_min[1] - swing)
+        i1, j1 = self.cell(box_max[0] + swing, box_max[1] + swing)
+        window = (slice(max(i0, 0), min(i1 + 1, self.n)), slice(max(j0, 0), min(j1 + 1, self.n)))
+        if window[0].start >= window[0].stop or window[1].start >= window[1].stop:
+            return
+        self._openings[key] = (window, self.obstacle[window].copy())
+
+    def clear_opening(self, key: str) -> int:
+        """What ``key`` opened is closed again: forget the obstacle cells that appeared round it
+        while it was open (depth returns and bumps), the number cleared. An open drawer fills
+        the floor in front of its dresser; with one return an obstacle (exact depth), nothing
+        ever cleared those cells once it was shut, and a search that opened a dresser's drawers
+        by the only way out of a bedroom shut the agent in on its map (dev-022-1 in people's
+        wording). Call before integrating the frame that shows it closed: that frame, and the
+        next ones, draw again whatever really stands there (as after ``clear_around``)."""
+        opening = self._openings.pop(key, None)
+        if opening is None:
+            return 0
+        window, before = opening
+        drawn = self.obstacle[window] & ~before
+        cleared = int(drawn.sum())
+        if cleared:
+            self._forget_obstacles(window, drawn)
         return cleared
 
     # ---- derived ---------------------------------------------------------------------------

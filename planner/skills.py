@@ -58,6 +58,7 @@ class AgentView(Protocol):
     def reach_distance(self, obj: TrackedObject) -> float: ...
     def reach_wanted(self, object_id: str, reach: float) -> float: ...
     def views_refused(self, object_id: str) -> list[tuple[float, float]]: ...
+    def take_shut_in(self, object_id: str) -> str | None: ...
     def context(self, relax_rooms: bool = False, relax_relations: bool = False) -> PlannerContext: ...
     def note(self, text: str) -> None: ...
     def critique(self, event: CriticEvent) -> CriticDecision: ...
@@ -351,6 +352,7 @@ class Skills:
         obj = a.tracker.get(object_id)
         if obj is None:
             raise Replan("low", f"{object_id} is not in memory", NOT_IN_MEMORY, (object_id,))
+        yield from self._open_what_shut_it_in(object_id, subgoal.goal_id, depth)
         fix = a.experience_fix(name, obj.object_type)
         already = fix == "open" and obj.state.get("isOpen") is True  # opened it myself earlier
         if fix and depth == 0 and not obj.state.get("open_checked") and not already:
@@ -452,6 +454,18 @@ class Skills:
             obs = yield from self._proactive(skill, oid)
             return obs
         return (yield from self.interact(subgoal, oid, depth))
+
+    def _open_what_shut_it_in(self, object_id: str, goal_id: str, depth: int) -> Generator[Action, Observation, None]:
+        """The object was seen inside a box the agent shut since (``EpisodeState.shut_in``):
+        open that box first, or no pose sees the object."""
+        a = self.a
+        box_id = a.take_shut_in(object_id)  # asked once: opened now, or gone from memory
+        if box_id is None:
+            return
+        box = a.tracker.get(box_id)
+        if box is not None and box.state.get("isOpen") is not True:
+            a.note(f"{object_id} was shut in {box_id}: opening it first")
+            yield from self.run(Subgoal("open", {"object_id": box_id}, goal_id), depth + 1, proactive=True)
 
     def _proactive(self, skill: str, oid: str) -> SkillGen:
         """An experience-driven fix: do it, and take "already so" as done."""

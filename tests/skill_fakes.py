@@ -36,6 +36,9 @@ class FakeAgentView:
     def views_refused(self, object_id: str) -> list[tuple[float, float]]:
         return []
 
+    def take_shut_in(self, object_id: str) -> str | None:
+        return None
+
     def experience_fix(self, action: str, object_type: str) -> None:
         return None
 

@@ -99,22 +99,24 @@ def test_search_looks_closely_at_a_known_station_before_giving_up() -> None:
 
 
 
-def _tour(monkeypatch: Any, boxes: list[tuple[str, str]], wanted: str, on_top: str | None) -> tuple[bool, Any, list, list]:
+def _tour(monkeypatch: Any, boxes: list[tuple[str, str]], wanted: str, on_top: str | None,
+          inside: str | None = None, open_before: tuple[str, ...] = ()) -> tuple[bool, Any, list, list]:
     """The search over a house explored already, with ``boxes`` (id, type) known and ``wanted``
-    unseen; a look over the top of ``on_top`` shows one."""
+    unseen; a look over the top of ``on_top``, or into ``inside`` opened, shows one."""
     from household.assets import default_catalog
     import planner.goal_search as goal_search
 
     agent = _Agent(faucet_at=None)
     known = {oid: SimpleNamespace(object_id=oid, object_type=kind, centroid=np.array([1.0 + k, 0.5, 0.0]),
-                                  gone=False, state={}) for k, (oid, kind) in enumerate(boxes)}
+                                  gone=False, state={"isOpen": True} if oid in open_before else {})
+             for k, (oid, kind) in enumerate(boxes)}
     found: list[Any] = []
     agent.tracker = SimpleNamespace(of_type=lambda t: list(found) if t == wanted else [], objects=known)
     agent.catalog = default_catalog()
 
     def after_interaction(name: str, oid: str, obs: Any) -> None:  # the memory's note_state
-        if name == "OpenObject" and obs.feedback.success:
-            known[oid].state["isOpen"] = True
+        if name in ("OpenObject", "CloseObject") and obs.feedback.success:
+            known[oid].state["isOpen"] = name == "OpenObject"
 
     agent.after_interaction = after_interaction
     agent.ground_role = SimpleNamespace(ground=lambda goal, ctx: SimpleNamespace(
@@ -143,6 +145,9 @@ def _tour(monkeypatch: Any, boxes: list[tuple[str, str]], wanted: str, on_top: s
     def look_into(agent: Any, box: Any, object_type: str, seen: Any) -> Any:
         agent.looked_into.append((box.object_id, object_type))
         yield Action("LookUp")
+        if box.object_id == inside:
+            found.append(SimpleNamespace(object_id="it|1", object_type=wanted, centroid=np.array([1.0, 0.8, 0.0]),
+                                         gone=False, state={}))
 
     monkeypatch.setattr(goal_search, "look_into", look_into)
     agent.looked_again = []
@@ -182,7 +187,23 @@ def test_a_closed_receptacle_on_the_tour_is_opened_not_looked_over(monkeypatch: 
     assert [a.object_id for a in sent if a.name == "OpenObject"] == ["fridge"]
     # opened, it is looked into over its height (``planner.surface_look.look_into``)
     assert agent.looked_into == [("fridge", "Apple")]
+    # nothing wanted inside: shut again (an open door stands in the way, on the map and in the house)
+    assert [(a.name, a.object_id) for a in sent][-3:] == [("OpenObject", "fridge"), ("LookUp", None),
+                                                         ("CloseObject", "fridge")]
+
+
+def test_a_receptacle_with_the_thing_inside_is_left_open_for_the_pick(monkeypatch: Any) -> None:
+    bound, agent, _, sent = _tour(monkeypatch, [("fridge", "Fridge")], "Apple", on_top=None, inside="fridge")
+    assert bound and "g1: found a Apple by looking at fridge" in agent.notes
     assert [a.name for a in sent][-2:] == ["OpenObject", "LookUp"]
+    assert "CloseObject" not in [a.name for a in sent]
+
+
+def test_a_receptacle_open_before_the_search_is_not_shut_by_it(monkeypatch: Any) -> None:
+    # opened by someone else, or by a goal: the search did not open it and leaves it so
+    bound, agent, _, sent = _tour(monkeypatch, [("fridge", "Fridge")], "Apple", on_top=None, open_before=("fridge",))
+    assert not bound and agent.looked_into == [("fridge", "Apple")]
+    assert not {"OpenObject", "CloseObject"} & {a.name for a in sent}
 
 
 def _laptops_agent(unreachable: bool) -> _Agent:
