@@ -291,7 +291,7 @@ def test_a_pass_spends_no_step_allowance() -> None:
     episode = load_episode(EPISODES / "dev-005-0.json")
     caps = {"approach_step_cap": 30, "search_step_cap": 20, "goal_step_cap": 40}
     runs = {}
-    for budget, max_steps in ((None, 400), (1, 1500)):
+    for budget, max_steps in ((None, 1500), (1, 3000)):
         agent = _Recording(HoloMindAgent(config=AgentConfig(act_expansions=budget, **caps)))
         result, _ = run_episode(EmbeddedEnvironment(EmbeddedConfig(width=320, height=240)), agent, episode,
                                 max_steps=max_steps)
